@@ -1,0 +1,12 @@
+#pragma once
+// Subcommands of ampstudio-cli. Each add* registers its subcommand; the callback stores the
+// process exit code in `exitCode`.
+#include <CLI/CLI.hpp>
+
+namespace amp::cli {
+
+void addConfigCommands(CLI::App& app, int& exitCode);
+void addInfoCommand(CLI::App& app, int& exitCode);
+void addRunCommands(CLI::App& app, int& exitCode);
+
+}  // namespace amp::cli

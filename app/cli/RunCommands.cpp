@@ -1,0 +1,144 @@
+// ampstudio-cli runs list | show | tail: read run directories, also while they are written.
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "Commands.h"
+#include "runlog/MetricsReader.h"
+#include "runlog/RunDirectory.h"
+
+namespace amp::cli {
+namespace {
+
+struct RunArgs {
+  std::string dir;
+  bool follow = false;
+  std::string kind;
+  double pollSeconds = 0.5;
+};
+
+std::string localTime(double unixSeconds) {
+  if (unixSeconds <= 0) return "-";
+  const std::time_t t = static_cast<std::time_t>(unixSeconds);
+  std::tm tm {};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+  return buf;
+}
+
+std::string duration(const runlog::RunMetadata& m) {
+  const double end = m.endedAt > 0 ? m.endedAt : (m.updatedAt > 0 ? m.updatedAt : m.startedAt);
+  const long s = static_cast<long>(std::max(0.0, end - m.startedAt));
+  std::ostringstream o;
+  o << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << "m" << std::setw(2) << s % 60 << "s";
+  return o.str();
+}
+
+std::string statusOf(const runlog::RunMetadata& m) {
+  if (runlog::RunDirectory::isAbandoned(m)) return "running?";  // writer process is gone
+  return runlog::toString(m.status);
+}
+
+void printEvent(const runlog::MetricEvent& e) {
+  std::cout << std::left << std::setw(6) << e.kind << " step " << std::setw(7) << e.step << " epoch " << std::fixed
+            << std::setprecision(3) << e.epoch << std::defaultfloat;
+  if (!e.name.empty()) std::cout << " " << e.name;
+  for (const auto& [k, v] : e.values) std::cout << " " << k << "=" << std::setprecision(6) << v;
+  if (!e.message.empty()) std::cout << " : " << e.message;
+  std::cout << "\n";
+}
+
+int runList(const RunArgs& a) {
+  const auto runs = runlog::RunDirectory::findRuns(a.dir);
+  if (runs.empty()) {
+    std::cout << "no runs under '" << a.dir << "' (a run is a folder holding run.json)\n";
+    return 0;
+  }
+  std::cout << std::left << std::setw(28) << "NAME" << std::setw(10) << "STATUS" << std::setw(18) << "MODEL"
+            << std::setw(10) << "PRECISION" << std::setw(18) << "STARTED" << "DURATION\n";
+  int bad = 0;
+  for (const auto& r : runs) {
+    std::string err;
+    auto m = runlog::RunDirectory(r).readMetadata(&err);
+    if (!m) {
+      std::cerr << err << "\n";
+      ++bad;
+      continue;
+    }
+    std::cout << std::setw(28) << (m->name.empty() ? r : m->name) << std::setw(10) << statusOf(*m) << std::setw(18)
+              << m->model << std::setw(10) << m->precision << std::setw(18) << localTime(m->startedAt) << duration(*m)
+              << "\n";
+  }
+  return bad ? 1 : 0;
+}
+
+int runShow(const RunArgs& a) {
+  runlog::RunDirectory run(a.dir);
+  std::string err;
+  auto m = run.readMetadata(&err);
+  if (!m) {
+    std::cerr << err << "\n";
+    return 1;
+  }
+  std::cout << m->toJson().dump(2) << "\n";
+  runlog::MetricsReader::ReadStats stats;
+  const auto events = runlog::MetricsReader::readAll(run.metricsPath(), &stats);
+  std::cout << events.size() << " metric events";
+  if (stats.skippedLines) std::cout << " (" << stats.skippedLines << " damaged lines skipped)";
+  std::cout << "\n";
+  for (const auto& p : stats.problems) std::cerr << p << "\n";
+  if (!events.empty()) {
+    std::cout << "last: ";
+    printEvent(events.back());
+  }
+  return 0;
+}
+
+volatile std::sig_atomic_t gInterrupted = 0;
+
+int runTail(const RunArgs& a) {
+  runlog::RunDirectory run(a.dir);
+  runlog::MetricsReader reader(run.metricsPath());
+  std::signal(SIGINT, [](int) { gInterrupted = 1; });
+  while (true) {
+    auto m = run.readMetadata();
+    const bool live = a.follow && m && m->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*m);
+    for (const auto& e : live ? reader.poll() : reader.pollFinal())
+      if (a.kind.empty() || e.kind == a.kind) printEvent(e);
+    std::cout.flush();
+    if (!live || gInterrupted) break;
+    std::this_thread::sleep_for(std::chrono::duration<double>(a.pollSeconds));
+  }
+  for (const auto& p : reader.problems()) std::cerr << p << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void addRunCommands(CLI::App& app, int& exitCode) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* runs = app.add_subcommand("runs", "Inspect run directories (local or copied from a GPU server)");
+  runs->require_subcommand(1);
+
+  CLI::App* list = runs->add_subcommand("list", "Runs in a folder: name, status, model, precision, time");
+  list->add_option("dir", args->dir, "Folder holding run directories")->required()->check(CLI::ExistingDirectory);
+  list->callback([args, &exitCode] { exitCode = runList(*args); });
+
+  CLI::App* show = runs->add_subcommand("show", "A run's metadata and its last metric event");
+  show->add_option("run", args->dir, "Run directory")->required()->check(CLI::ExistingDirectory);
+  show->callback([args, &exitCode] { exitCode = runShow(*args); });
+
+  CLI::App* tail = runs->add_subcommand("tail", "Print a run's metric events; --follow keeps reading while it runs");
+  tail->add_option("run", args->dir, "Run directory")->required()->check(CLI::ExistingDirectory);
+  tail->add_flag("-f,--follow", args->follow, "Keep following until the run stops");
+  tail->add_option("--kind", args->kind, "Only events of this kind (train, epoch, val, test, event)");
+  tail->add_option("--poll-seconds", args->pollSeconds, "Follow: seconds between reads")->check(CLI::PositiveNumber);
+  tail->callback([args, &exitCode] { exitCode = runTail(*args); });
+}
+
+}  // namespace amp::cli

@@ -1,0 +1,253 @@
+#include "config/ConfigLoader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "config/PyLiteral.h"
+#include "config/Validator.h"
+#include "config/ValueFormat.h"
+
+namespace fs = std::filesystem;
+
+namespace amp::config {
+namespace {
+
+constexpr const char* kBaseKey = "_BASE_";
+constexpr int kMaxBaseDepth = 16;
+
+Origin at(const std::string& file, const YAML::Mark& m) {
+  if (m.is_null()) return Origin{file, 0, 0};
+  return Origin{file, m.line + 1, m.column + 1};
+}
+
+std::optional<Value> yamlWord(std::string_view t) {
+  static const std::set<std::string_view> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static const std::set<std::string_view> kFalse = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL") return Value(nullptr);
+  if (kTrue.count(t)) return Value(true);
+  if (kFalse.count(t)) return Value(false);
+  if (t == ".inf" || t == ".Inf" || t == ".INF" || t == "+.inf") return Value(std::numeric_limits<double>::infinity());
+  if (t == "-.inf" || t == "-.Inf" || t == "-.INF") return Value(-std::numeric_limits<double>::infinity());
+  if (t == ".nan" || t == ".NaN" || t == ".NAN") return Value(std::numeric_limits<double>::quiet_NaN());
+  return std::nullopt;
+}
+
+struct FileContext {
+  std::string file;                 // as shown in messages
+  std::vector<std::string> chain;   // canonical paths of the files being merged (cycle check)
+};
+
+class Merger {
+ public:
+  Merger(const KeySchema& schema, Config& cfg, Diagnostics& out) : schema_(schema), cfg_(cfg), out_(out) {}
+
+  void mergeFile(const std::string& path, FileContext ctx, const Origin& includedFrom) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      const bool exists = fs::exists(path);
+      error(includedFrom, ctx.chain.empty() ? "" : kBaseKey,
+            exists ? "cannot read '" + path + "' (permission denied?)"
+                   : "file '" + path + "' does not exist; check the path");
+      return;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::error_code ec;
+    const std::string canonical = fs::weakly_canonical(path, ec).string();
+    if (std::find(ctx.chain.begin(), ctx.chain.end(), canonical) != ctx.chain.end()) {
+      error(includedFrom, kBaseKey, "'" + path + "' includes itself through _BASE_; remove the cycle");
+      return;
+    }
+    ctx.chain.push_back(canonical);
+    ctx.file = path;
+    mergeText(ss.str(), fs::path(path).parent_path().string(), ctx);
+  }
+
+  void mergeText(const std::string& text, const std::string& baseDir, const FileContext& ctx) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      error(at(ctx.file, e.mark), "", "YAML syntax error: " + e.msg);
+      return;
+    }
+    if (!root || root.IsNull()) return;  // an empty file sets nothing
+    if (!root.IsMap()) {
+      error(at(ctx.file, root.Mark()), "", "the top level must be a mapping of KEY: value lines");
+      return;
+    }
+    for (auto it = root.begin(); it != root.end(); ++it) {
+      if (it->first.Scalar() != kBaseKey) continue;
+      const Origin o = at(ctx.file, it->second.Mark());
+      if (!it->second.IsScalar() || it->second.Scalar().empty()) {
+        error(o, kBaseKey, "must be the path of one YAML file");
+        continue;
+      }
+      if (static_cast<int>(ctx.chain.size()) >= kMaxBaseDepth) {
+        error(o, kBaseKey, "more than " + std::to_string(kMaxBaseDepth) + " nested _BASE_ files");
+        continue;
+      }
+      std::string base = it->second.Scalar();
+      if (!base.empty() && base[0] == '~') {
+        if (const char* home = std::getenv("HOME")) base = home + base.substr(1);
+      }
+      fs::path p(base);
+      if (p.is_relative()) p = fs::path(baseDir.empty() ? "." : baseDir) / p;
+      mergeFile(p.lexically_normal().string(), ctx, o);
+    }
+    walk(root, "", ctx.file);
+  }
+
+ private:
+  void walk(const YAML::Node& map, const std::string& prefix, const std::string& file) {
+    std::map<std::string, int> seen;  // key -> line first set in this mapping
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node& k = it->first;
+      const YAML::Node& v = it->second;
+      const Origin ko = at(file, k.Mark());
+      if (!k.IsScalar()) {
+        error(ko, prefix, "keys must be plain names such as TRAIN or BATCH_SIZE");
+        continue;
+      }
+      const std::string name = k.Scalar();
+      if (prefix.empty() && name == kBaseKey) continue;
+      const std::string full = prefix.empty() ? name : prefix + "." + name;
+      if (auto s = seen.find(name); s != seen.end())
+        warning(ko, full, "is set twice in this mapping (first on line " + std::to_string(s->second) +
+                              "); the later value wins");
+      seen[name] = ko.line;
+      if (const KeyDef* def = schema_.find(full)) {
+        setLeaf(*def, v, at(file, v.Mark().is_null() ? k.Mark() : v.Mark()));
+      } else if (schema_.isGroup(full)) {
+        if (v.IsMap()) walk(v, full, file);
+        else if (!v.IsNull())
+          error(at(file, v.Mark()), full, "is a group of keys, not a value; write its keys indented below it");
+      } else {
+        unknownKey(ko, full);
+      }
+    }
+  }
+
+  void setLeaf(const KeyDef& def, const YAML::Node& v, const Origin& o) {
+    std::string problem;
+    auto raw = toValue(v, &problem);
+    if (!raw) {
+      error(o, def.key, problem);
+      return;
+    }
+    if (auto p = cfg_.set(def.key, *raw, o)) {
+      error(o, def.key, *p);
+      return;
+    }
+    if (def.status == KeyStatus::Deprecated) warning(o, def.key, def.doc);
+  }
+
+  std::optional<Value> toValue(const YAML::Node& n, std::string* problem) {
+    if (!n || n.IsNull()) return Value(nullptr);
+    if (n.IsScalar()) {
+      if (n.Tag() == "!") {  // quoted: PySlowFast still passes it through literal_eval
+        if (auto lit = parsePythonLiteral(n.Scalar())) return lit;
+        return Value(n.Scalar());
+      }
+      return parseScalarText(n.Scalar());
+    }
+    if (n.IsSequence()) {
+      Value arr = Value::array();
+      for (const auto& item : n) {
+        auto v = toValue(item, problem);
+        if (!v) return std::nullopt;
+        arr.push_back(std::move(*v));
+      }
+      return arr;
+    }
+    *problem = "is a mapping; expected a single value or a list";
+    return std::nullopt;
+  }
+
+  void unknownKey(const Origin& o, const std::string& full) {
+    std::string msg = "is not a PySlowFast or AMP Studio config key";
+    auto s = schema_.suggest(full);
+    if (!s.empty()) {
+      msg += "; did you mean ";
+      for (size_t i = 0; i < s.size(); ++i) msg += (i ? (i + 1 == s.size() ? " or " : ", ") : "") + s[i];
+      msg += "?";
+    } else {
+      msg += "; see 'ampstudio-cli config keys' for the list";
+    }
+    error(o, full, msg);
+  }
+
+  void error(const Origin& o, const std::string& key, const std::string& msg) {
+    out_.push_back(Diagnostic{Diagnostic::Severity::Error, o, key, msg});
+  }
+  void warning(const Origin& o, const std::string& key, const std::string& msg) {
+    out_.push_back(Diagnostic{Diagnostic::Severity::Warning, o, key, msg});
+  }
+
+  const KeySchema& schema_;
+  Config& cfg_;
+  Diagnostics& out_;
+};
+
+}  // namespace
+
+Value parseScalarText(std::string_view text) {
+  if (auto w = yamlWord(text)) return *w;
+  if (auto lit = parsePythonLiteral(text)) return *lit;
+  return Value(std::string(text));
+}
+
+ConfigLoader::ConfigLoader(std::shared_ptr<const KeySchema> schema) : schema_(std::move(schema)) {}
+
+LoadResult ConfigLoader::loadFile(const std::string& path, const std::vector<std::string>& overrides) const {
+  LoadResult r{Config(schema_), {}};
+  Merger(*schema_, r.config, r.diagnostics).mergeFile(path, FileContext{}, Origin{path, 0, 0});
+  applyOverrides(r.config, overrides, r.diagnostics);
+  validateConfig(r.config, path, r.diagnostics);
+  return r;
+}
+
+LoadResult ConfigLoader::loadText(std::string_view yaml, const std::string& displayName, const std::string& baseDir,
+                                  const std::vector<std::string>& overrides) const {
+  LoadResult r{Config(schema_), {}};
+  FileContext ctx;
+  ctx.file = displayName;
+  Merger(*schema_, r.config, r.diagnostics).mergeText(std::string(yaml), baseDir, ctx);
+  applyOverrides(r.config, overrides, r.diagnostics);
+  validateConfig(r.config, displayName, r.diagnostics);
+  return r;
+}
+
+void ConfigLoader::applyOverrides(Config& config, const std::vector<std::string>& overrides, Diagnostics& out) const {
+  for (size_t i = 0; i < overrides.size(); i += 2) {
+    const std::string& key = overrides[i];
+    const Origin o{Origin::kCommandLine, 0, static_cast<int>(i + 1)};
+    auto err = [&](const std::string& msg) { out.push_back(Diagnostic{Diagnostic::Severity::Error, o, key, msg}); };
+    if (i + 1 >= overrides.size()) {
+      err("has no value; overrides come in pairs: KEY VALUE");
+      break;
+    }
+    const KeyDef* def = schema_->find(key);
+    if (!def) {
+      if (schema_->isGroup(key)) {
+        err("is a group of keys; override one key, e.g. " + schema_->withPrefix(key + ".").front()->key);
+        continue;
+      }
+      std::string msg = "is not a PySlowFast or AMP Studio config key";
+      auto s = schema_->suggest(key);
+      if (!s.empty()) msg += "; did you mean " + s.front() + "?";
+      err(msg);
+      continue;
+    }
+    if (auto p = config.set(key, parseScalarText(overrides[i + 1]), o)) err(*p);
+    else if (def->status == KeyStatus::Deprecated)
+      out.push_back(Diagnostic{Diagnostic::Severity::Warning, o, key, def->doc});
+  }
+}
+
+}  // namespace amp::config

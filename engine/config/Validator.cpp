@@ -1,0 +1,175 @@
+#include "config/Validator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "config/ValueFormat.h"
+
+namespace amp::config {
+namespace {
+
+class Checker {
+ public:
+  Checker(const Config& c, const std::string& file, Diagnostics& out) : c_(c), file_(file), out_(out) {}
+
+  void error(const std::string& key, const std::string& msg) { add(Diagnostic::Severity::Error, key, msg); }
+  void warning(const std::string& key, const std::string& msg) { add(Diagnostic::Severity::Warning, key, msg); }
+
+  Origin where(const std::string& key) const {
+    if (const Origin* o = c_.origin(key)) return *o;
+    return Origin{file_, 0, 0};
+  }
+
+  // The key the user set last among several, so a cross-key error points at what they touched.
+  std::string blame(std::initializer_list<const char*> keys) const {
+    std::string best = *keys.begin();
+    for (const char* k : keys)
+      if (c_.origin(k) && !c_.origin(best)) best = k;
+    return best;
+  }
+
+  const Config& c_;
+
+ private:
+  void add(Diagnostic::Severity s, const std::string& key, const std::string& msg) {
+    out_.push_back(Diagnostic{s, where(key), key, msg});
+  }
+  const std::string& file_;
+  Diagnostics& out_;
+};
+
+void checkKeys(Checker& ck) {
+  for (const auto& def : ck.c_.schema().keys()) {
+    if (def.constraint.empty()) continue;
+    if (auto p = def.constraint.check(ck.c_.get(def.key))) ck.error(def.key, *p);
+  }
+}
+
+std::vector<std::string> archChoices(const Config& c) {
+  std::vector<std::string> out;
+  for (const char* k : {"MODEL.SINGLE_PATHWAY_ARCH", "MODEL.MULTI_PATHWAY_ARCH"})
+    for (const auto& a : c.getStringList(k)) out.push_back(a);
+  return out;
+}
+
+void checkModel(Checker& ck) {
+  const Config& c = ck.c_;
+  const std::string arch = c.getString("MODEL.ARCH");
+  const auto choices = archChoices(c);
+  if (std::find(choices.begin(), choices.end(), arch) == choices.end()) {
+    std::string list;
+    for (const auto& a : choices) list += (list.empty() ? "" : ", ") + a;
+    ck.error("MODEL.ARCH", "'" + arch + "' is not a known architecture; allowed: " + list);
+    return;
+  }
+  const auto multi = c.getStringList("MODEL.MULTI_PATHWAY_ARCH");
+  const bool twoPathways = std::find(multi.begin(), multi.end(), arch) != multi.end();
+  const size_t pathways = twoPathways ? 2 : 1;
+  const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
+  if (channels.size() != pathways)
+    ck.error("DATA.INPUT_CHANNEL_NUM", "has " + std::to_string(channels.size()) + " entries but MODEL.ARCH '" + arch +
+                                           "' has " + std::to_string(pathways) + " pathway" +
+                                           (pathways == 1 ? "; use [3]" : "s; use [3, 3]"));
+  if (twoPathways) {
+    const auto frames = c.getInt("DATA.NUM_FRAMES");
+    const auto alpha = c.getInt("SLOWFAST.ALPHA");
+    if (alpha > 0 && frames % alpha != 0)
+      ck.error(ck.blame({"DATA.NUM_FRAMES", "SLOWFAST.ALPHA"}),
+               "DATA.NUM_FRAMES " + std::to_string(frames) + " is not divisible by SLOWFAST.ALPHA " +
+                   std::to_string(alpha) + "; the slow pathway takes every ALPHA-th frame, so pick NUM_FRAMES " +
+                   "as a multiple of ALPHA (e.g. " + std::to_string(std::max<std::int64_t>(alpha, frames / alpha * alpha)) + ")");
+  }
+}
+
+void checkData(Checker& ck) {
+  const Config& c = ck.c_;
+  const auto jitter = c.getIntList("DATA.TRAIN_JITTER_SCALES");
+  if (jitter.size() != 2)
+    ck.error("DATA.TRAIN_JITTER_SCALES", "needs exactly two sizes [min, max], got " + std::to_string(jitter.size()));
+  else if (jitter[0] <= 0 || jitter[0] > jitter[1])
+    ck.error("DATA.TRAIN_JITTER_SCALES", "is " + formatValue(c.get("DATA.TRAIN_JITTER_SCALES")) +
+                                             "; it must be [min, max] with 0 < min <= max");
+  const auto mean = c.getFloatList("DATA.MEAN");
+  const auto stdv = c.getFloatList("DATA.STD");
+  if (mean.size() != 3) ck.error("DATA.MEAN", "needs 3 values (R, G, B), got " + std::to_string(mean.size()));
+  if (stdv.size() != 3) ck.error("DATA.STD", "needs 3 values (R, G, B), got " + std::to_string(stdv.size()));
+  if (std::any_of(stdv.begin(), stdv.end(), [](double s) { return !(s > 0); }))
+    ck.error("DATA.STD", "values must be > 0 (pixels are divided by them)");
+}
+
+void checkSolver(Checker& ck) {
+  const Config& c = ck.c_;
+  if (c.getString("SOLVER.LR_POLICY") == "steps_with_relative_lrs") {
+    const auto steps = c.getFloatList("SOLVER.STEPS");
+    const auto lrs = c.getFloatList("SOLVER.LRS");
+    if (steps.empty())
+      ck.error("SOLVER.STEPS", "is empty; steps_with_relative_lrs needs the epochs where the rate changes, e.g. [0, 40, 60]");
+    else if (steps.size() != lrs.size())
+      ck.error(ck.blame({"SOLVER.LRS", "SOLVER.STEPS"}),
+               "SOLVER.STEPS has " + std::to_string(steps.size()) + " entries and SOLVER.LRS " +
+                   std::to_string(lrs.size()) + "; give one relative rate per step");
+    if (!std::is_sorted(steps.begin(), steps.end()))
+      ck.error("SOLVER.STEPS", "must be in increasing order");
+    if (std::any_of(lrs.begin(), lrs.end(), [](double v) { return v < 0; }))
+      ck.error("SOLVER.LRS", "relative learning rates must be >= 0");
+  }
+  if (c.getFloat("SOLVER.WARMUP_EPOCHS") > static_cast<double>(c.getInt("SOLVER.MAX_EPOCH")))
+    ck.error("SOLVER.WARMUP_EPOCHS", "is longer than SOLVER.MAX_EPOCH " + std::to_string(c.getInt("SOLVER.MAX_EPOCH")));
+  const auto betas = c.getFloatList("SOLVER.BETAS");
+  if (betas.size() != 2 || std::any_of(betas.begin(), betas.end(), [](double b) { return b < 0 || b >= 1; }))
+    ck.error("SOLVER.BETAS", "must be two numbers in [0, 1), e.g. [0.9, 0.999]");
+}
+
+void checkRun(Checker& ck) {
+  const Config& c = ck.c_;
+  if (c.getInt("SHARD_ID") >= c.getInt("NUM_SHARDS"))
+    ck.error("SHARD_ID", "is " + std::to_string(c.getInt("SHARD_ID")) + " but NUM_SHARDS is " +
+                             std::to_string(c.getInt("NUM_SHARDS")) + "; it must be below NUM_SHARDS");
+  const auto gpus = c.getInt("NUM_GPUS");
+  if (gpus > 0 && c.getInt("TRAIN.BATCH_SIZE") % (gpus * c.getInt("NUM_SHARDS")) != 0)
+    ck.error("TRAIN.BATCH_SIZE", "is " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) +
+                                     ", not divisible by NUM_GPUS x NUM_SHARDS = " +
+                                     std::to_string(gpus * c.getInt("NUM_SHARDS")) + " (it is the total batch)");
+  if (c.getBool("TRAIN.MIXED_PRECISION") && gpus == 0 && c.getString("AMP.DTYPE") == "float16")
+    ck.error("AMP.DTYPE", "float16 mixed precision needs a CUDA GPU (NUM_GPUS 0 trains on the CPU); "
+                          "use bfloat16 or auto on the CPU");
+  if (!c.getBool("TRAIN.MIXED_PRECISION")) {
+    for (const char* k : {"AMP.DTYPE", "AMP.SCALER"})
+      if (c.origin(k) && !c.isDefault(k))
+        ck.warning(k, "has no effect while TRAIN.MIXED_PRECISION is False");
+  }
+}
+
+void warnInactive(Checker& ck, const std::string& file, Diagnostics& out) {
+  std::vector<std::string> keys;
+  for (const auto& k : ck.c_.changedKeys())
+    if (ck.c_.schema().find(k)->status == KeyStatus::Inactive) keys.push_back(k);
+  if (keys.empty()) return;
+  std::string list;
+  for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+  out.push_back(Diagnostic{Diagnostic::Severity::Warning, Origin{file, 0, 0}, "",
+                           std::to_string(keys.size()) + " key" + (keys.size() == 1 ? " is" : "s are") +
+                               " set but not acted on by AMP Studio yet (training runs as if they had "
+                               "their defaults): " + list});
+}
+
+}  // namespace
+
+void validateConfig(const Config& config, const std::string& file, Diagnostics& out) {
+  Checker ck(config, file, out);
+  checkKeys(ck);
+  // Cross-key rules read typed values; skip them when a key they read is malformed.
+  const size_t errorsBefore = countErrors(out);
+  try {
+    checkModel(ck);
+    checkData(ck);
+    checkSolver(ck);
+    checkRun(ck);
+  } catch (const std::exception&) {
+    if (countErrors(out) == errorsBefore)
+      out.push_back(Diagnostic{Diagnostic::Severity::Error, Origin{file, 0, 0}, "", "config is inconsistent"});
+  }
+  warnInactive(ck, file, out);
+}
+
+}  // namespace amp::config

@@ -1,0 +1,96 @@
+#include "runlog/RunDirectory.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "util/AtomicFile.h"
+
+namespace fs = std::filesystem;
+
+namespace amp::runlog {
+
+std::string RunDirectory::ensureExists() const {
+  std::error_code ec;
+  fs::create_directories(fs::path(dir_) / kCheckpointsDir, ec);
+  if (ec) return "cannot create run directory '" + dir_ + "': " + ec.message();
+  return "";
+}
+
+bool RunDirectory::exists() const { return fs::is_regular_file(metadataPath()); }
+
+std::string RunDirectory::metadataPath() const { return (fs::path(dir_) / kMetadataFile).string(); }
+std::string RunDirectory::configPath() const { return (fs::path(dir_) / kConfigFile).string(); }
+std::string RunDirectory::metricsPath() const { return (fs::path(dir_) / kMetricsFile).string(); }
+std::string RunDirectory::logPath() const { return (fs::path(dir_) / kLogFile).string(); }
+std::string RunDirectory::checkpointsDir() const { return (fs::path(dir_) / kCheckpointsDir).string(); }
+
+std::optional<RunMetadata> RunDirectory::readMetadata(std::string* error) const {
+  std::string text;
+  if (!util::readFile(metadataPath(), text, error)) return std::nullopt;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    if (error) *error = metadataPath() + ": not valid JSON";
+    return std::nullopt;
+  }
+  std::string why;
+  auto m = RunMetadata::fromJson(j, &why);
+  if (!m && error) *error = metadataPath() + ": " + why;
+  return m;
+}
+
+std::string RunDirectory::writeMetadata(const RunMetadata& m) const {
+  return util::writeFileAtomically(metadataPath(), m.toJson().dump(2) + "\n");
+}
+
+std::string RunDirectory::appendLog(const std::string& line) const {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm {};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "[%Y-%m-%d %H:%M:%S] ", &tm);
+  std::string text = stamp + line;
+  if (text.empty() || text.back() != '\n') text += '\n';
+  const int fd = ::open(logPath().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot append to '" + logPath() + "': " + std::strerror(errno);
+  const ssize_t n = ::write(fd, text.data(), text.size());
+  const int err = errno;
+  ::close(fd);
+  if (n != static_cast<ssize_t>(text.size())) return "cannot append to '" + logPath() + "': " + std::strerror(err);
+  return "";
+}
+
+bool RunDirectory::isAbandoned(const RunMetadata& m) {
+  if (m.status != RunStatus::Running || m.pid <= 0 || m.host != hostName()) return false;
+  return ::kill(static_cast<pid_t>(m.pid), 0) != 0 && errno == ESRCH;
+}
+
+std::vector<std::string> RunDirectory::findRuns(const std::string& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (RunDirectory(root).exists()) out.push_back(root);
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory(ec) && RunDirectory(it->path().string()).exists()) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string hostName() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+double unixTimeNow() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace amp::runlog

@@ -1,0 +1,55 @@
+#pragma once
+// A run directory (OUTPUT_DIR): the contract between engine, CLI, GUI and other machines.
+// Layout and formats: docs/run-format.md.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runlog/RunMetadata.h"
+
+namespace amp::runlog {
+
+class RunDirectory {
+ public:
+  static constexpr const char* kMetadataFile = "run.json";
+  static constexpr const char* kConfigFile = "config.yaml";
+  static constexpr const char* kMetricsFile = "metrics.jsonl";
+  static constexpr const char* kLogFile = "log.txt";
+  static constexpr const char* kCheckpointsDir = "checkpoints";
+
+  explicit RunDirectory(std::string dir) : dir_(std::move(dir)) {}
+
+  /// Creates the folder and checkpoints/ if missing. Returns "" or the reason.
+  std::string ensureExists() const;
+  /// True when the folder holds a run.json.
+  bool exists() const;
+
+  const std::string& dir() const { return dir_; }
+  std::string metadataPath() const;
+  std::string configPath() const;
+  std::string metricsPath() const;
+  std::string logPath() const;
+  std::string checkpointsDir() const;
+
+  /// Reads run.json; nullopt with `error` naming the file when missing or malformed.
+  std::optional<RunMetadata> readMetadata(std::string* error = nullptr) const;
+  /// Rewrites run.json atomically. Returns "" or the reason.
+  std::string writeMetadata(const RunMetadata& m) const;
+  /// Appends a line to log.txt (prefixed with the local time). Returns "" or the reason.
+  std::string appendLog(const std::string& line) const;
+
+  /// A run whose run.json says running but whose writer is gone (same host, process dead).
+  static bool isAbandoned(const RunMetadata& m);
+  /// Run directories at `root` itself and one level below it, sorted by path.
+  static std::vector<std::string> findRuns(const std::string& root);
+
+ private:
+  std::string dir_;
+};
+
+/// This machine's host name.
+std::string hostName();
+/// Seconds since 1970 with sub-second precision.
+double unixTimeNow();
+
+}  // namespace amp::runlog

@@ -1,0 +1,80 @@
+#include "runlog/RunMetadata.h"
+
+namespace amp::runlog {
+namespace {
+const char* const kKnown[] = {"format", "format_version", "name", "status", "error", "device", "precision", "model",
+                              "config_source", "host", "pid", "created_at", "started_at", "ended_at",
+                              "updated_at", "versions"};
+}
+
+const char* toString(RunStatus s) {
+  switch (s) {
+    case RunStatus::Running: return "running";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+std::optional<RunStatus> runStatusFromString(const std::string& s) {
+  for (auto st : {RunStatus::Running, RunStatus::Finished, RunStatus::Stopped, RunStatus::Failed})
+    if (s == toString(st)) return st;
+  return std::nullopt;
+}
+
+nlohmann::json RunMetadata::toJson() const {
+  nlohmann::json j = extra.is_object() ? extra : nlohmann::json::object();
+  j["format"] = "ampstudio-run";
+  j["format_version"] = kRunFormatVersion;
+  j["name"] = name;
+  j["status"] = toString(status);
+  if (!error.empty()) j["error"] = error;
+  else j.erase("error");
+  j["device"] = device;
+  j["precision"] = precision;
+  j["model"] = model;
+  j["config_source"] = configSource;
+  j["host"] = host;
+  j["pid"] = pid;
+  j["created_at"] = createdAt;
+  j["started_at"] = startedAt;
+  j["ended_at"] = endedAt;
+  j["updated_at"] = updatedAt;
+  j["versions"] = versions;
+  return j;
+}
+
+std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::string* error) {
+  auto fail = [&](const std::string& why) -> std::optional<RunMetadata> {
+    if (error) *error = why;
+    return std::nullopt;
+  };
+  if (!j.is_object()) return fail("run.json is not a JSON object");
+  if (j.value("format", std::string()) != "ampstudio-run") return fail("run.json lacks \"format\": \"ampstudio-run\"");
+  RunMetadata m;
+  auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
+  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  m.name = str("name");
+  const std::string status = str("status");
+  auto st = runStatusFromString(status);
+  if (!st) return fail("run.json has unknown status '" + status + "'");
+  m.status = *st;
+  m.error = str("error");
+  m.device = str("device");
+  m.precision = str("precision");
+  m.model = str("model");
+  m.configSource = str("config_source");
+  m.host = str("host");
+  m.pid = static_cast<std::int64_t>(num("pid"));
+  m.createdAt = num("created_at");
+  m.startedAt = num("started_at");
+  m.endedAt = num("ended_at");
+  m.updatedAt = num("updated_at");
+  if (j.contains("versions") && j["versions"].is_object()) m.versions = j["versions"];
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) m.extra[it.key()] = it.value();
+  return m;
+}
+
+}  // namespace amp::runlog

@@ -1,0 +1,39 @@
+#pragma once
+// run.json: what a run is and how it stands (docs/run-format.md).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace amp::runlog {
+
+enum class RunStatus { Running, Finished, Stopped, Failed };
+const char* toString(RunStatus s);
+std::optional<RunStatus> runStatusFromString(const std::string& s);
+
+constexpr int kRunFormatVersion = 1;
+
+struct RunMetadata {
+  std::string name;
+  RunStatus status = RunStatus::Running;
+  std::string error;         ///< why it failed (status Failed)
+  std::string device;        ///< e.g. "cpu (2 threads)", "cuda:0 NVIDIA H200"
+  std::string precision;     ///< "fp32", "fp16", "bf16"
+  std::string model;         ///< e.g. "SlowFast R50"
+  std::string configSource;  ///< the YAML the run was started from
+  std::string host;
+  std::int64_t pid = 0;
+  double createdAt = 0;      ///< unix seconds
+  double startedAt = 0;
+  double endedAt = 0;        ///< 0 while running
+  double updatedAt = 0;      ///< heartbeat: last time the writer touched run.json
+  nlohmann::json versions = nlohmann::json::object();  ///< component -> version
+  nlohmann::json extra = nlohmann::json::object();     ///< fields this version does not know, kept
+
+  nlohmann::json toJson() const;
+  /// Parses run.json; nullopt with `error` set when it is not a run metadata object.
+  static std::optional<RunMetadata> fromJson(const nlohmann::json& j, std::string* error);
+};
+
+}  // namespace amp::runlog

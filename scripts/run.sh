@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and starts AMP Studio on its built-in demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/bootstrap.sh
+scripts/build.sh
+build_dir=${AMPSTUDIO_BUILD_DIR:-build}
+demo_cfg=configs/demo/DEMO_X3D_TINY.yaml
+if [ -x "$build_dir/app/gui/ampstudio" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  exec "$build_dir/app/gui/ampstudio" --demo "$demo_cfg"
+fi
+cli="$build_dir/app/cli/ampstudio-cli"
+echo "== No display (or no GUI build): the CLI demo =="
+"$cli" info
+echo
+"$cli" config check --cfg "$demo_cfg"
+echo
+echo "== The demo config, resolved (changed keys) =="
+"$cli" config show --cfg "$demo_cfg" --changed

@@ -1,0 +1,116 @@
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "runlog/MetricsWriter.h"
+#include "runlog/RunDirectory.h"
+
+namespace {
+
+struct Result {
+  int exitCode;
+  QString out, err;
+};
+
+Result runCli(const QStringList& args) {
+  QProcess p;
+  p.start(AMPSTUDIO_CLI_PATH, args);
+  p.waitForFinished(60000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString config(const char* rel) { return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/" + rel; }
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void checkValid() {
+    auto r = runCli({"config", "check", "--cfg", config("Kinetics/SLOWFAST_8x8_R50.yaml")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("valid"));
+  }
+
+  void checkInvalidReportsEveryError() {
+    QTemporaryDir dir;
+    const QString path = dir.path() + "/bad.yaml";
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("SOLVER:\n  BASE_LR: -1\n  MAX_EPOCHS: 3\n");
+    f.close();
+    auto r = runCli({"config", "check", "--cfg", path, "TRAIN.BATCH_SIZE", "x"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(path + ":2:12: SOLVER.BASE_LR:"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(path + ":3:3: SOLVER.MAX_EPOCHS: ") && r.err.contains("did you mean SOLVER.MAX_EPOCH"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("command line, argument 1: TRAIN.BATCH_SIZE:"), qPrintable(r.err));
+    QVERIFY(r.err.contains("3 errors"));
+    QVERIFY(r.out.isEmpty());
+  }
+
+  void showResolvedWithOverrides() {
+    auto r = runCli({"config", "show", "--cfg", config("Kinetics/X3D_XS.yaml"), "--changed", "SOLVER.LR_SCALE", "0.6"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("NUM_FRAMES: 4\n"));
+    QVERIFY(r.out.contains("  LR_SCALE: 0.6\n"));
+    QVERIFY(!r.out.contains("\nNUM_SHARDS:"));  // default: not shown with --changed
+    auto p = runCli({"config", "show", "--cfg", config("Kinetics/X3D_XS.yaml"), "--pyslowfast", "SOLVER.LR_SCALE", "0.5"});
+    QCOMPARE(p.exitCode, 0);
+    QVERIFY(p.out.contains("  BASE_LR: 0.05\n"));
+    QVERIFY(!p.out.contains("AMP:"));
+  }
+
+  void keys() {
+    auto r = runCli({"config", "keys", "AMP."});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("AMP.GROWTH_FACTOR"));
+    QVERIFY(r.out.contains("6 keys"));
+    auto bad = runCli({"config", "keys", "SOLVR"});
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY(bad.err.contains("did you mean"));
+  }
+
+  void missingConfigFile() {
+    auto r = runCli({"config", "check", "--cfg", "/no/such.yaml"});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("/no/such.yaml"));
+  }
+
+  void runsListShowTail() {
+    QTemporaryDir dir;
+    amp::runlog::RunDirectory run((dir.path() + "/run1").toStdString());
+    run.ensureExists();
+    amp::runlog::RunMetadata m;
+    m.name = "demo-amp";
+    m.status = amp::runlog::RunStatus::Finished;
+    m.model = "X3D";
+    m.precision = "bf16";
+    run.writeMetadata(m);
+    {
+      amp::runlog::MetricsWriter w;
+      w.open(run.metricsPath());
+      for (int i = 1; i <= 3; ++i) {
+        amp::runlog::MetricEvent e;
+        e.step = i;
+        e.values = {{"loss", 1.0 / i}};
+        w.write(e);
+      }
+    }
+    auto list = runCli({"runs", "list", dir.path()});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("demo-amp") && list.out.contains("finished") && list.out.contains("bf16"),
+             qPrintable(list.out));
+    auto show = runCli({"runs", "show", dir.path() + "/run1"});
+    QCOMPARE(show.exitCode, 0);
+    QVERIFY(show.out.contains("3 metric events"));
+    auto tail = runCli({"runs", "tail", dir.path() + "/run1", "--kind", "train"});
+    QCOMPARE(tail.exitCode, 0);
+    QCOMPARE(tail.out.count("\n"), 3);
+    QVERIFY(tail.out.contains("loss=0.333333"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

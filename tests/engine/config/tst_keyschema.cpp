@@ -1,0 +1,140 @@
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+#include "config/KeySchema.h"
+
+using namespace amp::config;
+using json = nlohmann::json;
+
+namespace {
+// Python type name of the reference table -> what our schema must accept for it.
+bool typeMatches(const std::string& pytype, const KeyDef& def) {
+  const auto outer = def.type.outer();
+  if (pytype == "bool") return outer == TypeSpec::Kind::Bool;
+  if (pytype == "int") return outer == TypeSpec::Kind::Int;
+  if (pytype == "float") return outer == TypeSpec::Kind::Float;
+  if (pytype == "str") return outer == TypeSpec::Kind::Str;
+  if (pytype == "list" || pytype == "tuple") return outer == TypeSpec::Kind::List;
+  if (pytype == "NoneType") return def.type.nullable;
+  return false;
+}
+
+json parseReferenceDefault(const std::string& text) {
+  if (text == "Infinity") return std::numeric_limits<double>::infinity();
+  if (text == "-Infinity") return -std::numeric_limits<double>::infinity();
+  return json::parse(text);
+}
+}  // namespace
+
+class TestKeySchema : public QObject {
+  Q_OBJECT
+ private slots:
+  void everyPySlowFastKeyWithItsDefault() {
+    const std::string path = std::string(AMPSTUDIO_SHARED_DIR) + "/reference/pyslowfast-config-keys.tsv";
+    std::ifstream in(path);
+    if (!in) QSKIP(("reference table not found: " + path).c_str());
+    auto schema = KeySchema::builtin();
+    std::string line;
+    int rows = 0;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#' || line.rfind("key\t", 0) == 0) continue;
+      std::istringstream ss(line);
+      std::string key, pytype, dflt;
+      std::getline(ss, key, '\t');
+      std::getline(ss, pytype, '\t');
+      std::getline(ss, dflt);
+      ++rows;
+      const KeyDef* def = schema->find(key);
+      QVERIFY2(def, key.c_str());
+      QVERIFY2(typeMatches(pytype, *def), (key + " type " + pytype + " vs " + def->type.text()).c_str());
+      json expected = parseReferenceDefault(dflt);
+      if (pytype == "float" && expected.is_number()) expected = expected.get<double>();
+      QVERIFY2(def->defaultValue == expected, (key + ": " + def->defaultValue.dump() + " vs " + dflt).c_str());
+      QVERIFY2(!def->studioKey, key.c_str());
+    }
+    QCOMPARE(rows, 339);
+  }
+
+  void studioKeys() {
+    auto schema = KeySchema::builtin();
+    const std::pair<const char*, json> expected[] = {
+        {"AMP.DTYPE", "auto"},        {"AMP.SCALER", "auto"},         {"AMP.INIT_SCALE", 65536.0},
+        {"AMP.GROWTH_FACTOR", 2.0},   {"AMP.BACKOFF_FACTOR", 0.5},    {"AMP.GROWTH_INTERVAL", 2000},
+        {"SOLVER.LR_SCALE", 1.0}};
+    for (const auto& [key, value] : expected) {
+      const KeyDef* def = schema->find(key);
+      QVERIFY2(def, key);
+      QVERIFY(def->studioKey);
+      QCOMPARE(def->defaultValue, value);
+    }
+    QCOMPARE(schema->find("AMP.DTYPE")->constraint.choices.size(), size_t(3));
+  }
+
+  void everyKeyDocumented() {
+    for (const auto& k : KeySchema::builtin()->keys()) {
+      QVERIFY2(k.doc.size() > 8, k.key.c_str());
+      QVERIFY2(k.doc.find('\t') == std::string::npos, k.key.c_str());
+      // Every default satisfies its own constraint.
+      QVERIFY2(!k.constraint.check(k.defaultValue), k.key.c_str());
+    }
+  }
+
+  void groupsAndPrefixes() {
+    auto schema = KeySchema::builtin();
+    QVERIFY(schema->isGroup("SOLVER"));
+    QVERIFY(schema->isGroup("MVIT.REV"));
+    QVERIFY(schema->isGroup("TENSORBOARD.MODEL_VIS.GRAD_CAM"));
+    QVERIFY(!schema->isGroup("SOLVER.BASE_LR"));
+    QCOMPARE(schema->withPrefix("AMP.").size(), size_t(6));
+    const auto groups = schema->topLevelGroups();
+    QVERIFY(std::find(groups.begin(), groups.end(), "AMP") != groups.end());
+    QVERIFY(std::find(groups.begin(), groups.end(), "") != groups.end());  // NUM_GPUS, OUTPUT_DIR ...
+  }
+
+  void suggestions() {
+    auto schema = KeySchema::builtin();
+    QCOMPARE(schema->suggest("TRAIN.BASE_LR").front(), std::string("SOLVER.BASE_LR"));
+    QCOMPARE(schema->suggest("SOLVER.BASE_RL").front(), std::string("SOLVER.BASE_LR"));
+    QCOMPARE(schema->suggest("DATA.NUM_FRAME").front(), std::string("DATA.NUM_FRAMES"));
+    QVERIFY(schema->suggest("COMPLETELY.UNRELATED_THING_HERE").empty());
+  }
+
+  void typeSpecs() {
+    for (const char* t : {"bool", "int", "float?", "str", "list", "list[int]", "list[list[float]]", "tuple[str]"}) {
+      auto spec = TypeSpec::parse(t);
+      QVERIFY2(spec, t);
+      QCOMPARE(spec->text(), std::string(t));
+    }
+    QVERIFY(!TypeSpec::parse("dict"));
+    QCOMPARE(TypeSpec::parse("list[list[int]]")->describe(), std::string("a list of lists of integers"));
+  }
+
+  void constraints() {
+    auto range = *Constraint::parse("(0,1)");
+    QVERIFY(range.check(json(0.5)) == std::nullopt);
+    QVERIFY(range.check(json(0.0)));
+    QVERIFY(range.check(json(1.0)));
+    auto lower = *Constraint::parse(">=0");
+    QVERIFY(lower.check(json(-0.1)));
+    QVERIFY(!lower.check(json(0)));
+    auto choices = *Constraint::parse("{1,3}");
+    QVERIFY(!choices.check(json(3)));
+    QVERIFY(choices.check(json(2)));
+    QCOMPARE(choices.text(), std::string("one of: 1, 3"));
+    QVERIFY(!Constraint::parse("between 1 and 2"));
+  }
+
+  void malformedTableNamesTheLine() {
+    try {
+      KeySchema::fromTsv("A.B\tint\t1\t-\tactive\tdoc\nA.C\tnumber\t1\t-\tactive\tdoc\n");
+      QFAIL("expected an error");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(std::string(e.what()).find("schema.tsv:2") != std::string::npos, e.what());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestKeySchema)
+#include "tst_keyschema.moc"

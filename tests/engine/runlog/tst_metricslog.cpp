@@ -1,0 +1,198 @@
+#include <QtTest>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "runlog/MetricsReader.h"
+#include "runlog/MetricsWriter.h"
+
+using namespace amp::runlog;
+
+namespace {
+
+MetricEvent trainEvent(std::int64_t step, double loss) {
+  MetricEvent e;
+  e.kind = kind::kTrain;
+  e.step = step;
+  e.epoch = static_cast<double>(step) / 10.0;
+  e.time_s = static_cast<double>(step) * 0.5;
+  e.unix_time_s = 1.7e9 + static_cast<double>(step);
+  e.values = {{"loss", loss}, {"lr", 0.1}, {"loss_scale", 65536.0}};
+  return e;
+}
+
+void appendRaw(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::app | std::ios::binary) << bytes;
+}
+
+}  // namespace
+
+class TestMetricsLog : public QObject {
+  Q_OBJECT
+ private slots:
+  void roundTrip() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    std::vector<MetricEvent> written;
+    {
+      MetricsWriter w;
+      QCOMPARE(w.open(path), std::string());
+      for (int i = 1; i <= 50; ++i) {
+        written.push_back(trainEvent(i, 2.0 / i));
+        QCOMPARE(w.write(written.back()), std::string());
+      }
+      MetricEvent ev;
+      ev.kind = kind::kEvent;
+      ev.step = 50;
+      ev.name = "scaler_backoff";
+      ev.message = "inf in grads: scale 65536 -> 32768";
+      ev.values = {{"loss_scale", 32768.0}, {"nan_loss", std::nan("")}, {"inf", -INFINITY}};
+      written.push_back(ev);
+      w.write(ev);
+    }
+    const auto read = MetricsReader::readAll(path);
+    QCOMPARE(read.size(), written.size());
+    for (size_t i = 0; i < read.size(); ++i) QVERIFY2(read[i] == written[i], std::to_string(i).c_str());
+    QVERIFY(std::isnan(read.back().values.at("nan_loss")));
+    QVERIFY(std::isinf(read.back().values.at("inf")));
+  }
+
+  void unknownFieldsAndKindsAreKept() {
+    auto e = parseJsonLine(R"({"v":7,"kind":"gpu_probe","step":3,"epoch":0.5,"future":{"x":1},"values":{"temp":61,"bad":[1]}})");
+    QVERIFY(e);
+    QCOMPARE(e->kind, std::string("gpu_probe"));
+    QCOMPARE(e->step, std::int64_t(3));
+    QCOMPARE(e->values.size(), size_t(1));
+    QCOMPARE(e->values.at("temp"), 61.0);
+    QVERIFY(!parseJsonLine("{\"kind\":\"train\",\"st"));
+    QVERIFY(!parseJsonLine("[1,2]"));
+  }
+
+  void tornLastLineIsSkippedAndSealed() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    {
+      MetricsWriter w;
+      w.open(path);
+      w.write(trainEvent(1, 1.0));
+      w.write(trainEvent(2, 0.9));
+    }
+    const std::string third = toJsonLine(trainEvent(3, 0.8));
+    appendRaw(path, third.substr(0, third.size() / 2));  // the writer died mid-line
+    MetricsReader::ReadStats stats;
+    auto events = MetricsReader::readAll(path, &stats);
+    QCOMPARE(events.size(), size_t(2));
+    QCOMPARE(stats.skippedLines, size_t(1));
+    QVERIFY(stats.problems.front().find(":3:") != std::string::npos);
+
+    // A new writer (e.g. the resumed run) seals the torn line, so its own lines stay readable.
+    MetricsWriter w;
+    QCOMPARE(w.open(path), std::string());
+    w.write(trainEvent(3, 0.8));
+    w.close();
+    events = MetricsReader::readAll(path, &stats);
+    QCOMPARE(events.size(), size_t(3));
+    QCOMPARE(events.back().step, std::int64_t(3));
+    QCOMPARE(stats.skippedLines, size_t(1));
+  }
+
+  void followsAGrowingFile() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    MetricsReader reader(path);
+    QVERIFY(reader.poll().empty());  // not created yet
+    MetricsWriter w;
+    w.open(path);
+    w.write(trainEvent(1, 1.0));
+    QCOMPARE(reader.poll().size(), size_t(1));
+    QVERIFY(reader.poll().empty());
+    const std::string line = toJsonLine(trainEvent(2, 0.5)) + "\n";
+    appendRaw(path, line.substr(0, 10));  // half a line: hold it back
+    QVERIFY(reader.poll().empty());
+    appendRaw(path, line.substr(10));
+    auto got = reader.poll();
+    QCOMPARE(got.size(), size_t(1));
+    QCOMPARE(got[0].values.at("loss"), 0.5);
+    QCOMPARE(reader.skippedLines(), size_t(0));
+  }
+
+  void replacedFileRestarts() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    {
+      MetricsWriter w;
+      w.open(path);
+      for (int i = 0; i < 5; ++i) w.write(trainEvent(i, 1.0));
+    }
+    MetricsReader reader(path);
+    QCOMPARE(reader.poll().size(), size_t(5));
+    std::remove(path.c_str());
+    MetricsWriter w;
+    w.open(path);
+    w.write(trainEvent(100, 1.0));
+    auto got = reader.poll();
+    QCOMPARE(got.size(), size_t(1));
+    QCOMPARE(got[0].step, std::int64_t(100));
+    QVERIFY(reader.restarted());
+  }
+
+  void resumeDropsLostSteps() {
+    std::vector<MetricEvent> events;
+    for (int i = 1; i <= 8; ++i) events.push_back(trainEvent(i, 1.0));
+    MetricEvent resumed;
+    resumed.kind = kind::kEvent;
+    resumed.name = "resumed";
+    resumed.step = 5;  // last checkpoint was at step 5; steps 6-8 are lost work
+    events.push_back(resumed);
+    for (int i = 6; i <= 9; ++i) events.push_back(trainEvent(i, 0.5));
+    MetricsReader::applyResumes(events);
+    std::vector<std::int64_t> trainSteps;
+    for (const auto& e : events)
+      if (e.kind == kind::kTrain) trainSteps.push_back(e.step);
+    QCOMPARE(trainSteps, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    QCOMPARE(events[6].values.at("loss"), 0.5);  // step 6 comes from the resumed run
+  }
+
+  void survivesAKilledWriter() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+      MetricsWriter w;
+      w.open(path);
+      for (std::int64_t i = 0;; ++i) w.write(trainEvent(i, 1.0 / static_cast<double>(i + 1)));
+    }
+    // Let it write a while, then kill it mid-stream.
+    MetricsReader reader(path);
+    size_t seen = 0;
+    for (int i = 0; i < 200 && seen < 2000; ++i) {
+      seen += reader.poll().size();
+      usleep(5000);
+    }
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    seen += reader.pollFinal().size();
+    QVERIFY(seen >= 100);
+    QVERIFY(reader.skippedLines() <= 1);  // at most the torn last line
+    MetricsReader::ReadStats stats;
+    const auto all = MetricsReader::readAll(path, &stats);
+    QCOMPARE(all.size(), seen);
+    for (size_t i = 0; i < all.size(); ++i) QCOMPARE(all[i].step, std::int64_t(i));
+  }
+
+  void openErrorsNameThePath() {
+    MetricsWriter w;
+    const std::string err = w.open("/nonexistent-dir/metrics.jsonl");
+    QVERIFY2(err.find("/nonexistent-dir/metrics.jsonl") != std::string::npos, err.c_str());
+    QVERIFY(!w.write(trainEvent(1, 1.0)).empty());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestMetricsLog)
+#include "tst_metricslog.moc"

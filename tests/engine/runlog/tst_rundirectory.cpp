@@ -1,0 +1,123 @@
+#include <QtTest>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "util/AtomicFile.h"
+#include "runlog/RunDirectory.h"
+
+using namespace amp::runlog;
+namespace fs = std::filesystem;
+
+class TestRunDirectory : public QObject {
+  Q_OBJECT
+ private slots:
+  void layoutAndMetadataRoundTrip() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString() + "/run-a");
+    QVERIFY(!run.exists());
+    QCOMPARE(run.ensureExists(), std::string());
+    QVERIFY(fs::is_directory(run.checkpointsDir()));
+    RunMetadata m;
+    m.name = "slowfast-amp";
+    m.status = RunStatus::Running;
+    m.device = "cpu (2 threads)";
+    m.precision = "bf16";
+    m.model = "SlowFast R50";
+    m.host = hostName();
+    m.pid = getpid();
+    m.startedAt = 1.7e9;
+    m.versions = {{"libtorch", "1.13.1"}};
+    QCOMPARE(run.writeMetadata(m), std::string());
+    QVERIFY(run.exists());
+    auto back = run.readMetadata();
+    QVERIFY(back);
+    QCOMPARE(back->toJson(), m.toJson());
+    QVERIFY(!RunDirectory::isAbandoned(*back));  // this process is alive
+    // No temporary files are left beside run.json.
+    for (const auto& e : fs::directory_iterator(run.dir()))
+      QVERIFY2(e.path().filename().string().find(".tmp") == std::string::npos, e.path().c_str());
+  }
+
+  void unknownFieldsSurviveARewrite() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString());
+    std::ofstream(run.metadataPath()) << R"({"format":"ampstudio-run","format_version":2,"name":"x",
+      "status":"finished","gpu_hours":3.5,"versions":{}})";
+    auto m = run.readMetadata();
+    QVERIFY(m);
+    QCOMPARE(m->status, RunStatus::Finished);
+    m->name = "renamed";
+    run.writeMetadata(*m);
+    std::string text;
+    QVERIFY(amp::util::readFile(run.metadataPath(), text));
+    auto j = nlohmann::json::parse(text);
+    QCOMPARE(j["gpu_hours"].get<double>(), 3.5);
+    QCOMPARE(j["name"].get<std::string>(), std::string("renamed"));
+  }
+
+  void badMetadataIsAClearError() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString());
+    std::string err;
+    QVERIFY(!run.readMetadata(&err));
+    QVERIFY(err.find("run.json") != std::string::npos);
+    std::ofstream(run.metadataPath()) << "{\"format\":\"ampstudio-run\",\"status\":\"exploded\"}";
+    QVERIFY(!run.readMetadata(&err));
+    QVERIFY2(err.find("exploded") != std::string::npos, err.c_str());
+    std::ofstream(run.metadataPath()) << "not json";
+    QVERIFY(!run.readMetadata(&err));
+    QVERIFY2(err.find("not valid JSON") != std::string::npos, err.c_str());
+  }
+
+  void abandonedRun() {
+    RunMetadata m;
+    m.status = RunStatus::Running;
+    m.host = hostName();
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    m.pid = child;  // exited and reaped: no such process now
+    QVERIFY(RunDirectory::isAbandoned(m));
+    m.host = "another-machine";  // cannot tell for runs of other hosts
+    QVERIFY(!RunDirectory::isAbandoned(m));
+    m.host = hostName();
+    m.status = RunStatus::Finished;
+    QVERIFY(!RunDirectory::isAbandoned(m));
+  }
+
+  void findRuns() {
+    QTemporaryDir tmp;
+    const std::string root = tmp.path().toStdString();
+    for (const char* name : {"b", "a"}) {
+      RunDirectory r(root + "/" + name);
+      r.ensureExists();
+      RunMetadata m;
+      m.name = name;
+      r.writeMetadata(m);
+    }
+    fs::create_directories(root + "/not-a-run");
+    const auto runs = RunDirectory::findRuns(root);
+    QCOMPARE(runs.size(), size_t(2));
+    QVERIFY(runs[0] < runs[1]);
+    QVERIFY(RunDirectory::findRuns(root + "/missing").empty());
+  }
+
+  void appendLogKeepsLines() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString());
+    QCOMPARE(run.appendLog("first"), std::string());
+    QCOMPARE(run.appendLog("second\n"), std::string());
+    std::string text;
+    QVERIFY(amp::util::readFile(run.logPath(), text));
+    QCOMPARE(std::count(text.begin(), text.end(), '\n'), 2L);
+    QVERIFY(text.find("] first\n") != std::string::npos);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunDirectory)
+#include "tst_rundirectory.moc"
