@@ -13,7 +13,7 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
     std::cout << "AMP Studio      " << AMPSTUDIO_VERSION << "\n"
               << "LibTorch        " << d.libtorch_version << (d.libtorch_has_cuda ? " (CUDA build)" : " (CPU build)")
               << "\n"
-              << "CPU threads     " << d.cpu_threads << "\n"
+              << "CPU             " << d.cpu_cores << " cores (LibTorch intra-op threads now: " << d.cpu_threads << ")\n"
               << "BLAS            " << d.blas << "\n"
               << "FFmpeg          " << d.ffmpeg_version << "\n";
     if (d.cuda_devices.empty()) std::cout << "CUDA devices    none (training runs on the CPU: NUM_GPUS 0)\n";

@@ -10,6 +10,7 @@ extern "C" {
 }
 
 #include <fstream>
+#include <thread>
 
 namespace amp::system {
 namespace {
@@ -52,6 +53,7 @@ DeviceInfo probeDevices() {
     }
   }
   info.cpu_threads = torch::get_num_threads();
+  info.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   {
     torch::NoGradGuard noGrad;
     auto a = torch::ones({64, 64});

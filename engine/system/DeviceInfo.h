@@ -16,7 +16,8 @@ struct DeviceInfo {
   std::string libtorch_version;
   bool libtorch_has_cuda = false;      ///< built with CUDA (compile-time)
   std::vector<CudaDevice> cuda_devices;  ///< usable now
-  int cpu_threads = 0;                 ///< intra-op threads LibTorch uses
+  int cpu_threads = 0;                 ///< intra-op threads LibTorch uses now (the trainer sets them)
+  int cpu_cores = 0;                   ///< hardware threads of this machine
   std::string blas;                    ///< BLAS library loaded in this process, e.g. "OpenBLAS"
   std::string ffmpeg_version;          ///< libavcodec version
 };
