@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QIcon>
 #include <QScreen>
 #include <QTimer>
 
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("AMP Studio");
   QApplication::setApplicationName("AMP Studio");
   QApplication::setApplicationVersion(AMPSTUDIO_VERSION);
+  QApplication::setWindowIcon(QIcon(":/ampstudio/ampstudio.svg"));
+  QApplication::setDesktopFileName("ampstudio");
 
   QCommandLineParser parser;
   parser.setApplicationDescription("Desktop studio for mixed-precision training of video models");

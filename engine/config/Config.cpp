@@ -145,8 +145,17 @@ std::optional<std::string> Config::set(std::string_view key, const Value& raw, O
   const KeyDef* def = schema_->find(key);
   if (!def) return "is not a config key";
   std::string problem;
-  auto v = coerceValue(def->type, raw, &problem);
-  if (!v) return problem;
+  std::optional<Value> v;
+  if (raw.is_null() && !def->type.nullable && def->status != KeyStatus::Active) {
+    v = raw;  // PySlowFast accepts None for any key; harmless for keys the studio does not act on
+  } else {
+    v = coerceValue(def->type, raw, &problem);
+  }
+  if (!v) {
+    if (raw.is_null()) problem += "; PySlowFast would accept None here, but AMP Studio acts on this key and needs " +
+                                  def->type.describe();
+    return problem;
+  }
   values_[def->key] = std::move(*v);
   origins_[def->key] = std::move(origin);
   return std::nullopt;

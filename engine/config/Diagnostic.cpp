@@ -1,6 +1,7 @@
 #include "config/Diagnostic.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace amp::config {
@@ -34,8 +35,9 @@ Diagnostics sortedByLocation(const Diagnostics& d) {
     if (std::find(files.begin(), files.end(), x.where.file) == files.end()) files.push_back(x.where.file);
   auto rank = [&](const Diagnostic& x) {
     const auto fileIndex = std::find(files.begin(), files.end(), x.where.file) - files.begin();
-    return std::make_tuple(x.isError() ? 0 : 1, x.where.isCommandLine() ? 1 : 0, fileIndex, x.where.line,
-                           x.where.column);
+    // Problems of the file as a whole (line 0) come after the located ones.
+    const int line = x.where.line > 0 ? x.where.line : std::numeric_limits<int>::max();
+    return std::make_tuple(x.isError() ? 0 : 1, x.where.isCommandLine() ? 1 : 0, fileIndex, line, x.where.column);
   };
   Diagnostics out = d;
   std::stable_sort(out.begin(), out.end(), [&](const Diagnostic& a, const Diagnostic& b) { return rank(a) < rank(b); });

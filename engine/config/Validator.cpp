@@ -109,7 +109,8 @@ void checkSolver(Checker& ck) {
                "SOLVER.STEPS has " + std::to_string(steps.size()) + " entries and SOLVER.LRS " +
                    std::to_string(lrs.size()) + "; give one relative rate per step");
     if (!std::is_sorted(steps.begin(), steps.end()))
-      ck.error("SOLVER.STEPS", "must be in increasing order");
+      ck.warning("SOLVER.STEPS", "is not in increasing order; the schedule switches at the first step above the "
+                                 "current epoch, so a smaller step after a larger one never takes effect");
     if (std::any_of(lrs.begin(), lrs.end(), [](double v) { return v < 0; }))
       ck.error("SOLVER.LRS", "relative learning rates must be >= 0");
   }

@@ -274,6 +274,44 @@ class TestConfigLoader : public QObject {
     QVERIFY(findDiag(floatForInt.diagnostics, "TRAIN.BATCH_SIZE")->message.find("decimal point") != std::string::npos);
   }
 
+  void pyslowfastQuirksStillLoad() {
+    // Shapes found in PySlowFast's own configs folder, all valid for PySlowFast.
+    const char* yaml =
+        "TASK: ssl\n"
+        "MODEL:\n"
+        "  ARCH: slow_c2d\n"
+        "  ARCH: slow\n"                         // duplicate key: the later wins
+        "  LOSS_FUNC: multi_mse\n"
+        "  HEAD_ACT: none\n"
+        "DATA:\n"
+        "  INPUT_CHANNEL_NUM: [3]\n"
+        "AUG:\n"
+        "  COLOR_JITTER: None\n"                 // None for a float key the studio does not act on
+        "AVA:\n"
+        "  TRAIN_PREDICT_BOX_LISTS: [\n"
+        "    \"ava_train_v2.2.csv\",\n"
+        "    \"boxes.csv\",\n"                     // trailing comma in a flow list
+        "  ]\n"
+        "BN:\n"
+        "  MOMENTUM: 0.1\n"                       // removed from PySlowFast, still in old configs
+        "SOLVER:\n"
+        "  LR_POLICY: steps_with_relative_lrs\n"
+        "  STEPS: [0, 10, 5, 5]\n"                // unsorted, yet accepted by PySlowFast
+        "  LRS: [1, 0.1, 0.01, 0.001]\n"
+        "  WARMUP_EPOCHS: 5\n";
+    auto r = ConfigLoader().loadText(yaml, "quirks.yaml", ".");
+    QVERIFY2(r.ok(), dump(r.diagnostics).c_str());
+    QCOMPARE(r.config.getString("MODEL.ARCH"), std::string("slow"));
+    QVERIFY(r.config.get("AUG.COLOR_JITTER").is_null());
+    QCOMPARE(r.config.getStringList("AVA.TRAIN_PREDICT_BOX_LISTS").size(), size_t(2));
+    QVERIFY(findDiag(r.diagnostics, "SOLVER.STEPS", false));
+    QVERIFY(findDiag(r.diagnostics, "BN.MOMENTUM", false));
+    // None for a key the studio acts on is explained, not accepted silently.
+    auto active = ConfigLoader().loadText("SOLVER:\n  BASE_LR: None\n", "n.yaml", ".");
+    const Diagnostic* d = findDiag(active.diagnostics, "SOLVER.BASE_LR");
+    QVERIFY2(d && d->message.find("AMP Studio acts on this key") != std::string::npos, dump(active.diagnostics).c_str());
+  }
+
   void missingFile() {
     auto r = ConfigLoader().loadFile("/nonexistent/cfg.yaml");
     QVERIFY(!r.ok());
