@@ -1,0 +1,308 @@
+#include "data/VideoDecoder.h"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/log.h>
+#include <libswscale/swscale.h>
+}
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+namespace amp::data {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// FFmpeg's own explanation of the last problem on this thread ("Invalid NAL unit size"), so our
+// messages can carry it instead of FFmpeg printing to stderr from every loader thread.
+thread_local std::string tLastFfmpegError;
+
+void logCallback(void* avcl, int level, const char* fmt, va_list args) {
+  if (level > AV_LOG_ERROR) return;
+  char line[512];
+  int prefix = 1;
+  av_log_format_line(avcl, level, fmt, args, line, sizeof line, &prefix);
+  std::string text(line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (!text.empty()) tLastFfmpegError = text;
+}
+
+void installLogCallback() {
+  static std::once_flag once;
+  std::call_once(once, [] { av_log_set_callback(logCallback); });
+}
+
+std::string avError(int code) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+  av_strerror(code, buf, sizeof buf);
+  return buf;
+}
+
+std::string withDetail(const std::string& msg) {
+  return tLastFfmpegError.empty() ? msg : msg + " (FFmpeg: " + tLastFfmpegError + ")";
+}
+
+}  // namespace
+
+struct VideoDecoder::State {
+  AVFormatContext* fmt = nullptr;
+  AVCodecContext* codec = nullptr;
+  SwsContext* sws = nullptr;
+  AVPacket* packet = av_packet_alloc();
+  AVFrame* frame = av_frame_alloc();
+  AVFrame* last = av_frame_alloc();
+  int stream = -1;
+  AVRational timeBase{1, 1};
+  double startSeconds = 0;
+  Clock::time_point deadline = Clock::time_point::max();
+
+  ~State() {
+    sws_freeContext(sws);
+    av_frame_free(&last);
+    av_frame_free(&frame);
+    av_packet_free(&packet);
+    avcodec_free_context(&codec);
+    avformat_close_input(&fmt);
+  }
+  bool expired() const { return Clock::now() > deadline; }
+  static int interrupt(void* opaque) { return static_cast<State*>(opaque)->expired() ? 1 : 0; }
+
+  // Presentation time in seconds from the stream start; NaN when the frame carries none.
+  double seconds(const AVFrame* f) const {
+    const int64_t ts = f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : f->pts;
+    if (ts == AV_NOPTS_VALUE) return std::nan("");
+    return static_cast<double>(ts) * av_q2d(timeBase) - startSeconds;
+  }
+
+  // Seeks to the keyframe at or before `seconds` (from the stream start) and resets the decoder.
+  bool seek(double secondsFromStart) {
+    const auto ts = static_cast<int64_t>(std::floor((secondsFromStart + startSeconds) / av_q2d(timeBase)));
+    const int r = av_seek_frame(fmt, stream, ts, AVSEEK_FLAG_BACKWARD);
+    avcodec_flush_buffers(codec);
+    return r >= 0;
+  }
+};
+
+VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) { installLogCallback(); }
+VideoDecoder::~VideoDecoder() = default;
+
+bool VideoDecoder::fail(std::string* error, const std::string& why) const {
+  if (error) *error = info_.path + ": " + why;
+  return false;
+}
+
+bool VideoDecoder::open(const std::string& path, std::string* error) {
+  info_ = VideoInfo{};
+  info_.path = path;
+  s_ = std::make_unique<State>();
+  tLastFfmpegError.clear();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return fail(error, "file does not exist");
+  if (std::filesystem::is_directory(path, ec)) return fail(error, "is a folder, not a video file");
+  if (std::filesystem::file_size(path, ec) == 0) return fail(error, "file is empty (0 bytes)");
+
+  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  s_->fmt = avformat_alloc_context();
+  s_->fmt->interrupt_callback = {&State::interrupt, s_.get()};
+  int r = avformat_open_input(&s_->fmt, path.c_str(), nullptr, nullptr);
+  if (r < 0) return fail(error, withDetail("not a readable video: " + avError(r)));
+  r = avformat_find_stream_info(s_->fmt, nullptr);
+  if (r < 0) return fail(error, withDetail("cannot read its streams: " + avError(r)));
+
+  const AVCodec* decoder = nullptr;
+  s_->stream = av_find_best_stream(s_->fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &decoder, 0);
+  for (unsigned i = 0; i < s_->fmt->nb_streams; ++i)
+    if (s_->fmt->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) info_.has_audio = true;
+  if (s_->stream < 0 || !decoder)
+    return fail(error, s_->stream == AVERROR_DECODER_NOT_FOUND ? "no decoder for its video codec in this FFmpeg"
+                       : info_.has_audio                      ? "has no video stream (audio only)"
+                                                               : "has no video stream");
+  AVStream* st = s_->fmt->streams[s_->stream];
+  s_->timeBase = st->time_base;
+  s_->startSeconds = st->start_time != AV_NOPTS_VALUE ? static_cast<double>(st->start_time) * av_q2d(st->time_base) : 0.0;
+
+  s_->codec = avcodec_alloc_context3(decoder);
+  avcodec_parameters_to_context(s_->codec, st->codecpar);
+  s_->codec->thread_count = std::max(0, options_.threads);
+  s_->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+  r = avcodec_open2(s_->codec, decoder, nullptr);
+  if (r < 0) return fail(error, withDetail("cannot open its " + std::string(decoder->name) + " decoder: " + avError(r)));
+
+  info_.container = s_->fmt->iformat ? s_->fmt->iformat->name : "";
+  info_.codec = decoder->name;
+  info_.width = st->codecpar->width;
+  info_.height = st->codecpar->height;
+  if (info_.width <= 0 || info_.height <= 0) return fail(error, "video stream has no frame size");
+  AVRational rate = st->avg_frame_rate;
+  if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
+  info_.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
+  if (!(info_.fps > 0 && info_.fps < 1000)) return fail(error, "video stream has no usable frame rate");
+  if (st->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(st->duration) * av_q2d(st->time_base);
+  else if (s_->fmt->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(s_->fmt->duration) / AV_TIME_BASE;
+  info_.header_frames = st->nb_frames > 0 ? st->nb_frames : 0;
+  info_.frames = info_.header_frames > 0 ? info_.header_frames : std::llround(info_.duration_s * info_.fps);
+  return true;
+}
+
+bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth, DecodedClip& out,
+                          std::string* error) {
+  if (!s_ || !s_->codec) return fail(error, "not open");
+  tLastFfmpegError.clear();
+  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  out = DecodedClip{};
+  out.height = outHeight > 0 ? outHeight : info_.height;
+  out.width = outWidth > 0 ? outWidth : info_.width;
+  out.indices.assign(indices.begin(), indices.end());
+  out.timestamps_s.assign(indices.size(), 0.0);
+  out.rgb.assign(indices.size() * static_cast<size_t>(out.height) * out.width * 3, 0);
+  if (indices.empty()) return true;
+
+  // wanted frame index -> output positions, visited in increasing order
+  std::map<std::int64_t, std::vector<size_t>> wanted;
+  for (size_t i = 0; i < indices.size(); ++i) wanted[std::max<std::int64_t>(indices[i], 0)].push_back(i);
+  const std::int64_t first = wanted.begin()->first;
+  const double frameSeconds = 1.0 / info_.fps;
+
+  auto convert = [&](const AVFrame* f, std::int64_t index, const std::vector<size_t>& positions) {
+    s_->sws = sws_getCachedContext(s_->sws, f->width, f->height, static_cast<AVPixelFormat>(f->format), out.width,
+                                   out.height, AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr);
+    if (!s_->sws) return false;
+    uint8_t* dst[4] = {out.frame(positions[0]), nullptr, nullptr, nullptr};
+    int dstStride[4] = {out.width * 3, 0, 0, 0};
+    sws_scale(s_->sws, f->data, f->linesize, 0, f->height, dst, dstStride);
+    const double t = s_->seconds(f);
+    for (size_t p : positions) {
+      if (p != positions[0]) std::memcpy(out.frame(p), out.frame(positions[0]), static_cast<size_t>(out.height) * out.width * 3);
+      out.indices[p] = index;
+      out.timestamps_s[p] = std::isnan(t) ? static_cast<double>(index) * frameSeconds : t;
+    }
+    return true;
+  };
+
+  // Start at the keyframe before the first wanted frame; decode from the start if that fails
+  // or lands after it (broken index).
+  bool fromStart = first * frameSeconds < 1.0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!(fromStart ? s_->seek(0.0) : s_->seek(first * frameSeconds - 0.5 * frameSeconds))) {
+      // Some files cannot seek: decode from the start, reopening if we are not there.
+      fromStart = true;
+      if (!s_->seek(0.0)) {
+        const std::string path = info_.path;
+        if (!open(path, error)) return false;
+      }
+    }
+    auto next = wanted.begin();
+    std::int64_t sequential = -1;
+    bool gotFrame = false, overshot = false, eof = false, drained = false;
+    av_frame_unref(s_->last);
+    while (next != wanted.end() && !overshot && !drained) {
+      if (s_->expired()) return fail(error, "decoding took longer than " + std::to_string(options_.timeout_s) + " s");
+      if (!eof) {
+        const int r = av_read_frame(s_->fmt, s_->packet);
+        if (r < 0) {
+          eof = true;
+          avcodec_send_packet(s_->codec, nullptr);  // flush: the decoder returns what it holds
+        } else {
+          if (s_->packet->stream_index == s_->stream && avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA)
+            ++out.corrupt_packets;
+          av_packet_unref(s_->packet);
+        }
+      }
+      while (next != wanted.end()) {
+        const int r = avcodec_receive_frame(s_->codec, s_->frame);
+        if (r == AVERROR(EAGAIN)) {
+          drained = eof;  // after the flush nothing more will come
+          break;
+        }
+        if (r < 0) {
+          if (r != AVERROR_EOF) ++out.corrupt_packets;
+          drained = eof || r == AVERROR_EOF;
+          break;
+        }
+        ++sequential;
+        const double t = s_->seconds(s_->frame);
+        const std::int64_t index = std::isnan(t) ? sequential : std::llround(t * info_.fps);
+        if (!gotFrame && !fromStart && index > first) {
+          overshot = true;  // the seek went past the clip: start over from the beginning
+          av_frame_unref(s_->frame);
+          break;
+        }
+        gotFrame = true;
+        out.last_frame_seen = std::max(out.last_frame_seen, index);
+        // This frame serves every wanted index up to its own (frames missing from a variable-rate
+        // stream are filled by the next one that exists).
+        while (next != wanted.end() && next->first <= index) {
+          if (!convert(s_->frame, index, next->second)) return fail(error, "cannot convert its pixel format to RGB");
+          ++next;
+        }
+        av_frame_unref(s_->last);
+        av_frame_move_ref(s_->last, s_->frame);
+      }
+    }
+    if (!overshot && next != wanted.end()) {
+      // The stream ended before the wanted frames: use its last frame, as PySlowFast's clamping does.
+      if (!gotFrame) return fail(error, withDetail("no frame could be decoded"));
+      for (; next != wanted.end(); ++next)
+        if (!convert(s_->last, out.last_frame_seen, next->second)) return fail(error, "cannot convert its pixel format to RGB");
+    }
+    if (!overshot) return true;
+    fromStart = true;
+  }
+  return fail(error, "cannot seek in this file");
+}
+
+std::int64_t VideoDecoder::countFrames(int* corruptPackets, std::string* error) {
+  if (!s_ || !s_->codec) {
+    fail(error, "not open");
+    return -1;
+  }
+  tLastFfmpegError.clear();
+  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  s_->seek(0.0);
+  std::int64_t frames = 0;
+  int corrupt = 0;
+  bool eof = false;
+  while (true) {
+    if (s_->expired()) {
+      fail(error, "counting frames took longer than " + std::to_string(options_.timeout_s) + " s");
+      return -1;
+    }
+    if (!eof) {
+      const int r = av_read_frame(s_->fmt, s_->packet);
+      if (r < 0) {
+        eof = true;
+        avcodec_send_packet(s_->codec, nullptr);
+      } else {
+        if (s_->packet->stream_index == s_->stream && avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA)
+          ++corrupt;
+        av_packet_unref(s_->packet);
+      }
+    }
+    int r;
+    while ((r = avcodec_receive_frame(s_->codec, s_->frame)) >= 0) {
+      ++frames;
+      av_frame_unref(s_->frame);
+    }
+    if (r == AVERROR_EOF) break;
+    if (r != AVERROR(EAGAIN)) ++corrupt;
+  }
+  if (corruptPackets) *corruptPackets = corrupt;
+  if (frames == 0) fail(error, withDetail("no frame could be decoded"));
+  return frames;
+}
+
+bool probeVideo(const std::string& path, VideoInfo& info, std::string* error) {
+  VideoDecoder d;
+  if (!d.open(path, error)) return false;
+  info = d.info();
+  return true;
+}
+
+}  // namespace amp::data

@@ -1,0 +1,73 @@
+#pragma once
+// Decodes the frames a clip needs from any video FFmpeg reads: seeks to the keyframe before the
+// clip, decodes only the span it needs, and converts just the wanted frames to RGB at the wanted
+// size in one swscale step. Frame positions come from timestamps, not from an assumed rate.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace amp::data {
+
+struct VideoInfo {
+  std::string path;
+  std::string container;       ///< e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  std::string codec;           ///< e.g. "h264"
+  int width = 0;
+  int height = 0;
+  double fps = 0;              ///< average frame rate
+  double duration_s = 0;       ///< 0 when unknown
+  std::int64_t header_frames = 0;  ///< what the container claims; 0 when it does not say
+  std::int64_t frames = 0;     ///< best estimate: header count, else duration x fps, else counted
+  bool has_audio = false;
+};
+
+/// Frames as packed RGB24, frame after frame (T x H x W x 3).
+struct DecodedClip {
+  int height = 0;
+  int width = 0;
+  std::vector<std::uint8_t> rgb;
+  std::vector<std::int64_t> indices;    ///< the source frame each output frame is (after clamping)
+  std::vector<double> timestamps_s;     ///< presentation time of each output frame
+  std::int64_t last_frame_seen = -1;    ///< highest frame index decoded (shows a short stream)
+  int corrupt_packets = 0;              ///< packets the decoder rejected and skipped
+  std::uint8_t* frame(size_t i) { return rgb.data() + i * static_cast<size_t>(height) * width * 3; }
+};
+
+struct DecoderOptions {
+  int threads = 1;               ///< codec threads per decoder (0: FFmpeg picks)
+  double timeout_s = 60;         ///< give up on one operation after this long (no hangs)
+};
+
+class VideoDecoder {
+ public:
+  explicit VideoDecoder(DecoderOptions options = {});
+  ~VideoDecoder();
+  VideoDecoder(const VideoDecoder&) = delete;
+  VideoDecoder& operator=(const VideoDecoder&) = delete;
+
+  /// Opens `path`; false with `error` naming the path and the reason.
+  bool open(const std::string& path, std::string* error);
+  const VideoInfo& info() const { return info_; }
+
+  /// Decodes the frames with the given indices (any order, repeats allowed) scaled to
+  /// outHeight x outWidth (0 x 0: native size). Indices past the real end of the stream get its
+  /// last frame, as PySlowFast's clamping does. False with `error` when nothing decodes.
+  bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth, DecodedClip& out,
+              std::string* error);
+
+  /// Decodes the whole stream once, counting frames (for checks; slow for long videos).
+  std::int64_t countFrames(int* corruptPackets, std::string* error);
+
+ private:
+  struct State;
+  bool fail(std::string* error, const std::string& why) const;
+  DecoderOptions options_;
+  VideoInfo info_;
+  std::unique_ptr<State> s_;
+};
+
+/// Probes a file (open + stream info) without decoding.
+bool probeVideo(const std::string& path, VideoInfo& info, std::string* error);
+
+}  // namespace amp::data

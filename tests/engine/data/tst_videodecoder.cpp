@@ -1,0 +1,219 @@
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <set>
+#include <random>
+
+#include "data/VideoDecoder.h"
+
+using namespace amp::data;
+
+namespace {
+
+std::string shared(const char* name) { return std::string(AMPSTUDIO_SHARED_DIR) + "/testdata/videos/" + name; }
+
+// Fixtures FFmpeg's command-line tool makes (bootstrap installs it): formats the decoder must
+// read that the shared clips do not cover.
+QString makeWithFfmpeg(const QTemporaryDir& dir, const QString& name, const QStringList& args) {
+  const QString out = dir.path() + "/" + name;
+  QProcess p;
+  p.start("ffmpeg", QStringList{"-v", "error", "-y"} + args + QStringList{out});
+  if (!p.waitForFinished(60000) || p.exitCode() != 0) return {};
+  return out;
+}
+
+double meanAbsDiff(const DecodedClip& a, size_t i, const DecodedClip& b, size_t j) {
+  const size_t n = static_cast<size_t>(a.height) * a.width * 3;
+  const std::uint8_t* pa = a.rgb.data() + i * n;
+  const std::uint8_t* pb = b.rgb.data() + j * n;
+  double sum = 0;
+  for (size_t k = 0; k < n; ++k) sum += std::abs(int(pa[k]) - int(pb[k]));
+  return sum / static_cast<double>(n);
+}
+
+}  // namespace
+
+class TestVideoDecoder : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+
+ private slots:
+  void h264InMp4() {
+    VideoDecoder d;
+    std::string error;
+    QVERIFY2(d.open(shared("demo.mp4"), &error), error.c_str());
+    const VideoInfo& info = d.info();
+    QCOMPARE(info.codec, std::string("h264"));
+    QCOMPARE(info.width, 340);
+    QCOMPARE(info.height, 256);
+    QVERIFY(std::abs(info.fps - 28.0) < 0.01);
+    QCOMPARE(info.frames, std::int64_t(280));
+    QVERIFY(!info.has_audio);
+    DecodedClip clip;
+    QVERIFY2(d.decode({0, 100, 279}, 0, 0, clip, &error), error.c_str());
+    QCOMPARE(clip.height, 256);
+    QCOMPARE(clip.width, 340);
+    QCOMPARE(clip.rgb.size(), size_t(3) * 256 * 340 * 3);
+    QCOMPARE(clip.indices, (std::vector<std::int64_t>{0, 100, 279}));
+    QVERIFY(std::abs(clip.timestamps_s[1] - 100 / 28.0) < 1e-3);  // timing from timestamps
+    QVERIFY(std::abs(clip.timestamps_s[2] - 279 / 28.0) < 1e-3);
+  }
+
+  void seekingLandsOnTheRightFrames() {
+    // Frames reached by seeking must equal the same frames reached by decoding from the start.
+    VideoDecoder sequential, seeking;
+    std::string error;
+    QVERIFY(sequential.open(shared("demo.mp4"), &error));
+    QVERIFY(seeking.open(shared("demo.mp4"), &error));
+    std::vector<std::int64_t> all(280);
+    for (int i = 0; i < 280; ++i) all[static_cast<size_t>(i)] = i;
+    DecodedClip everything;
+    QVERIFY(sequential.decode(all, 64, 85, everything, &error));
+    for (std::int64_t target : {150, 37, 222, 279, 5}) {
+      DecodedClip one;
+      QVERIFY2(seeking.decode({target, target + (target < 279 ? 1 : 0)}, 64, 85, one, &error), error.c_str());
+      QCOMPARE(one.indices[0], target);
+      QCOMPARE(meanAbsDiff(one, 0, everything, static_cast<size_t>(target)), 0.0);
+      // and it is not merely any frame: neighbours differ in this moving video
+      if (target > 0) QVERIFY(meanAbsDiff(one, 0, everything, static_cast<size_t>(target - 1)) > 0.0);
+    }
+  }
+
+  void scaledOutputAndRepeats() {
+    VideoDecoder d;
+    std::string error;
+    QVERIFY(d.open(shared("demo.mp4"), &error));
+    DecodedClip clip;
+    QVERIFY(d.decode({10, 10, 3, 279, 10000}, 128, 170, clip, &error));  // any order, repeats, past the end
+    QCOMPARE(clip.height, 128);
+    QCOMPARE(clip.width, 170);
+    QCOMPARE(clip.indices, (std::vector<std::int64_t>{10, 10, 3, 279, 279}));
+    QCOMPARE(meanAbsDiff(clip, 0, clip, 1), 0.0);
+    QCOMPARE(meanAbsDiff(clip, 3, clip, 4), 0.0);  // beyond the end: the last frame
+    QCOMPARE(clip.last_frame_seen, std::int64_t(279));
+  }
+
+  void mpeg4AviWithAudio() {
+    VideoDecoder d(DecoderOptions{2, 60});
+    std::string error;
+    QVERIFY2(d.open(shared("test.avi"), &error), error.c_str());
+    QCOMPARE(d.info().codec, std::string("mpeg4"));
+    QCOMPARE(d.info().width, 320);
+    QCOMPARE(d.info().height, 240);
+    QVERIFY(d.info().has_audio);
+    QVERIFY(std::abs(d.info().fps - 25.0) < 0.01);
+    DecodedClip clip;
+    QVERIFY2(d.decode({0, 80, 163}, 0, 0, clip, &error), error.c_str());
+    QCOMPARE(clip.indices.back(), std::int64_t(163));
+    int corrupt = 0;
+    QCOMPARE(d.countFrames(&corrupt, &error), std::int64_t(164));
+    QCOMPARE(corrupt, 0);
+  }
+
+  void damagedFileDecodesWhatItCan() {
+    VideoDecoder d;
+    std::string error;
+    QVERIFY2(d.open(shared("corrupted.mp4"), &error), error.c_str());
+    QCOMPARE(d.info().header_frames, std::int64_t(50));
+    int corrupt = 0;
+    const auto frames = d.countFrames(&corrupt, &error);
+    QCOMPARE(frames, std::int64_t(49));  // one damaged NAL unit: 49 of the 50 claimed
+    std::vector<std::int64_t> all(50);
+    for (int i = 0; i < 50; ++i) all[static_cast<size_t>(i)] = i;
+    DecodedClip clip;
+    QVERIFY2(d.decode(all, 72, 128, clip, &error), error.c_str());
+    QCOMPARE(clip.indices.size(), size_t(50));
+  }
+
+  void badInputsNameThePath() {
+    const std::string missing = dir_.path().toStdString() + "/missing.mp4";
+    const std::string empty = dir_.path().toStdString() + "/empty.mp4";
+    const std::string noise = dir_.path().toStdString() + "/noise.mp4";
+    std::ofstream(empty).close();
+    {
+      std::ofstream out(noise, std::ios::binary);
+      std::mt19937 rng(7);
+      for (int i = 0; i < 100000; ++i) out.put(static_cast<char>(rng() & 0xff));
+    }
+    const std::pair<std::string, const char*> cases[] = {
+        {missing, "does not exist"}, {empty, "empty"}, {noise, "not a readable video"},
+        {dir_.path().toStdString(), "folder"}};
+    for (const auto& [path, why] : cases) {
+      VideoDecoder d;
+      std::string error;
+      QVERIFY2(!d.open(path, &error), path.c_str());
+      QVERIFY2(error.rfind(path + ": ", 0) == 0, error.c_str());
+      QVERIFY2(error.find(why) != std::string::npos, error.c_str());
+      DecodedClip clip;
+      QVERIFY(!d.decode({0}, 0, 0, clip, &error));  // using a failed decoder is an error, not a crash
+    }
+  }
+
+  void audioOnly() {
+    const QString path = makeWithFfmpeg(dir_, "tone.m4a", {"-f", "lavfi", "-i", "sine=duration=1", "-c:a", "aac"});
+    QVERIFY2(!path.isEmpty(), "ffmpeg could not make the fixture");
+    VideoDecoder d;
+    std::string error;
+    QVERIFY(!d.open(path.toStdString(), &error));
+    QVERIFY2(error.find("audio only") != std::string::npos, error.c_str());
+  }
+
+  void oneFrameVideo() {
+    const QString path = makeWithFfmpeg(dir_, "one.mp4", {"-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v",
+                                                          "1", "-c:v", "libx264", "-pix_fmt", "yuv420p"});
+    QVERIFY(!path.isEmpty());
+    VideoDecoder d;
+    std::string error;
+    QVERIFY2(d.open(path.toStdString(), &error), error.c_str());
+    DecodedClip clip;
+    QVERIFY2(d.decode({0, 3, 7}, 0, 0, clip, &error), error.c_str());
+    QCOMPARE(clip.indices, (std::vector<std::int64_t>{0, 0, 0}));
+  }
+
+  void webmWithoutFrameCount() {
+    const QString path = makeWithFfmpeg(dir_, "clip.webm", {"-f", "lavfi", "-i", "testsrc=size=96x64:rate=15:duration=2",
+                                                            "-c:v", "libvpx", "-b:v", "200k"});
+    QVERIFY(!path.isEmpty());
+    VideoDecoder d;
+    std::string error;
+    QVERIFY2(d.open(path.toStdString(), &error), error.c_str());
+    QCOMPARE(d.info().header_frames, std::int64_t(0));  // Matroska does not say
+    QCOMPARE(d.info().frames, std::int64_t(30));        // estimated from duration x fps
+    DecodedClip clip;
+    QVERIFY2(d.decode({0, 14, 29}, 0, 0, clip, &error), error.c_str());
+    QCOMPARE(clip.indices, (std::vector<std::int64_t>{0, 14, 29}));
+    QCOMPARE(d.countFrames(nullptr, &error), std::int64_t(30));
+  }
+
+  void variableFrameRateUsesTimestamps() {
+    // 10 frames at 10 fps, then frames further apart: some 0.1 s wantedSlots have no frame.
+    const QString path = makeWithFfmpeg(
+        dir_, "vfr.mkv",
+        {"-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=2", "-vf", "setpts='if(lt(N,10),N,10+(N-10)*2)/10/TB'",
+         "-fps_mode", "vfr", "-c:v", "libx264", "-pix_fmt", "yuv420p"});
+    QVERIFY(!path.isEmpty());
+    VideoDecoder d;
+    std::string error;
+    QVERIFY2(d.open(path.toStdString(), &error), error.c_str());
+    std::vector<std::int64_t> wantedSlots;
+    for (int i = 0; i < 26; ++i) wantedSlots.push_back(i);
+    DecodedClip clip;
+    QVERIFY2(d.decode(wantedSlots, 0, 0, clip, &error), error.c_str());
+    std::set<std::int64_t> existing(clip.indices.begin(), clip.indices.end());
+    QVERIFY2(existing.size() < wantedSlots.size(), "the fixture should have gaps");
+    for (size_t i = 0; i < wantedSlots.size(); ++i) {
+      // A slot with a frame gets that frame; an empty slot gets the next frame that exists.
+      const std::int64_t expected = *existing.lower_bound(wantedSlots[i]);
+      QCOMPARE(clip.indices[i], expected);
+      QVERIFY(std::abs(clip.timestamps_s[i] - static_cast<double>(expected) / d.info().fps) < 0.051);
+    }
+    for (std::int64_t i = 0; i < 10; ++i) QVERIFY(existing.count(i));  // the regular first second
+  }
+};
+
+QTEST_GUILESS_MAIN(TestVideoDecoder)
+#include "tst_videodecoder.moc"
