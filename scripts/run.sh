@@ -6,10 +6,14 @@ scripts/bootstrap.sh
 scripts/build.sh
 build_dir=${AMPSTUDIO_BUILD_DIR:-build}
 demo_cfg=configs/demo/DEMO_X3D_TINY.yaml
+cli="$build_dir/app/cli/ampstudio-cli"
+if [ ! -f demo-data/train.csv ]; then
+  echo "== First run: writing the demo dataset to demo-data/ =="
+  "$cli" make-demo-data --out demo-data
+fi
 if [ -x "$build_dir/app/gui/ampstudio" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
   exec "$build_dir/app/gui/ampstudio" --demo "$demo_cfg"
 fi
-cli="$build_dir/app/cli/ampstudio-cli"
 echo "== No display (or no GUI build): the CLI demo =="
 "$cli" info
 echo

@@ -6,6 +6,7 @@
 namespace amp::cli {
 
 void addConfigCommands(CLI::App& app, int& exitCode);
+void addDataCommands(CLI::App& app, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
 

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exitCode = 0;
   amp::cli::addConfigCommands(app, exitCode);
+  amp::cli::addDataCommands(app, exitCode);
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addRunCommands(app, exitCode);
   try {

@@ -1,9 +1,10 @@
 #include "data/VideoDecoder.h"
 
+#include "data/FfmpegLog.h"
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
-#include <libavutil/log.h>
 #include <libswscale/swscale.h>
 }
 
@@ -13,40 +14,17 @@ extern "C" {
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <mutex>
 
 namespace amp::data {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// FFmpeg's own explanation of the last problem on this thread ("Invalid NAL unit size"), so our
-// messages can carry it instead of FFmpeg printing to stderr from every loader thread.
-thread_local std::string tLastFfmpegError;
-
-void logCallback(void* avcl, int level, const char* fmt, va_list args) {
-  if (level > AV_LOG_ERROR) return;
-  char line[512];
-  int prefix = 1;
-  av_log_format_line(avcl, level, fmt, args, line, sizeof line, &prefix);
-  std::string text(line);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (!text.empty()) tLastFfmpegError = text;
-}
-
-void installLogCallback() {
-  static std::once_flag once;
-  std::call_once(once, [] { av_log_set_callback(logCallback); });
-}
-
-std::string avError(int code) {
-  char buf[AV_ERROR_MAX_STRING_SIZE] = {};
-  av_strerror(code, buf, sizeof buf);
-  return buf;
-}
+std::string avError(int code) { return ffmpegErrorText(code); }
 
 std::string withDetail(const std::string& msg) {
-  return tLastFfmpegError.empty() ? msg : msg + " (FFmpeg: " + tLastFfmpegError + ")";
+  const std::string& detail = lastFfmpegError();
+  return detail.empty() ? msg : msg + " (FFmpeg: " + detail + ")";
 }
 
 }  // namespace
@@ -90,7 +68,7 @@ struct VideoDecoder::State {
   }
 };
 
-VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) { installLogCallback(); }
+VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) { installFfmpegLogHook(); }
 VideoDecoder::~VideoDecoder() = default;
 
 bool VideoDecoder::fail(std::string* error, const std::string& why) const {
@@ -102,7 +80,7 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   info_ = VideoInfo{};
   info_.path = path;
   s_ = std::make_unique<State>();
-  tLastFfmpegError.clear();
+  clearLastFfmpegError();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return fail(error, "file does not exist");
   if (std::filesystem::is_directory(path, ec)) return fail(error, "is a folder, not a video file");
@@ -154,7 +132,7 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
 bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth, DecodedClip& out,
                           std::string* error) {
   if (!s_ || !s_->codec) return fail(error, "not open");
-  tLastFfmpegError.clear();
+  clearLastFfmpegError();
   s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
   out = DecodedClip{};
   out.height = outHeight > 0 ? outHeight : info_.height;
@@ -263,7 +241,7 @@ std::int64_t VideoDecoder::countFrames(int* corruptPackets, std::string* error) 
     fail(error, "not open");
     return -1;
   }
-  tLastFfmpegError.clear();
+  clearLastFfmpegError();
   s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
   s_->seek(0.0);
   std::int64_t frames = 0;

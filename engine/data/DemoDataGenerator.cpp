@@ -1,0 +1,258 @@
+#include "data/DemoDataGenerator.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "data/VideoWriter.h"
+
+namespace fs = std::filesystem;
+
+namespace amp::data {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// A small, portable generator: the same seed gives the same dataset with any standard library.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {  // splitmix64
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  int pick(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+
+ private:
+  std::uint64_t state_;
+};
+
+struct Color {
+  double r, g, b;
+};
+
+struct Shape {
+  std::vector<std::pair<double, double>> unit;  // outline around (0, 0), radius about 1
+  Color color;
+};
+
+std::vector<std::pair<double, double>> outline(int kind) {
+  std::vector<std::pair<double, double>> pts;
+  switch (kind) {
+    case 0:  // triangle
+      for (int i = 0; i < 3; ++i) pts.emplace_back(std::cos(2 * kPi * i / 3), std::sin(2 * kPi * i / 3));
+      break;
+    case 1:  // 2:1 rectangle
+      pts = {{-1, -0.5}, {1, -0.5}, {1, 0.5}, {-1, 0.5}};
+      break;
+    case 2:  // five-pointed star
+      for (int i = 0; i < 10; ++i) {
+        const double r = i % 2 ? 0.45 : 1.0;
+        pts.emplace_back(r * std::cos(kPi * i / 5 - kPi / 2), r * std::sin(kPi * i / 5 - kPi / 2));
+      }
+      break;
+    default:  // arrow-like kite
+      pts = {{1, 0}, {-0.6, 0.7}, {-0.2, 0}, {-0.6, -0.7}};
+      break;
+  }
+  return pts;
+}
+
+Color randomColor(Rng& rng, double lo, double hi) { return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)}; }
+
+// Fills the polygon (centre cx, cy; scale; angle) into the image with 2 x 2 supersampling.
+void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, double cy, double scale, double angle) {
+  std::vector<std::pair<double, double>> p;
+  double minX = 1e9, maxX = -1e9, minY = 1e9, maxY = -1e9;
+  const double c = std::cos(angle), sn = std::sin(angle);
+  for (auto [ux, uy] : s.unit) {
+    const double x = cx + scale * (c * ux - sn * uy), y = cy + scale * (sn * ux + c * uy);
+    p.emplace_back(x, y);
+    minX = std::min(minX, x), maxX = std::max(maxX, x), minY = std::min(minY, y), maxY = std::max(maxY, y);
+  }
+  auto inside = [&](double x, double y) {
+    bool in = false;
+    for (size_t i = 0, j = p.size() - 1; i < p.size(); j = i++)
+      if ((p[i].second > y) != (p[j].second > y) &&
+          x < (p[j].first - p[i].first) * (y - p[i].second) / (p[j].second - p[i].second) + p[i].first)
+        in = !in;
+    return in;
+  };
+  const int x0 = std::max(0, static_cast<int>(std::floor(minX))), x1 = std::min(w - 1, static_cast<int>(std::ceil(maxX)));
+  const int y0 = std::max(0, static_cast<int>(std::floor(minY))), y1 = std::min(h - 1, static_cast<int>(std::ceil(maxY)));
+  for (int y = y0; y <= y1; ++y)
+    for (int x = x0; x <= x1; ++x) {
+      int hits = 0;
+      for (double oy : {0.25, 0.75})
+        for (double ox : {0.25, 0.75}) hits += inside(x + ox, y + oy) ? 1 : 0;
+      if (!hits) continue;
+      const double a = hits / 4.0;
+      std::uint8_t* px = img + (static_cast<size_t>(y) * w + x) * 3;
+      px[0] = static_cast<std::uint8_t>(std::lround(px[0] * (1 - a) + 255 * s.color.r * a));
+      px[1] = static_cast<std::uint8_t>(std::lround(px[1] * (1 - a) + 255 * s.color.g * a));
+      px[2] = static_cast<std::uint8_t>(std::lround(px[2] * (1 - a) + 255 * s.color.b * a));
+    }
+}
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+struct Job {
+  std::string split;
+  int label;
+  int index;
+  std::string relPath;
+};
+
+}  // namespace
+
+const std::vector<std::string>& demoClassNames() {
+  static const std::vector<std::string> names = {"moving_right", "moving_left", "moving_down", "moving_up",
+                                                 "turning_clockwise", "turning_counterclockwise", "growing", "shrinking"};
+  return names;
+}
+
+std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, int h, int frames) {
+  Rng rng(seed);
+  std::vector<std::uint8_t> video(static_cast<size_t>(frames) * w * h * 3);
+  // Background: a gradient between two dark colours, the same in every frame.
+  const Color a = randomColor(rng, 0.0, 0.35), b = randomColor(rng, 0.0, 0.35);
+  std::vector<std::uint8_t> background(static_cast<size_t>(w) * h * 3);
+  const double gradAngle = rng.uniform(0, 2 * kPi);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const double t = 0.5 + 0.5 * (std::cos(gradAngle) * (x - w / 2.0) / w + std::sin(gradAngle) * (y - h / 2.0) / h);
+      std::uint8_t* px = background.data() + (static_cast<size_t>(y) * w + x) * 3;
+      px[0] = static_cast<std::uint8_t>(255 * (a.r + (b.r - a.r) * t));
+      px[1] = static_cast<std::uint8_t>(255 * (a.g + (b.g - a.g) * t));
+      px[2] = static_cast<std::uint8_t>(255 * (a.b + (b.b - a.b) * t));
+    }
+  // Still distractors, then the moving shape on top.
+  struct Placed {
+    Shape shape;
+    double x, y, scale, angle;
+  };
+  std::vector<Placed> still;
+  const int distractors = 1 + rng.pick(2);
+  for (int i = 0; i < distractors; ++i)
+    still.push_back({Shape{outline(rng.pick(4)), randomColor(rng, 0.3, 0.9)}, rng.uniform(0, w), rng.uniform(0, h),
+                     rng.uniform(4, 7), rng.uniform(0, 2 * kPi)});
+  Shape mover{outline(rng.pick(4)), randomColor(rng, 0.5, 1.0)};
+  const double duration = frames - 1.0;
+  double scale = rng.uniform(9, 14), angle = rng.uniform(0, 2 * kPi);
+  double vx = 0, vy = 0, spin = 0, growth = 1.0;
+  const double speed = rng.uniform(0.55, 0.85);  // pixels per frame
+  switch (label) {
+    case 0: vx = speed; break;
+    case 1: vx = -speed; break;
+    case 2: vy = speed; break;
+    case 3: vy = -speed; break;
+    case 4: spin = rng.uniform(0.06, 0.11); break;
+    case 5: spin = -rng.uniform(0.06, 0.11); break;
+    case 6: growth = rng.uniform(1.010, 1.016), scale = rng.uniform(7, 11); break;
+    default: growth = 1.0 / rng.uniform(1.010, 1.016), scale = rng.uniform(13, 20); break;
+  }
+  // Place the path's midpoint so the whole path stays in the frame.
+  const double margin = scale * std::max(1.0, std::pow(growth, duration)) + 2;
+  const double spanX = std::abs(vx) * duration, spanY = std::abs(vy) * duration;
+  const double midX = rng.uniform(std::min(margin + spanX / 2, w / 2.0), std::max(w - margin - spanX / 2, w / 2.0));
+  const double midY = rng.uniform(std::min(margin + spanY / 2, h / 2.0), std::max(h - margin - spanY / 2, h / 2.0));
+  for (int f = 0; f < frames; ++f) {
+    std::uint8_t* img = video.data() + static_cast<size_t>(f) * w * h * 3;
+    std::copy(background.begin(), background.end(), img);
+    for (const auto& d : still) fillPolygon(img, w, h, d.shape, d.x, d.y, d.scale, d.angle);
+    const double t = f - duration / 2;
+    fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle + spin * f);
+  }
+  return video;
+}
+
+bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::string* error,
+                      const std::function<void(int, int)>& progress) {
+  const auto& names = demoClassNames();
+  const int classes = static_cast<int>(names.size());
+  const int perEval = std::max(2, o.clips_per_class / 4);
+  std::error_code ec;
+  std::vector<Job> jobs;
+  for (const auto& [split, count] : {std::pair<std::string, int>{"train", o.clips_per_class}, {"val", perEval}, {"test", perEval}}) {
+    fs::create_directories(fs::path(o.out_dir) / "videos" / split, ec);
+    if (ec) {
+      if (error) *error = o.out_dir + ": cannot create folders: " + ec.message();
+      return false;
+    }
+    for (int k = 0; k < count; ++k)
+      for (int label = 0; label < classes; ++label) {
+        char name[128];
+        std::snprintf(name, sizeof name, "videos/%s/%s_%04d.mp4", split.c_str(), names[static_cast<size_t>(label)].c_str(), k);
+        jobs.push_back({split, label, k, name});
+      }
+  }
+  std::atomic<size_t> nextJob{0};
+  std::atomic<int> done{0};
+  std::mutex errorMutex;
+  std::string firstError, codec;
+  auto worker = [&] {
+    for (size_t j; (j = nextJob++) < jobs.size();) {
+      {
+        std::lock_guard<std::mutex> lock(errorMutex);
+        if (!firstError.empty()) return;
+      }
+      const Job& job = jobs[j];
+      // Each clip has its own seed, so the result does not depend on the thread that made it.
+      const std::uint64_t clipSeed = fnv1a(std::to_string(o.seed) + "/" + job.relPath);
+      const auto video = renderDemoClip(job.label, clipSeed, o.width, o.height, o.frames);
+      VideoWriter writer;
+      std::string err;
+      bool ok = writer.open((fs::path(o.out_dir) / job.relPath).string(), {o.width, o.height, o.fps, "auto", 20}, &err);
+      for (int f = 0; ok && f < o.frames; ++f) ok = writer.write(video.data() + static_cast<size_t>(f) * o.width * o.height * 3, &err);
+      const std::string used = writer.codecName();
+      if (ok) ok = writer.close(&err);
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (!ok && firstError.empty()) firstError = err;
+      if (codec.empty()) codec = used;
+      const int n = ++done;
+      if (progress) progress(n, static_cast<int>(jobs.size()));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, o.threads); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (!firstError.empty()) {
+    if (error) *error = firstError;
+    return false;
+  }
+  summary = DemoDataSummary{};
+  summary.codec = codec;
+  for (const std::string split : {"train", "val", "test"}) {
+    std::ofstream csv(fs::path(o.out_dir) / (split + ".csv"));
+    for (const auto& job : jobs)
+      if (job.split == split) csv << job.relPath << ' ' << job.label << '\n';
+    if (!csv) {
+      if (error) *error = (fs::path(o.out_dir) / (split + ".csv")).string() + ": cannot write";
+      return false;
+    }
+  }
+  for (const auto& job : jobs) (job.split == "train" ? summary.train : job.split == "val" ? summary.val : summary.test)++;
+  std::ofstream classesFile(fs::path(o.out_dir) / "classes.txt");
+  for (const auto& n : names) classesFile << n << '\n';
+  nlohmann::json manifest = {{"generator", "ampstudio make-demo-data"}, {"version", 1},
+                             {"seed", o.seed}, {"clips_per_class", o.clips_per_class},
+                             {"size", {o.width, o.height}}, {"fps", o.fps}, {"frames", o.frames},
+                             {"codec", codec}, {"classes", names}};
+  std::ofstream(fs::path(o.out_dir) / "demo-data.json") << manifest.dump(2) << '\n';
+  return true;
+}
+
+}  // namespace amp::data

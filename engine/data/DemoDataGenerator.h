@@ -1,0 +1,38 @@
+#pragma once
+// The studio's built-in dataset: short encoded videos of moving shapes whose class is the motion
+// (direction, rotation sense, growing or shrinking), never visible in a single frame, written
+// in PySlowFast's Kinetics layout (train.csv, val.csv, test.csv).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace amp::data {
+
+struct DemoDataOptions {
+  std::string out_dir;
+  int clips_per_class = 40;   ///< training clips per class; val and test get a quarter each (at least 2)
+  std::uint64_t seed = 0;
+  int threads = 2;
+  int width = 112;
+  int height = 84;
+  int fps = 15;
+  int frames = 48;
+};
+
+struct DemoDataSummary {
+  int train = 0, val = 0, test = 0;
+  std::string codec;
+};
+
+/// The class names, in label order.
+const std::vector<std::string>& demoClassNames();
+
+/// Renders one clip (frames x height x width x 3 RGB) of class `label`; deterministic in `seed`.
+std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int width, int height, int frames);
+
+/// Writes the dataset. `progress(done, total)` is called from worker threads. False with `error`.
+bool generateDemoData(const DemoDataOptions& options, DemoDataSummary& summary, std::string* error,
+                      const std::function<void(int, int)>& progress = {});
+
+}  // namespace amp::data
