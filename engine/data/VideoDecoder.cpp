@@ -148,7 +148,14 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   const std::int64_t first = wanted.begin()->first;
   const double frameSeconds = 1.0 / info_.fps;
 
+  const auto decodeStart = Clock::now();
+  struct Totals {  // splits the time between swscale and the rest when the call returns
+    DecodedClip& out;
+    Clock::time_point start;
+    ~Totals() { out.decode_s = std::chrono::duration<double>(Clock::now() - start).count() - out.convert_s; }
+  } totals{out, decodeStart};
   auto convert = [&](const AVFrame* f, std::int64_t index, const std::vector<size_t>& positions) {
+    const auto convertStart = Clock::now();
     s_->sws = sws_getCachedContext(s_->sws, f->width, f->height, static_cast<AVPixelFormat>(f->format), out.width,
                                    out.height, AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr);
     if (!s_->sws) return false;
@@ -161,6 +168,7 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
       out.indices[p] = index;
       out.timestamps_s[p] = std::isnan(t) ? static_cast<double>(index) * frameSeconds : t;
     }
+    out.convert_s += std::chrono::duration<double>(Clock::now() - convertStart).count();
     return true;
   };
 

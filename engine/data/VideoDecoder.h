@@ -31,6 +31,8 @@ struct DecodedClip {
   std::vector<double> timestamps_s;     ///< presentation time of each output frame
   std::int64_t last_frame_seen = -1;    ///< highest frame index decoded (shows a short stream)
   int corrupt_packets = 0;              ///< packets the decoder rejected and skipped
+  double decode_s = 0;                  ///< time demuxing and decoding
+  double convert_s = 0;                 ///< time in swscale (resize + RGB conversion)
   std::uint8_t* frame(size_t i) { return rgb.data() + i * static_cast<size_t>(height) * width * 3; }
 };
 

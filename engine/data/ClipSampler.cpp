@@ -1,0 +1,135 @@
+#include "data/ClipSampler.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "config/Config.h"
+
+namespace amp::data {
+
+const char* splitName(Split s) {
+  switch (s) {
+    case Split::Train: return "train";
+    case Split::Val: return "val";
+    case Split::Test: return "test";
+  }
+  return "?";
+}
+
+ClipParams ClipParams::fromConfig(const config::Config& c) {
+  ClipParams p;
+  p.num_frames = static_cast<int>(c.getInt("DATA.NUM_FRAMES"));
+  p.sampling_rate = static_cast<int>(c.getInt("DATA.SAMPLING_RATE"));
+  p.target_fps = static_cast<double>(c.getInt("DATA.TARGET_FPS"));
+  const auto jitter = c.getIntList("DATA.TRAIN_JITTER_SCALES");
+  p.jitter_min = static_cast<int>(jitter.at(0));
+  p.jitter_max = static_cast<int>(jitter.at(1));
+  p.inverse_uniform = c.getBool("DATA.INV_UNIFORM_SAMPLE");
+  p.train_crop = static_cast<int>(c.getInt("DATA.TRAIN_CROP_SIZE"));
+  p.test_crop = static_cast<int>(c.getInt("DATA.TEST_CROP_SIZE"));
+  p.random_flip = c.getBool("DATA.RANDOM_FLIP");
+  p.test_views = static_cast<int>(c.getInt("TEST.NUM_ENSEMBLE_VIEWS"));
+  p.test_crops = static_cast<int>(c.getInt("TEST.NUM_SPATIAL_CROPS"));
+  p.use_offset = c.getBool("DATA.USE_OFFSET_SAMPLING");
+  const auto mean = c.getFloatList("DATA.MEAN");
+  const auto stdv = c.getFloatList("DATA.STD");
+  for (size_t i = 0; i < 3; ++i) {
+    p.mean[i] = static_cast<float>(mean.at(i));
+    p.std[i] = static_cast<float>(stdv.at(i));
+  }
+  p.reverse_channels = c.getBool("DATA.REVERSE_INPUT_CHANNEL");
+  const auto multi = c.getStringList("MODEL.MULTI_PATHWAY_ARCH");
+  if (std::find(multi.begin(), multi.end(), c.getString("MODEL.ARCH")) != multi.end())
+    p.slowfast_alpha = static_cast<int>(c.getInt("SLOWFAST.ALPHA"));
+  return p;
+}
+
+ClipSampler::ClipSampler(ClipParams params, DecoderOptions decoder) : params_(params), decoderOptions_(decoder) {}
+
+bool ClipSampler::sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out,
+                         std::string* error) {
+  const ClipParams& p = params_;
+  VideoDecoder decoder(decoderOptions_);
+  if (!decoder.open(path, error)) return false;
+  const VideoInfo& info = decoder.info();
+  std::int64_t videoFrames = info.frames;
+  if (videoFrames <= 0) {  // neither a frame count nor a duration: count once
+    videoFrames = decoder.countFrames(nullptr, error);
+    if (videoFrames <= 0) return false;
+  }
+
+  // Temporal sampling (decoder.py): random clip in train/val, uniform views in test.
+  const bool test = split == Split::Test;
+  const int temporalIdx = test ? view / p.test_crops : -1;
+  const int spatialIdx = test ? (p.test_crops > 1 ? view % p.test_crops : 1) : -1;
+  const double clipSize = clipSpanFrames(p.sampling_rate, p.num_frames, p.target_fps, info.fps);
+  const double start = clipStart(static_cast<double>(videoFrames), clipSize, temporalIdx, p.test_views, p.use_offset,
+                                 draws.temporal);
+  const auto indices = clipFrameIndices(start, clipSize, p.num_frames, videoFrames);
+
+  // Spatial sampling (transform.py): scale the short side, then crop.
+  int minScale = p.jitter_min, maxScale = p.jitter_max;
+  if (test) minScale = maxScale = p.test_crops > 1 ? p.test_crop : p.jitter_min;
+  const int crop = p.cropSize(split);
+  const int shortSide = jitterShortSide(minScale, maxScale, draws.scale, p.inverse_uniform && !test);
+  out.scaled = scaleShortSide({info.height, info.width}, shortSide);
+  if (out.scaled.height < crop || out.scaled.width < crop) {
+    if (error)
+      *error = path + ": frames scale to " + std::to_string(out.scaled.width) + "x" + std::to_string(out.scaled.height) +
+               ", smaller than the " + std::to_string(crop) + " px crop; raise the jitter scales or lower the crop size";
+    return false;
+  }
+  DecodedClip decoded;
+  if (!decoder.decode(indices, out.scaled.height, out.scaled.width, decoded, error)) return false;
+  out.box = test ? uniformCrop(out.scaled, crop, spatialIdx) : randomCrop(out.scaled, crop, draws.crop_y, draws.crop_x);
+  out.flipped = !test && p.random_flip && flipFromDraw(0.5, draws.flip);
+  out.frame_indices = decoded.indices;
+  out.corrupt_packets = decoded.corrupt_packets;
+  out.decode_s = decoded.decode_s;
+  out.resize_s = decoded.convert_s;
+  const auto transformStart = std::chrono::steady_clock::now();
+
+  // Crop, flip, /255, minus mean, over std, C x T x H x W.
+  out.channels = 3;
+  out.frames = p.num_frames;
+  out.height = out.width = crop;
+  const size_t plane = static_cast<size_t>(crop) * crop;
+  out.fast.assign(3 * static_cast<size_t>(p.num_frames) * plane, 0.0f);
+  float scale[3], shift[3];
+  for (int c = 0; c < 3; ++c) {
+    scale[c] = 1.0f / (255.0f * p.std[static_cast<size_t>(c)]);
+    shift[c] = p.mean[static_cast<size_t>(c)] / p.std[static_cast<size_t>(c)];
+  }
+  for (int t = 0; t < p.num_frames; ++t) {
+    const std::uint8_t* frame = decoded.frame(static_cast<size_t>(t));
+    for (int y = 0; y < crop; ++y) {
+      const std::uint8_t* row = frame + (static_cast<size_t>(y + out.box.y) * out.scaled.width + out.box.x) * 3;
+      for (int x = 0; x < crop; ++x) {
+        const int sx = out.flipped ? crop - 1 - x : x;
+        for (int c = 0; c < 3; ++c) {
+          const int src = p.reverse_channels ? 2 - c : c;
+          out.fast[((static_cast<size_t>(c) * p.num_frames + t) * crop + y) * crop + x] =
+              static_cast<float>(row[sx * 3 + src]) * scale[c] - shift[c];
+        }
+      }
+    }
+  }
+  out.slow.clear();
+  struct Timer {
+    Clip& out;
+    std::chrono::steady_clock::time_point start;
+    ~Timer() { out.transform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  } timer{out, transformStart};
+  if (p.slowfast_alpha > 0) {
+    const auto slowIdx = slowPathwayIndices(p.num_frames, p.slowfast_alpha);
+    const size_t slowT = slowIdx.size();
+    out.slow.resize(3 * slowT * plane);
+    for (int c = 0; c < 3; ++c)
+      for (size_t t = 0; t < slowT; ++t)
+        std::copy_n(out.fast.begin() + static_cast<long>((static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane),
+                    plane, out.slow.begin() + static_cast<long>((static_cast<size_t>(c) * slowT + t) * plane));
+  }
+  return true;
+}
+
+}  // namespace amp::data

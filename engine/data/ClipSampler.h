@@ -1,0 +1,75 @@
+#pragma once
+// Turns one video into one model input clip exactly as PySlowFast's Kinetics dataset does:
+// temporal sampling, short-side scaling, crop, flip, normalisation, C x T x H x W layout and,
+// for SlowFast, the slow pathway. All randomness arrives as draws, so a seed decides everything.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "data/Sampling.h"
+#include "data/VideoDecoder.h"
+
+namespace amp::config {
+class Config;
+}
+
+namespace amp::data {
+
+enum class Split { Train, Val, Test };
+const char* splitName(Split s);
+
+/// The DATA.*, TEST.* and SLOWFAST.* settings the pipeline reads.
+struct ClipParams {
+  int num_frames = 8;
+  int sampling_rate = 8;
+  double target_fps = 30;
+  int jitter_min = 256, jitter_max = 320;
+  bool inverse_uniform = false;
+  int train_crop = 224, test_crop = 256;
+  bool random_flip = true;
+  int test_views = 10, test_crops = 3;
+  bool use_offset = false;
+  std::array<float, 3> mean{0.45f, 0.45f, 0.45f};
+  std::array<float, 3> std{0.225f, 0.225f, 0.225f};
+  bool reverse_channels = false;
+  int slowfast_alpha = 0;  ///< > 0: also build the slow pathway
+
+  static ClipParams fromConfig(const config::Config& c);
+  /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS.
+  int viewsPerTestVideo() const { return test_views * test_crops; }
+  int cropSize(Split s) const { return s == Split::Test ? test_crop : train_crop; }
+};
+
+/// Uniform draws in [0, 1) for one clip, in PySlowFast's order of use.
+struct ClipDraws {
+  double temporal = 0.5, scale = 0.5, crop_y = 0.5, crop_x = 0.5, flip = 0.9;
+};
+
+struct Clip {
+  std::vector<float> fast;  ///< C x T x H x W, normalised
+  std::vector<float> slow;  ///< C x T/alpha x H x W when slowfast_alpha > 0
+  int channels = 3, frames = 0, height = 0, width = 0;
+  std::vector<std::int64_t> frame_indices;  ///< source frames, after clamping
+  Size scaled;                              ///< frame size after short-side scaling
+  CropBox box;
+  bool flipped = false;
+  int corrupt_packets = 0;
+  double decode_s = 0, resize_s = 0, transform_s = 0;  ///< time split of this clip
+};
+
+class ClipSampler {
+ public:
+  explicit ClipSampler(ClipParams params, DecoderOptions decoder = {});
+  const ClipParams& params() const { return params_; }
+
+  /// One clip of `path`. In Test, `view` picks the temporal view (view / test_crops) and the
+  /// spatial crop (view % test_crops). False with `error` naming the path when it cannot decode.
+  bool sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out, std::string* error);
+
+ private:
+  ClipParams params_;
+  DecoderOptions decoderOptions_;
+};
+
+}  // namespace amp::data

@@ -1,0 +1,213 @@
+#include "data/VideoLoader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace amp::data {
+namespace {
+
+// splitmix64 over a combined key: portable, and independent of which thread asks.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+class Draws {
+ public:
+  Draws(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) : state_(mix(mix(mix(seed) ^ a) ^ b) ^ c) {}
+  double uniform() { return static_cast<double>((state_ = mix(state_)) >> 11) * 0x1.0p-53; }
+  std::uint64_t integer(std::uint64_t n) { return (state_ = mix(state_)) % n; }
+
+ private:
+  std::uint64_t state_;
+};
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+}  // namespace
+
+VideoLoader::VideoLoader(KineticsList list, ClipParams params, Split split, LoaderOptions options)
+    : list_(std::move(list)), sampler_(params, options.decoder), split_(split), options_(options) {
+  options_.batch_size = std::max(1, options_.batch_size);
+  options_.world_size = std::max(1, options_.world_size);
+}
+
+VideoLoader::~VideoLoader() { stop(); }
+
+std::size_t VideoLoader::samplesPerEpoch() const { return epochItems(0).size(); }
+
+std::size_t VideoLoader::batchesPerEpoch() const {
+  const std::size_t n = samplesPerEpoch(), b = static_cast<std::size_t>(options_.batch_size);
+  return options_.drop_last ? n / b : (n + b - 1) / b;
+}
+
+std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
+  std::vector<Item> all;
+  const int views = split_ == Split::Test ? sampler_.params().viewsPerTestVideo() : 1;
+  for (int v = 0; v < static_cast<int>(list_.videos.size()); ++v)
+    for (int view = 0; view < views; ++view) all.push_back({v, view});
+  if (options_.shuffle) {  // Fisher-Yates with the epoch's own stream
+    Draws d(options_.seed, 0x5348554646ULL, static_cast<std::uint64_t>(epoch), 0);
+    for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[d.integer(i)]);
+  }
+  std::vector<Item> mine;
+  for (std::size_t i = static_cast<std::size_t>(options_.rank); i < all.size(); i += static_cast<std::size_t>(options_.world_size))
+    mine.push_back(all[i]);
+  return mine;
+}
+
+void VideoLoader::startEpoch(int epoch) {
+  stop();
+  std::lock_guard<std::mutex> lock(mutex_);
+  epoch_ = epoch;
+  items_ = epochItems(epoch);
+  numBatches_ = static_cast<int>(batchesPerEpoch());
+  nextToBuild_ = nextToDeliver_ = 0;
+  ready_.clear();
+  error_.clear();
+  stopping_ = false;
+  for (int i = 0; i < options_.workers; ++i) threads_.emplace_back(&VideoLoader::worker, this);
+}
+
+void VideoLoader::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+}
+
+void VideoLoader::worker() {
+  const int ahead = std::max(1, options_.prefetch) * std::max(1, options_.workers);
+  while (true) {
+    int k;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || !error_.empty() || nextToBuild_ >= numBatches_ || nextToBuild_ < nextToDeliver_ + ahead; });
+      if (stopping_ || !error_.empty() || nextToBuild_ >= numBatches_) return;
+      k = nextToBuild_++;
+    }
+    Batch batch;
+    std::string fatal;
+    const bool ok = buildBatch(k, batch, &fatal);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (ok) ready_.emplace(k, std::move(batch));
+      else if (error_.empty()) error_ = fatal;
+    }
+    cv_.notify_all();
+  }
+}
+
+std::optional<Batch> VideoLoader::next() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (nextToDeliver_ >= numBatches_ || !error_.empty()) return std::nullopt;
+  const int k = nextToDeliver_;
+  if (threads_.empty()) {  // no workers: build here
+    lock.unlock();
+    Batch batch;
+    std::string fatal;
+    const bool ok = buildBatch(k, batch, &fatal);
+    lock.lock();
+    if (!ok) {
+      error_ = fatal;
+      return std::nullopt;
+    }
+    ++nextToDeliver_;
+    return batch;
+  }
+  cv_.wait(lock, [&] { return ready_.count(k) || !error_.empty() || stopping_; });
+  auto it = ready_.find(k);
+  if (it == ready_.end()) return std::nullopt;
+  Batch batch = std::move(it->second);
+  ready_.erase(it);
+  ++nextToDeliver_;
+  lock.unlock();
+  cv_.notify_all();
+  return batch;
+}
+
+std::string VideoLoader::error() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+std::vector<DecodeFailure> VideoLoader::takeFailures() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<DecodeFailure> out;
+  out.swap(failures_);
+  return out;
+}
+
+bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
+  const std::size_t first = static_cast<std::size_t>(k) * static_cast<std::size_t>(options_.batch_size);
+  const std::size_t count = std::min(static_cast<std::size_t>(options_.batch_size), items_.size() - first);
+  out = Batch{};
+  out.index = k;
+  out.size = static_cast<int>(count);
+  const int nVideos = static_cast<int>(list_.videos.size());
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t pos = first + i;
+    Item item = items_[pos];
+    Clip clip;
+    for (int attempt = 0;; ++attempt) {
+      // Draws depend only on (seed, epoch, position, attempt): the same batches every run.
+      Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), pos, static_cast<std::uint64_t>(attempt));
+      ClipDraws draws;
+      draws.temporal = d.uniform();
+      draws.scale = d.uniform();
+      draws.crop_y = d.uniform();
+      draws.crop_x = d.uniform();
+      draws.flip = d.uniform();
+      std::string reason;
+      const VideoEntry& entry = list_.videos[static_cast<std::size_t>(item.video)];
+      if (sampler_.sample(entry.path, split_, item.view, draws, clip, &reason)) break;
+      ++totalFailures_;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (failures_.size() < 10000) failures_.push_back({entry.path, reason});
+      }
+      if (split_ == Split::Test) {
+        *fatal = "test clip failed to decode (" + list_.csvPath + ":" + std::to_string(entry.line) + "): " + reason;
+        return false;
+      }
+      if (attempt + 1 >= options_.max_failures_in_a_row) {
+        *fatal = std::to_string(attempt + 1) + " clips in a row failed to decode; the last one: " + reason +
+                 ". Check DATA.PATH_TO_DATA_DIR, DATA.PATH_PREFIX and the videos (ampstudio-cli data check).";
+        return false;
+      }
+      // As PySlowFast: try another random clip instead.
+      item.video = static_cast<int>(d.integer(static_cast<std::uint64_t>(nVideos)));
+      ++out.replaced;
+    }
+    out.decode_s += clip.decode_s;
+    out.resize_s += clip.resize_s;
+    out.transform_s += clip.transform_s;
+    const auto collateStart = std::chrono::steady_clock::now();
+    if (i == 0) {
+      out.channels = clip.channels;
+      out.frames = clip.frames;
+      out.height = clip.height;
+      out.width = clip.width;
+      out.slow_frames = static_cast<int>(clip.slow.size() / (static_cast<std::size_t>(clip.channels) * clip.height * clip.width));
+      out.fast.resize(clip.fast.size() * count);
+      out.slow.resize(clip.slow.size() * count);
+    }
+    std::memcpy(out.fast.data() + i * clip.fast.size(), clip.fast.data(), clip.fast.size() * sizeof(float));
+    if (!clip.slow.empty()) std::memcpy(out.slow.data() + i * clip.slow.size(), clip.slow.data(), clip.slow.size() * sizeof(float));
+    out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
+    out.videos.push_back(item.video);
+    out.views.push_back(item.view);
+    out.collate_s += seconds(collateStart);
+  }
+  return true;
+}
+
+}  // namespace amp::data

@@ -1,0 +1,101 @@
+#pragma once
+// Batches of clips from a Kinetics list, built by worker threads ahead of the trainer: seeded
+// shuffling, a rank/world-size split, drop-last, bounded prefetch, batches always delivered in
+// order, so the same seed gives the same batches whatever the thread timing. No LibTorch here:
+// a batch is contiguous floats the trainer wraps as a tensor without copying.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "data/ClipSampler.h"
+#include "data/KineticsCsv.h"
+
+namespace amp::data {
+
+struct Batch {
+  int index = 0;  ///< position in the epoch
+  int size = 0;
+  int channels = 3, frames = 0, slow_frames = 0, height = 0, width = 0;
+  std::vector<float> fast;  ///< B x C x T x H x W
+  std::vector<float> slow;  ///< B x C x T/alpha x H x W (SlowFast only)
+  std::vector<int> labels;
+  std::vector<int> videos;  ///< index into the list of the clip actually used
+  std::vector<int> views;   ///< test view of each clip (0 in train/val)
+  int replaced = 0;         ///< clips that failed to decode and were replaced
+  double decode_s = 0, resize_s = 0, transform_s = 0, collate_s = 0;  ///< worker time split
+};
+
+struct DecodeFailure {
+  std::string path;
+  std::string reason;
+};
+
+struct LoaderOptions {
+  int batch_size = 8;
+  int workers = 2;                ///< 0: batches are built on the calling thread
+  int prefetch = 2;               ///< batches ready ahead per worker
+  bool shuffle = true;
+  bool drop_last = true;
+  std::uint64_t seed = 0;
+  int rank = 0, world_size = 1;   ///< this process's share of every epoch
+  int max_failures_in_a_row = 100;
+  DecoderOptions decoder;
+};
+
+class VideoLoader {
+ public:
+  VideoLoader(KineticsList list, ClipParams params, Split split, LoaderOptions options);
+  ~VideoLoader();
+  VideoLoader(const VideoLoader&) = delete;
+  VideoLoader& operator=(const VideoLoader&) = delete;
+
+  /// Clips this rank sees per epoch (test: videos x views).
+  std::size_t samplesPerEpoch() const;
+  std::size_t batchesPerEpoch() const;
+  /// Starts building the batches of `epoch` (stops any epoch in progress).
+  void startEpoch(int epoch);
+  /// The next batch in order; nullopt at the end of the epoch or after a fatal error().
+  std::optional<Batch> next();
+  /// Why the epoch stopped early ("" when it did not).
+  std::string error() const;
+  /// Decode failures since the last call (for the run log and the failure-count metric).
+  std::vector<DecodeFailure> takeFailures();
+  std::int64_t totalFailures() const { return totalFailures_; }
+  void stop();
+
+ private:
+  struct Item {
+    int video;
+    int view;
+  };
+  void worker();
+  bool buildBatch(int batchIndex, Batch& out, std::string* fatal);
+  std::vector<Item> epochItems(int epoch) const;
+
+  KineticsList list_;
+  ClipSampler sampler_;
+  Split split_;
+  LoaderOptions options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  std::vector<std::thread> threads_;
+  std::vector<Item> items_;
+  int epoch_ = 0;
+  int numBatches_ = 0;
+  int nextToBuild_ = 0;
+  int nextToDeliver_ = 0;
+  bool stopping_ = false;
+  std::string error_;
+  std::map<int, Batch> ready_;
+  std::vector<DecodeFailure> failures_;
+  std::atomic<std::int64_t> totalFailures_{0};
+};
+
+}  // namespace amp::data

@@ -1,0 +1,118 @@
+#include <QtTest>
+
+#include "config/ConfigLoader.h"
+#include "data/ClipSampler.h"
+
+using namespace amp::data;
+
+namespace {
+std::string shared(const char* name) { return std::string(AMPSTUDIO_SHARED_DIR) + "/testdata/videos/" + name; }
+
+ClipParams params(int frames, int rate, int crop) {
+  ClipParams p;
+  p.num_frames = frames;
+  p.sampling_rate = rate;
+  p.target_fps = 30;
+  p.jitter_min = 256;
+  p.jitter_max = 320;
+  p.train_crop = crop;
+  p.test_crop = 256;
+  p.test_views = 10;
+  p.test_crops = 3;
+  return p;
+}
+}  // namespace
+
+class TestClipSampler : public QObject {
+  Q_OBJECT
+ private slots:
+  void trainClipFollowsTheDraws() {
+    // demo.mp4: 340x256, 28 fps, 280 frames. 8 frames at rate 8: span 8*8/30*28 = 59.73 frames.
+    ClipSampler sampler(params(8, 8, 224));
+    ClipDraws draws{0.5, 0.5, 0.5, 0.25, 0.1};
+    Clip clip;
+    std::string error;
+    QVERIFY2(sampler.sample(shared("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
+    const double span = 8.0 * 8 / 30 * 28;
+    const auto expected = clipFrameIndices((280 - span) * 0.5, span, 8, 280);
+    QCOMPARE(clip.frame_indices, expected);
+    QCOMPARE(clip.scaled, (Size{288, 382}));         // short side round(256 + 64 * 0.5)
+    QCOMPARE(clip.box, (CropBox{32, 39, 224}));      // floor(.5 * 64), floor(.25 * 158)
+    QVERIFY(clip.flipped);                           // draw 0.1 < 0.5
+    QCOMPARE(clip.fast.size(), size_t(3) * 8 * 224 * 224);
+    QVERIFY(clip.slow.empty());
+    // Normalised: (x/255 - 0.45) / 0.225 lies in [-2, 2.45].
+    const auto [lo, hi] = std::minmax_element(clip.fast.begin(), clip.fast.end());
+    QVERIFY(*lo >= -2.0001f && *hi <= 2.4445f);
+    QVERIFY(*hi - *lo > 1.0f);  // a real picture, not a constant
+  }
+
+  void flipMirrorsTheCrop() {
+    ClipSampler sampler(params(4, 4, 224));
+    Clip a, b;
+    std::string error;
+    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.9}, a, &error));
+    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.1}, b, &error));
+    QVERIFY(!a.flipped && b.flipped);
+    const int s = 224;
+    for (int y : {0, 100, 223})
+      for (int x : {0, 57, 223}) QCOMPARE(a.fast[static_cast<size_t>(y * s + x)], b.fast[static_cast<size_t>(y * s + (s - 1 - x))]);
+  }
+
+  void testViewsAreUniform() {
+    ClipSampler sampler(params(8, 8, 224));
+    std::string error;
+    // View 7 of 10 x 3: temporal view 2, spatial crop 1 (centre); 256 short side, 256 crop.
+    Clip clip;
+    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Test, 7, ClipDraws{}, clip, &error));
+    const double span = 8.0 * 8 / 30 * 28;
+    QCOMPARE(clip.frame_indices, clipFrameIndices((280 - span) * 2 / 10, span, 8, 280));
+    QCOMPARE(clip.scaled, (Size{256, 340}));
+    QCOMPARE(clip.box, (CropBox{0, 42, 256}));
+    QVERIFY(!clip.flipped);
+    Clip right;
+    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Test, 8, ClipDraws{}, right, &error));
+    QCOMPARE(right.box, (CropBox{0, 84, 256}));
+  }
+
+  void slowFastPathways() {
+    ClipParams p = params(32, 2, 224);
+    p.slowfast_alpha = 4;
+    ClipSampler sampler(p);
+    Clip clip;
+    std::string error;
+    QVERIFY(sampler.sample(shared("test.avi"), Split::Val, 0, ClipDraws{}, clip, &error));
+    QCOMPARE(clip.slow.size(), size_t(3) * 8 * 224 * 224);
+    // The slow pathway's frame t is the fast pathway's frame slowPathwayIndices(32, 4)[t].
+    const auto idx = slowPathwayIndices(32, 4);
+    const size_t plane = 224 * 224;
+    for (size_t t = 0; t < idx.size(); ++t)
+      QVERIFY(std::equal(clip.slow.begin() + static_cast<long>(t * plane), clip.slow.begin() + static_cast<long>((t + 1) * plane),
+                         clip.fast.begin() + static_cast<long>(static_cast<size_t>(idx[t]) * plane)));
+  }
+
+  void paramsFromConfig() {
+    auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml");
+    QVERIFY(r.ok());
+    const ClipParams p = ClipParams::fromConfig(r.config);
+    QCOMPARE(p.num_frames, 32);
+    QCOMPARE(p.sampling_rate, 2);
+    QCOMPARE(p.slowfast_alpha, 4);
+    QCOMPARE(p.viewsPerTestVideo(), 30);
+    auto x3d = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/X3D_XS.yaml");
+    QCOMPARE(ClipParams::fromConfig(x3d.config).slowfast_alpha, 0);
+  }
+
+  void tooSmallForTheCrop() {
+    ClipParams p = params(4, 4, 224);
+    p.jitter_min = p.jitter_max = 100;
+    ClipSampler sampler(p);
+    Clip clip;
+    std::string error;
+    QVERIFY(!sampler.sample(shared("demo.mp4"), Split::Train, 0, ClipDraws{}, clip, &error));
+    QVERIFY2(error.find("smaller than the 224 px crop") != std::string::npos, error.c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestClipSampler)
+#include "tst_clipsampler.moc"

@@ -1,0 +1,66 @@
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include "data/KineticsCsv.h"
+
+using namespace amp::data;
+
+class TestKineticsCsv : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  std::string write(const std::string& split, const std::string& text) {
+    std::ofstream(dir_.path().toStdString() + "/" + split + ".csv") << text;
+    return dir_.path().toStdString();
+  }
+
+ private slots:
+  void readsPathsAndLabels() {
+    const auto d = write("train", "a/x.mp4 3\n\nb y.mp4 0\r\nc/z.avi 12\n");
+    KineticsList list;
+    std::string error;
+    QVERIFY2(readKineticsList(d, "train", " ", "/videos", 0, list, &error), error.c_str());
+    QCOMPARE(list.videos.size(), size_t(3));
+    QCOMPARE(list.videos[0].path, std::string("/videos/a/x.mp4"));
+    QCOMPARE(list.videos[1].path, std::string("/videos/b y.mp4"));  // the label is after the last separator
+    QCOMPARE(list.videos[1].line, 3);
+    QCOMPARE(list.videos[2].label, 12);
+    QCOMPARE(list.maxLabel, 12);
+  }
+
+  void otherSeparatorAndHeaderRows() {
+    const auto d = write("val", "path,label\nclip1.mp4,1\nclip2.mp4,0\n");
+    KineticsList list;
+    std::string error;
+    QVERIFY2(readKineticsList(d, "val", ",", "", 1, list, &error), error.c_str());
+    QCOMPARE(list.videos.size(), size_t(2));
+    QCOMPARE(list.videos[0].path, std::string("clip1.mp4"));
+  }
+
+  void malformedLinesNameFileAndLine() {
+    const auto d = write("test", "ok.mp4 1\nno-label-here\nbad.mp4 cat\nneg.mp4 -2\n");
+    KineticsList list;
+    std::string error;
+    QVERIFY(!readKineticsList(d, "test", " ", "", 0, list, &error));
+    QVERIFY2(error.find("test.csv:2: expected 'path<space>label'") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("and 2 more malformed lines") != std::string::npos, error.c_str());
+  }
+
+  void missingListSaysWhy() {
+    KineticsList list;
+    std::string error;
+    QVERIFY(!readKineticsList(dir_.path().toStdString(), "nosplit", " ", "", 0, list, &error));
+    QVERIFY2(error.find("has no nosplit.csv") != std::string::npos, error.c_str());
+    QVERIFY(!readKineticsList("/no/such/dir", "train", " ", "", 0, list, &error));
+    QVERIFY2(error.find("DATA.PATH_TO_DATA_DIR '/no/such/dir' does not exist") != std::string::npos, error.c_str());
+    const auto d = write("empty", "\n\n");
+    QVERIFY(!readKineticsList(d, "empty", " ", "", 0, list, &error));
+    QVERIFY2(error.find("lists no videos") != std::string::npos, error.c_str());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestKineticsCsv)
+#include "tst_kineticscsv.moc"

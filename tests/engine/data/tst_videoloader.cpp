@@ -1,0 +1,178 @@
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "data/DemoDataGenerator.h"
+#include "data/VideoLoader.h"
+
+using namespace amp::data;
+namespace fs = std::filesystem;
+
+namespace {
+
+ClipParams demoParams() {
+  ClipParams p;
+  p.num_frames = 8;
+  p.sampling_rate = 2;
+  p.target_fps = 15;
+  p.jitter_min = 64;
+  p.jitter_max = 80;
+  p.train_crop = 64;
+  p.test_crop = 64;
+  p.test_views = 2;
+  p.test_crops = 1;
+  p.random_flip = false;
+  return p;
+}
+
+std::vector<Batch> drain(VideoLoader& loader, int epoch) {
+  loader.startEpoch(epoch);
+  std::vector<Batch> out;
+  while (auto b = loader.next()) out.push_back(std::move(*b));
+  return out;
+}
+
+}  // namespace
+
+class TestVideoLoader : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  KineticsList train_;
+
+  KineticsList list(const std::string& split) {
+    KineticsList l;
+    std::string error;
+    if (!readKineticsList(dir_.path().toStdString(), split, " ", dir_.path().toStdString(), 0, l, &error)) qFatal("%s", error.c_str());
+    return l;
+  }
+
+ private slots:
+  void initTestCase() {
+    DemoDataOptions o;
+    o.out_dir = dir_.path().toStdString();
+    o.clips_per_class = 2;  // 16 train, 16 val, 16 test clips
+    o.frames = 24;
+    DemoDataSummary s;
+    std::string error;
+    QVERIFY2(generateDemoData(o, s, &error), error.c_str());
+    train_ = list("train");
+  }
+
+  void batchesHaveTheRightShape() {
+    LoaderOptions o;
+    o.batch_size = 5;
+    o.workers = 2;
+    VideoLoader loader(train_, demoParams(), Split::Train, o);
+    QCOMPARE(loader.batchesPerEpoch(), size_t(3));  // 16 clips, drop last
+    const auto batches = drain(loader, 0);
+    QCOMPARE(batches.size(), size_t(3));
+    for (const auto& b : batches) {
+      QCOMPARE(b.size, 5);
+      QCOMPARE(b.fast.size(), size_t(5) * 3 * 8 * 64 * 64);
+      QCOMPARE(b.labels.size(), size_t(5));
+      for (int l : b.labels) QVERIFY(l >= 0 && l < 8);
+    }
+    QVERIFY(loader.error().empty());
+  }
+
+  void sameSeedSameBatchesWhateverTheThreads() {
+    LoaderOptions o;
+    o.batch_size = 4;
+    o.seed = 42;
+    o.workers = 0;
+    VideoLoader serial(train_, demoParams(), Split::Train, o);
+    o.workers = 3;
+    VideoLoader parallel(train_, demoParams(), Split::Train, o);
+    const auto a = drain(serial, 1), b = drain(parallel, 1);
+    QCOMPARE(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      QCOMPARE(a[i].videos, b[i].videos);
+      QVERIFY(a[i].fast == b[i].fast);
+    }
+    // Another epoch shuffles differently; another seed too.
+    const auto c = drain(parallel, 2);
+    std::vector<int> orderA, orderC;
+    for (const auto& x : a) orderA.insert(orderA.end(), x.videos.begin(), x.videos.end());
+    for (const auto& x : c) orderC.insert(orderC.end(), x.videos.begin(), x.videos.end());
+    QVERIFY(orderA != orderC);
+  }
+
+  void ranksSplitTheEpoch() {
+    std::multiset<int> seen;
+    for (int rank = 0; rank < 3; ++rank) {
+      LoaderOptions o;
+      o.batch_size = 1;
+      o.drop_last = false;
+      o.rank = rank;
+      o.world_size = 3;
+      o.workers = 1;
+      VideoLoader loader(train_, demoParams(), Split::Train, o);
+      for (const auto& b : drain(loader, 0)) seen.insert(b.videos[0]);
+    }
+    QCOMPARE(seen.size(), size_t(16));
+    QCOMPARE(std::set<int>(seen.begin(), seen.end()).size(), size_t(16));  // each clip exactly once
+  }
+
+  void testModeExpandsViews() {
+    LoaderOptions o;
+    o.batch_size = 4;
+    o.shuffle = false;
+    o.drop_last = false;
+    VideoLoader loader(list("test"), demoParams(), Split::Test, o);
+    QCOMPARE(loader.samplesPerEpoch(), size_t(16 * 2));
+    const auto batches = drain(loader, 0);
+    QCOMPARE(batches.front().videos, (std::vector<int>{0, 0, 1, 1}));
+    QCOMPARE(batches.front().views, (std::vector<int>{0, 1, 0, 1}));
+  }
+
+  void brokenClipsAreReplacedAndCounted() {
+    KineticsList l = train_;
+    l.videos[3].path = dir_.path().toStdString() + "/missing.mp4";
+    l.videos[7].path = std::string(AMPSTUDIO_SHARED_DIR) + "/testdata/videos/SOURCES.md";  // not a video
+    LoaderOptions o;
+    o.batch_size = 16;
+    o.shuffle = false;
+    VideoLoader loader(l, demoParams(), Split::Train, o);
+    const auto batches = drain(loader, 0);
+    QCOMPARE(batches.size(), size_t(1));
+    QVERIFY(batches[0].replaced >= 2);
+    QVERIFY(loader.totalFailures() >= 2);
+    const auto failures = loader.takeFailures();
+    QVERIFY(std::any_of(failures.begin(), failures.end(), [](const DecodeFailure& f) {
+      return f.path.find("missing.mp4") != std::string::npos && f.reason.find("does not exist") != std::string::npos;
+    }));
+    QVERIFY(loader.takeFailures().empty());  // taken once
+  }
+
+  void tooManyFailuresStopWithAReason() {
+    KineticsList l = train_;
+    for (auto& v : l.videos) v.path = "/nowhere/" + fs::path(v.path).filename().string();
+    LoaderOptions o;
+    o.batch_size = 2;
+    o.max_failures_in_a_row = 5;
+    VideoLoader loader(l, demoParams(), Split::Train, o);
+    const auto batches = drain(loader, 0);
+    QVERIFY(batches.empty());
+    QVERIFY2(loader.error().find("5 clips in a row failed to decode") != std::string::npos, loader.error().c_str());
+    QVERIFY(loader.error().find("/nowhere/") != std::string::npos);
+  }
+
+  void testFailureIsAnError() {
+    KineticsList l = list("test");
+    l.videos[0].path = "/nowhere/x.mp4";
+    LoaderOptions o;
+    o.batch_size = 2;
+    o.shuffle = false;
+    VideoLoader loader(l, demoParams(), Split::Test, o);
+    QVERIFY(drain(loader, 0).empty());
+    QVERIFY2(loader.error().find("test.csv:1") != std::string::npos, loader.error().c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestVideoLoader)
+#include "tst_videoloader.moc"
