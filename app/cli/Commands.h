@@ -7,6 +7,9 @@ namespace amp::cli {
 
 void addConfigCommands(CLI::App& app, int& exitCode);
 void addDataCommands(CLI::App& app, int& exitCode);
+void addDataCheckCommand(CLI::App& app, int& exitCode);
+void addBenchCommands(CLI::App& app, int& exitCode);
+void addBenchDataCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
 

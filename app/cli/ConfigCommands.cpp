@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "CliConfig.h"
 #include "Commands.h"
 #include "config/ConfigLoader.h"
 #include "config/ConfigWriter.h"
@@ -22,7 +23,7 @@ struct ConfigArgs {
 
 void addCfgOptions(CLI::App* sub, ConfigArgs& a) {
   sub->add_option("--cfg", a.cfg, "PySlowFast YAML config file")->required()->check(CLI::ExistingFile);
-  sub->add_option("overrides", a.overrides, "KEY VALUE pairs applied after the file, e.g. SOLVER.BASE_LR 0.05");
+  acceptOverrides(sub);
 }
 
 const char* statusText(config::KeyStatus s) {
@@ -96,14 +97,20 @@ void addConfigCommands(CLI::App& app, int& exitCode) {
   CLI::App* check = cfg->add_subcommand("check", "Validate a config; errors go to stderr, exit 1 when invalid");
   addCfgOptions(check, *args);
   check->add_flag("-q,--quiet", args->quiet, "Print nothing when valid");
-  check->callback([args, &exitCode] { exitCode = runCheck(*args); });
+  check->callback([args, check, &exitCode] {
+    args->overrides = overridesOf(check);
+    exitCode = runCheck(*args);
+  });
 
   CLI::App* show = cfg->add_subcommand("show", "Print the fully resolved config as YAML");
   addCfgOptions(show, *args);
   show->add_flag("--changed", args->changedOnly, "Only keys that differ from the defaults");
   show->add_flag("--pyslowfast", args->pyslowfast,
                  "YAML PySlowFast can read: drop AMP Studio keys, fold SOLVER.LR_SCALE into the rates");
-  show->callback([args, &exitCode] { exitCode = runShow(*args); });
+  show->callback([args, show, &exitCode] {
+    args->overrides = overridesOf(show);
+    exitCode = runShow(*args);
+  });
 
   CLI::App* keys = cfg->add_subcommand("keys", "List config keys with type, default, allowed values and docs");
   keys->add_option("prefix", args->prefix, "Only keys starting with this, e.g. SOLVER or AMP.");

@@ -10,6 +10,8 @@ int main(int argc, char** argv) {
   int exitCode = 0;
   amp::cli::addConfigCommands(app, exitCode);
   amp::cli::addDataCommands(app, exitCode);
+  amp::cli::addDataCheckCommand(app, exitCode);
+  amp::cli::addBenchCommands(app, exitCode);
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addRunCommands(app, exitCode);
   try {

@@ -122,6 +122,11 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
   info_.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
   if (!(info_.fps > 0 && info_.fps < 1000)) return fail(error, "video stream has no usable frame rate");
+  // Muxers often leave the last frame out of the duration (avg 720/47 for 48 frames at 15 fps);
+  // the base rate is then the exact one. A real variable-rate stream keeps its average.
+  const AVRational base = st->r_frame_rate;
+  const double baseFps = base.num > 0 && base.den > 0 ? av_q2d(base) : 0.0;
+  info_.slot_fps = baseFps > 0 && std::abs(baseFps - info_.fps) <= 0.05 * baseFps ? baseFps : info_.fps;
   if (st->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(st->duration) * av_q2d(st->time_base);
   else if (s_->fmt->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(s_->fmt->duration) / AV_TIME_BASE;
   info_.header_frames = st->nb_frames > 0 ? st->nb_frames : 0;
@@ -146,7 +151,7 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   std::map<std::int64_t, std::vector<size_t>> wanted;
   for (size_t i = 0; i < indices.size(); ++i) wanted[std::max<std::int64_t>(indices[i], 0)].push_back(i);
   const std::int64_t first = wanted.begin()->first;
-  const double frameSeconds = 1.0 / info_.fps;
+  const double frameSeconds = 1.0 / info_.slot_fps;
 
   const auto decodeStart = Clock::now();
   struct Totals {  // splits the time between swscale and the rest when the call returns
@@ -214,7 +219,7 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
         }
         ++sequential;
         const double t = s_->seconds(s_->frame);
-        const std::int64_t index = std::isnan(t) ? sequential : std::llround(t * info_.fps);
+        const std::int64_t index = std::isnan(t) ? sequential : std::llround(t * info_.slot_fps);
         if (!gotFrame && !fromStart && index > first) {
           overshot = true;  // the seek went past the clip: start over from the beginning
           av_frame_unref(s_->frame);

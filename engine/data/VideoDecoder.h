@@ -15,7 +15,9 @@ struct VideoInfo {
   std::string codec;           ///< e.g. "h264"
   int width = 0;
   int height = 0;
-  double fps = 0;              ///< average frame rate
+  double fps = 0;              ///< average frame rate (what PySlowFast's clip span uses)
+  double slot_fps = 0;         ///< rate that maps timestamps to frame indices: the stream's base
+                               ///< rate when it agrees with the average within 5%, else the average
   double duration_s = 0;       ///< 0 when unknown
   std::int64_t header_frames = 0;  ///< what the container claims; 0 when it does not say
   std::int64_t frames = 0;     ///< best estimate: header count, else duration x fps, else counted

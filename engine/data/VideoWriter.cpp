@@ -104,6 +104,7 @@ bool VideoWriter::encode(bool flush, std::string* error) {
     return false;
   }
   while ((r = avcodec_receive_packet(s_->codec, s_->packet)) >= 0) {
+    if (s_->packet->duration == 0) s_->packet->duration = 1;  // one frame: so the file's duration counts the last one
     av_packet_rescale_ts(s_->packet, s_->codec->time_base, s_->stream->time_base);
     s_->packet->stream_index = s_->stream->index;
     r = av_interleaved_write_frame(s_->fmt, s_->packet);

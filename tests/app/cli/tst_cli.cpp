@@ -62,6 +62,42 @@ class TestCli : public QObject {
     QVERIFY(!p.out.contains("AMP:"));
   }
 
+  void overrideValuesStayWhole() {
+    auto r = runCli({"config", "show", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--changed", "DATA.TRAIN_JITTER_SCALES",
+                     "[70, 90]", "DEMO.WEBCAM", "-5"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("TRAIN_JITTER_SCALES: [70, 90]"), qPrintable(r.out));
+    QVERIFY(r.out.contains("WEBCAM: -5"));
+  }
+
+  void demoDataCheckAndBench() {
+    QTemporaryDir dir;
+    const QString data = dir.path() + "/demo";
+    auto made = runCli({"make-demo-data", "--out", data, "--clips-per-class", "2", "--seed", "5"});
+    QCOMPARE(made.exitCode, 0);
+    QVERIFY2(made.out.contains("Wrote 16 train, 16 val, 16 test clips"), qPrintable(made.out));
+    const QStringList dataArgs{"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data};
+    auto check = runCli(QStringList{"data", "check", "--cfg", config("demo/DEMO_X3D_TINY.yaml")} + dataArgs);
+    QCOMPARE(check.exitCode, 0);
+    QVERIFY2(check.out.contains("total: 48 clips ok, 0 failed"), qPrintable(check.out));
+    QVERIFY(check.out.contains("size 112x84"));
+    // Damage the dataset: one missing video, one file that is not a video.
+    QFile::remove(data + "/videos/train/growing_0001.mp4");
+    QFile junk(data + "/videos/val/shrinking_0000.mp4");
+    QVERIFY(junk.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    junk.write("definitely not a video");
+    junk.close();
+    auto bad = runCli(QStringList{"data", "check", "--cfg", config("demo/DEMO_X3D_TINY.yaml")} + dataArgs);
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY2(bad.out.contains("train.csv:15: " + data + "/videos/train/growing_0001.mp4: file does not exist"), qPrintable(bad.out));
+    QVERIFY2(bad.out.contains("shrinking_0000.mp4: not a readable video"), qPrintable(bad.out));
+    QVERIFY(bad.out.contains("total: 46 clips ok, 2 failed"));
+    auto bench = runCli(QStringList{"bench", "data", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--split", "test",
+                                    "--batches", "2", "--workers", "2"} + dataArgs);
+    QCOMPARE(bench.exitCode, 0);
+    QVERIFY2(bench.out.contains("clips/s") && bench.out.contains("speed-up with 2 workers"), qPrintable(bench.out));
+  }
+
   void keys() {
     auto r = runCli({"config", "keys", "AMP."});
     QCOMPARE(r.exitCode, 0);

@@ -1,0 +1,28 @@
+#include "CliConfig.h"
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "config/ConfigLoader.h"
+
+namespace amp::cli {
+
+void acceptOverrides(CLI::App* sub) {
+  sub->allow_extras();
+  sub->footer("Trailing KEY VALUE pairs override the file, e.g. SOLVER.BASE_LR 0.05 DATA.TRAIN_JITTER_SCALES \"[256, 320]\"");
+}
+
+std::vector<std::string> overridesOf(const CLI::App* sub) { return sub->remaining(); }
+
+std::optional<config::Config> loadConfigForCommand(const std::string& path, const std::vector<std::string>& overrides) {
+  auto r = config::ConfigLoader().loadFile(path, overrides);
+  std::cerr << config::formatDiagnostics(r.diagnostics);
+  if (!r.ok()) {
+    std::cerr << path << ": invalid config (" << config::countErrors(r.diagnostics) << " errors); see 'ampstudio-cli config check'\n";
+    return std::nullopt;
+  }
+  return std::move(r.config);
+}
+
+}  // namespace amp::cli

@@ -1,0 +1,24 @@
+#pragma once
+// Loading a config for a CLI command: prints the engine's messages and says whether to go on.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/Config.h"
+
+namespace CLI {
+class App;
+}
+
+namespace amp::cli {
+
+/// Lets `sub` take trailing KEY VALUE overrides verbatim. CLI11 would split a value such as
+/// "[256, 320]" into several arguments, so they are taken as extras and read back with
+/// overridesOf() in the callback.
+void acceptOverrides(CLI::App* sub);
+std::vector<std::string> overridesOf(const CLI::App* sub);
+
+/// Loads --cfg with overrides; prints errors and warnings to stderr. nullopt when invalid.
+std::optional<config::Config> loadConfigForCommand(const std::string& path, const std::vector<std::string>& overrides);
+
+}  // namespace amp::cli

@@ -1,0 +1,136 @@
+// ampstudio-cli data check: decode every clip of a dataset once and report what is wrong.
+#include <algorithm>
+#include <atomic>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "CliConfig.h"
+#include "Commands.h"
+#include "data/KineticsCsv.h"
+#include "data/VideoDecoder.h"
+
+namespace amp::cli {
+namespace {
+
+struct CheckArgs {
+  std::string cfg;
+  std::vector<std::string> overrides;
+  std::string split;
+  int threads = 0;
+};
+
+struct FileResult {
+  bool ok = false;
+  std::string message;  // problem or warning
+  data::VideoInfo info;
+  std::int64_t frames = 0;
+};
+
+int runCheck(const CheckArgs& a) {
+  auto cfg = loadConfigForCommand(a.cfg, a.overrides);
+  if (!cfg) return 2;
+  const std::string dir = cfg->getString("DATA.PATH_TO_DATA_DIR");
+  std::vector<std::string> splits = a.split.empty() ? std::vector<std::string>{"train", "val", "test"}
+                                                     : std::vector<std::string>{a.split};
+  const int numClasses = static_cast<int>(cfg->getInt("MODEL.NUM_CLASSES"));
+  int failed = 0, ok = 0, listsRead = 0;
+  std::int64_t totalFrames = 0;
+  double fpsMin = 1e9, fpsMax = 0;
+  int wMin = 1 << 30, wMax = 0, hMin = 1 << 30, hMax = 0;
+  for (const auto& split : splits) {
+    data::KineticsList list;
+    std::string error;
+    if (!data::readKineticsList(dir, split, cfg->getString("DATA.PATH_LABEL_SEPARATOR"), cfg->getString("DATA.PATH_PREFIX"),
+                                static_cast<int>(cfg->getInt("DATA.SKIP_ROWS")), list, &error)) {
+      std::cerr << error << "\n";
+      // A missing list is fine when no split was asked for (not every dataset has test.csv).
+      if (!a.split.empty() || error.find("cannot read") == std::string::npos) ++failed;
+      continue;
+    }
+    ++listsRead;
+    if (list.maxLabel >= numClasses)
+      std::cerr << list.csvPath << ": labels go up to " << list.maxLabel << " but MODEL.NUM_CLASSES is " << numClasses << "\n",
+          ++failed;
+    std::vector<FileResult> results(list.videos.size());
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next++) < list.videos.size();) {
+        FileResult& r = results[i];
+        data::VideoDecoder d;
+        std::string why;
+        if (!d.open(list.videos[i].path, &why)) {
+          r.message = why;
+          continue;
+        }
+        r.info = d.info();
+        int corrupt = 0;
+        r.frames = d.countFrames(&corrupt, &why);
+        if (r.frames <= 0) {
+          r.message = why;
+          continue;
+        }
+        r.ok = true;
+        if (corrupt > 0)
+          r.message = list.videos[i].path + ": warning: " + std::to_string(corrupt) + " damaged packet(s) skipped; decoded " +
+                      std::to_string(r.frames) + " frames" +
+                      (r.info.header_frames ? " of " + std::to_string(r.info.header_frames) + " claimed" : "");
+        else if (r.info.header_frames && r.info.header_frames != r.frames)
+          r.message = list.videos[i].path + ": warning: the header claims " + std::to_string(r.info.header_frames) +
+                      " frames, " + std::to_string(r.frames) + " decode";
+      }
+    };
+    const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+    int splitOk = 0, splitFailed = 0;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      if (!r.message.empty()) std::cout << (r.ok ? "" : list.csvPath + ":" + std::to_string(list.videos[i].line) + ": ") << r.message << "\n";
+      if (!r.ok) {
+        ++splitFailed;
+        continue;
+      }
+      ++splitOk;
+      totalFrames += r.frames;
+      fpsMin = std::min(fpsMin, r.info.fps), fpsMax = std::max(fpsMax, r.info.fps);
+      wMin = std::min(wMin, r.info.width), wMax = std::max(wMax, r.info.width);
+      hMin = std::min(hMin, r.info.height), hMax = std::max(hMax, r.info.height);
+    }
+    std::cout << split << ": " << splitOk << " clips ok, " << splitFailed << " failed (" << list.csvPath << ")\n";
+    ok += splitOk;
+    failed += splitFailed;
+  }
+  if (listsRead == 0) {
+    std::cerr << "no dataset list could be read under DATA.PATH_TO_DATA_DIR '" << dir << "'\n";
+    return 1;
+  }
+  std::cout << "total: " << ok << " clips ok, " << failed << " failed";
+  if (ok)
+    std::cout << "; " << totalFrames << " frames; fps " << std::setprecision(4) << fpsMin << " to " << fpsMax << "; size "
+              << wMin << "x" << hMin << " to " << wMax << "x" << hMax;
+  std::cout << "\n";
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+void addDataCheckCommand(CLI::App& app, int& exitCode) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* dataCmd = app.add_subcommand("data", "Check a dataset");
+  dataCmd->require_subcommand(1);
+  CLI::App* check = dataCmd->add_subcommand("check", "Decode every clip once; list problems and a summary; exit 1 if any fail");
+  check->add_option("--cfg", args->cfg, "Config naming the dataset (DATA.PATH_TO_DATA_DIR ...)")->required()->check(CLI::ExistingFile);
+  check->add_option("--split", args->split, "Only this list")->check(CLI::IsMember({"train", "val", "test"}));
+  check->add_option("--threads", args->threads, "Decoding threads (default: all cores)");
+  acceptOverrides(check);
+  check->callback([args, check, &exitCode] {
+    args->overrides = overridesOf(check);
+    exitCode = runCheck(*args);
+  });
+}
+
+}  // namespace amp::cli
