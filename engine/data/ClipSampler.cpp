@@ -79,7 +79,7 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
                ", smaller than the " + std::to_string(crop) + " px crop; raise the jitter scales or lower the crop size";
     return false;
   }
-  DecodedClip decoded;
+  thread_local DecodedClip decoded;  // reused by each loader thread: no per-clip allocation
   if (!decoder.decode(indices, out.scaled.height, out.scaled.width, decoded, error)) return false;
   out.box = test ? uniformCrop(out.scaled, crop, spatialIdx) : randomCrop(out.scaled, crop, draws.crop_y, draws.crop_x);
   out.flipped = !test && p.random_flip && flipFromDraw(0.5, draws.flip);
@@ -94,7 +94,11 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   out.frames = p.num_frames;
   out.height = out.width = crop;
   const size_t plane = static_cast<size_t>(crop) * crop;
-  out.fast.assign(3 * static_cast<size_t>(p.num_frames) * plane, 0.0f);
+  float* fast = out.fast_out;
+  if (!fast) {
+    out.fast.resize(3 * static_cast<size_t>(p.num_frames) * plane);
+    fast = out.fast.data();
+  }
   float scale[3], shift[3];
   for (int c = 0; c < 3; ++c) {
     scale[c] = 1.0f / (255.0f * p.std[static_cast<size_t>(c)]);
@@ -108,7 +112,7 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
         const int sx = out.flipped ? crop - 1 - x : x;
         for (int c = 0; c < 3; ++c) {
           const int src = p.reverse_channels ? 2 - c : c;
-          out.fast[((static_cast<size_t>(c) * p.num_frames + t) * crop + y) * crop + x] =
+          fast[((static_cast<size_t>(c) * p.num_frames + t) * crop + y) * crop + x] =
               static_cast<float>(row[sx * 3 + src]) * scale[c] - shift[c];
         }
       }
@@ -123,11 +127,15 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   if (p.slowfast_alpha > 0) {
     const auto slowIdx = slowPathwayIndices(p.num_frames, p.slowfast_alpha);
     const size_t slowT = slowIdx.size();
-    out.slow.resize(3 * slowT * plane);
+    float* slow = out.slow_out;
+    if (!slow) {
+      out.slow.resize(3 * slowT * plane);
+      slow = out.slow.data();
+    }
     for (int c = 0; c < 3; ++c)
       for (size_t t = 0; t < slowT; ++t)
-        std::copy_n(out.fast.begin() + static_cast<long>((static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane),
-                    plane, out.slow.begin() + static_cast<long>((static_cast<size_t>(c) * slowT + t) * plane));
+        std::copy_n(fast + (static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane, plane,
+                    slow + (static_cast<size_t>(c) * slowT + t) * plane);
   }
   return true;
 }

@@ -3,6 +3,7 @@
 // temporal sampling, short-side scaling, crop, flip, normalisation, C x T x H x W layout and,
 // for SlowFast, the slow pathway. All randomness arrives as draws, so a seed decides everything.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ struct ClipParams {
   /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS.
   int viewsPerTestVideo() const { return test_views * test_crops; }
   int cropSize(Split s) const { return s == Split::Test ? test_crop : train_crop; }
+  /// Floats of one clip's fast / slow pathway at the crop size of `s`.
+  std::size_t fastSize(Split s) const { return 3u * static_cast<std::size_t>(num_frames) * cropSize(s) * cropSize(s); }
+  std::size_t slowSize(Split s) const {
+    return slowfast_alpha > 0 ? 3u * static_cast<std::size_t>(num_frames / slowfast_alpha) * cropSize(s) * cropSize(s) : 0;
+  }
 };
 
 /// Uniform draws in [0, 1) for one clip, in PySlowFast's order of use.
@@ -47,8 +53,10 @@ struct ClipDraws {
 };
 
 struct Clip {
-  std::vector<float> fast;  ///< C x T x H x W, normalised
-  std::vector<float> slow;  ///< C x T/alpha x H x W when slowfast_alpha > 0
+  std::vector<float> fast;  ///< C x T x H x W, normalised (unless written to fast_out)
+  std::vector<float> slow;  ///< C x T/alpha x H x W when slowfast_alpha > 0 (unless slow_out)
+  float* fast_out = nullptr;  ///< when set, the clip is written here instead (e.g. into a batch)
+  float* slow_out = nullptr;
   int channels = 3, frames = 0, height = 0, width = 0;
   std::vector<std::int64_t> frame_indices;  ///< source frames, after clamping
   Size scaled;                              ///< frame size after short-side scaling

@@ -131,6 +131,9 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   else if (s_->fmt->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(s_->fmt->duration) / AV_TIME_BASE;
   info_.header_frames = st->nb_frames > 0 ? st->nb_frames : 0;
   info_.frames = info_.header_frames > 0 ? info_.header_frames : std::llround(info_.duration_s * info_.fps);
+  // A frame count that matches duration x rate: every slot has its frame.
+  info_.constant_rate = info_.header_frames > 0 && info_.duration_s > 0 &&
+                        std::abs(static_cast<double>(info_.header_frames) - info_.duration_s * info_.slot_fps) <= 1.0;
   return true;
 }
 
@@ -139,12 +142,16 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   if (!s_ || !s_->codec) return fail(error, "not open");
   clearLastFfmpegError();
   s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  // Reuse the caller's buffers: every output pixel is written below, so no clearing (fresh
+  // multi-megabyte allocations cost page faults and a memset per clip).
+  std::vector<std::uint8_t> rgb = std::move(out.rgb);
   out = DecodedClip{};
   out.height = outHeight > 0 ? outHeight : info_.height;
   out.width = outWidth > 0 ? outWidth : info_.width;
   out.indices.assign(indices.begin(), indices.end());
   out.timestamps_s.assign(indices.size(), 0.0);
-  out.rgb.assign(indices.size() * static_cast<size_t>(out.height) * out.width * 3, 0);
+  out.rgb = std::move(rgb);
+  out.rgb.resize(indices.size() * static_cast<size_t>(out.height) * out.width * 3);
   if (indices.empty()) return true;
 
   // wanted frame index -> output positions, visited in increasing order
@@ -177,6 +184,22 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
     return true;
   };
 
+  // A packet can be left undecoded (when it is not a reference frame) if its frame is not wanted.
+  // With a constant rate every slot has its frame, so "not wanted" is exact; with a variable
+  // rate an empty wanted slot is served by the next frame, so only the run-up before the
+  // first wanted frame is skipped there.
+  const bool constantRate = info_.constant_rate;
+  const auto lastWanted = wanted.rbegin()->first;
+  auto skipPacket = [&](const AVPacket* pkt) {
+    if (!options_.skip_unneeded_frames || s_->codec->thread_count > 1 || pkt->pts == AV_NOPTS_VALUE ||
+        (pkt->flags & AV_PKT_FLAG_KEY))
+      return false;
+    const double t = static_cast<double>(pkt->pts) * av_q2d(s_->timeBase) - s_->startSeconds;
+    const std::int64_t index = std::llround(t * info_.slot_fps);
+    if (index < first) return true;
+    return constantRate && index <= lastWanted && !wanted.count(index);
+  };
+
   // Start at the keyframe before the first wanted frame; decode from the start if that fails
   // or lands after it (broken index).
   bool fromStart = first * frameSeconds < 1.0;
@@ -201,8 +224,11 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
           eof = true;
           avcodec_send_packet(s_->codec, nullptr);  // flush: the decoder returns what it holds
         } else {
-          if (s_->packet->stream_index == s_->stream && avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA)
-            ++out.corrupt_packets;
+          if (s_->packet->stream_index == s_->stream) {
+            // Frames nobody asked for that no other frame refers to need not be decoded at all.
+            s_->codec->skip_frame = skipPacket(s_->packet) ? AVDISCARD_NONREF : AVDISCARD_DEFAULT;
+            if (avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA) ++out.corrupt_packets;
+          }
           av_packet_unref(s_->packet);
         }
       }

@@ -22,6 +22,7 @@ struct VideoInfo {
   std::int64_t header_frames = 0;  ///< what the container claims; 0 when it does not say
   std::int64_t frames = 0;     ///< best estimate: header count, else duration x fps, else counted
   bool has_audio = false;
+  bool constant_rate = false;  ///< the header's frame count matches duration x slot_fps
 };
 
 /// Frames as packed RGB24, frame after frame (T x H x W x 3).
@@ -41,6 +42,7 @@ struct DecodedClip {
 struct DecoderOptions {
   int threads = 1;               ///< codec threads per decoder (0: FFmpeg picks)
   double timeout_s = 60;         ///< give up on one operation after this long (no hangs)
+  bool skip_unneeded_frames = true;  ///< leave non-reference frames nobody wants undecoded
 };
 
 class VideoDecoder {
@@ -55,8 +57,9 @@ class VideoDecoder {
   const VideoInfo& info() const { return info_; }
 
   /// Decodes the frames with the given indices (any order, repeats allowed) scaled to
-  /// outHeight x outWidth (0 x 0: native size). Indices past the real end of the stream get its
-  /// last frame, as PySlowFast's clamping does. False with `error` when nothing decodes.
+  /// outHeight x outWidth (0 x 0: native size); `out`'s pixel buffer is reused when it has one.
+  /// Indices past the real end of the stream get its last frame, as PySlowFast's clamping
+  /// does. False with `error` when nothing decodes.
   bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth, DecodedClip& out,
               std::string* error);
 

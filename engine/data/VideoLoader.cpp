@@ -25,10 +25,6 @@ class Draws {
   std::uint64_t state_;
 };
 
-double seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
 }  // namespace
 
 VideoLoader::VideoLoader(KineticsList list, ClipParams params, Split split, LoaderOptions options)
@@ -146,17 +142,44 @@ std::vector<DecodeFailure> VideoLoader::takeFailures() {
   return out;
 }
 
+void VideoLoader::recycle(Batch&& batch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (spare_.size() < static_cast<std::size_t>(std::max(2, options_.workers * (options_.prefetch + 1))))
+    spare_.push_back(std::move(batch));
+}
+
 bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
   const std::size_t first = static_cast<std::size_t>(k) * static_cast<std::size_t>(options_.batch_size);
   const std::size_t count = std::min(static_cast<std::size_t>(options_.batch_size), items_.size() - first);
+  std::vector<float> fastBuffer, slowBuffer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!spare_.empty()) {
+      fastBuffer = std::move(spare_.back().fast);
+      slowBuffer = std::move(spare_.back().slow);
+      spare_.pop_back();
+    }
+  }
   out = Batch{};
+  out.fast = std::move(fastBuffer);
+  out.slow = std::move(slowBuffer);
   out.index = k;
   out.size = static_cast<int>(count);
   const int nVideos = static_cast<int>(list_.videos.size());
+  const ClipParams& p = sampler_.params();
+  const std::size_t fastSize = p.fastSize(split_), slowSize = p.slowSize(split_);
+  out.channels = 3;
+  out.frames = p.num_frames;
+  out.slow_frames = p.slowfast_alpha > 0 ? p.num_frames / p.slowfast_alpha : 0;
+  out.height = out.width = p.cropSize(split_);
+  out.fast.resize(fastSize * count);  // clips are written straight into the batch: no collate copy
+  out.slow.resize(slowSize * count);
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t pos = first + i;
     Item item = items_[pos];
     Clip clip;
+    clip.fast_out = out.fast.data() + i * fastSize;
+    clip.slow_out = slowSize ? out.slow.data() + i * slowSize : nullptr;
     for (int attempt = 0;; ++attempt) {
       // Draws depend only on (seed, epoch, position, attempt): the same batches every run.
       Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), pos, static_cast<std::uint64_t>(attempt));
@@ -190,22 +213,9 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
     out.decode_s += clip.decode_s;
     out.resize_s += clip.resize_s;
     out.transform_s += clip.transform_s;
-    const auto collateStart = std::chrono::steady_clock::now();
-    if (i == 0) {
-      out.channels = clip.channels;
-      out.frames = clip.frames;
-      out.height = clip.height;
-      out.width = clip.width;
-      out.slow_frames = static_cast<int>(clip.slow.size() / (static_cast<std::size_t>(clip.channels) * clip.height * clip.width));
-      out.fast.resize(clip.fast.size() * count);
-      out.slow.resize(clip.slow.size() * count);
-    }
-    std::memcpy(out.fast.data() + i * clip.fast.size(), clip.fast.data(), clip.fast.size() * sizeof(float));
-    if (!clip.slow.empty()) std::memcpy(out.slow.data() + i * clip.slow.size(), clip.slow.data(), clip.slow.size() * sizeof(float));
     out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
     out.videos.push_back(item.video);
     out.views.push_back(item.view);
-    out.collate_s += seconds(collateStart);
   }
   return true;
 }

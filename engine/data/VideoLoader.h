@@ -28,7 +28,7 @@ struct Batch {
   std::vector<int> videos;  ///< index into the list of the clip actually used
   std::vector<int> views;   ///< test view of each clip (0 in train/val)
   int replaced = 0;         ///< clips that failed to decode and were replaced
-  double decode_s = 0, resize_s = 0, transform_s = 0, collate_s = 0;  ///< worker time split
+  double decode_s = 0, resize_s = 0, transform_s = 0;  ///< worker time split (clips are written in place)
 };
 
 struct DecodeFailure {
@@ -62,6 +62,8 @@ class VideoLoader {
   void startEpoch(int epoch);
   /// The next batch in order; nullopt at the end of the epoch or after a fatal error().
   std::optional<Batch> next();
+  /// Hands a used batch back so its buffers are reused (optional; saves page faults).
+  void recycle(Batch&& batch);
   /// Why the epoch stopped early ("" when it did not).
   std::string error() const;
   /// Decode failures since the last call (for the run log and the failure-count metric).
@@ -94,6 +96,7 @@ class VideoLoader {
   bool stopping_ = false;
   std::string error_;
   std::map<int, Batch> ready_;
+  std::vector<Batch> spare_;  ///< recycled batches whose buffers workers reuse
   std::vector<DecodeFailure> failures_;
   std::atomic<std::int64_t> totalFailures_{0};
 };
