@@ -98,6 +98,19 @@ class TestCli : public QObject {
     QVERIFY2(bench.out.contains("clips/s") && bench.out.contains("speed-up with 2 workers"), qPrintable(bench.out));
   }
 
+  void modelSummary() {
+    auto r = runCli({"model", "summary", "--cfg", config("demo/DEMO_X3D_TINY.yaml")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("output       1x8") && r.out.contains("input 0      1x3x8x64x64"), qPrintable(r.out));
+    auto keys = runCli({"model", "summary", "--cfg", config("Kinetics/X3D_XS.yaml"), "--keys"});
+    QCOMPARE(keys.exitCode, 0);
+    QVERIFY(keys.out.startsWith("# X3D (x3d): 3794322 parameters, 568 state-dict entries"));
+    QVERIFY(keys.out.contains("\ns1.pathway0_stem.conv_xy.weight 24x3x1x3x3\n"));
+    auto mvit = runCli({"model", "summary", "--cfg", config("Kinetics/MVITv2_S_16x4.yaml")});
+    QCOMPARE(mvit.exitCode, 1);
+    QVERIFY2(mvit.err.contains("MODEL.MODEL_NAME: 'MViT' is not built yet"), qPrintable(mvit.err));
+  }
+
   void keys() {
     auto r = runCli({"config", "keys", "AMP."});
     QCOMPARE(r.exitCode, 0);
