@@ -141,6 +141,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   CLI::App* bench = app.add_subcommand("bench", "Benchmarks that compare side by side in one run");
   bench->require_subcommand(1);
   addBenchDataCommand(*bench, exitCode);
+  addBenchStepCommand(*bench, exitCode);
 }
 
 }  // namespace amp::cli

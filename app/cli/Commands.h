@@ -10,6 +10,7 @@ void addDataCommands(CLI::App& app, int& exitCode);
 void addDataCheckCommand(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
 void addBenchDataCommand(CLI::App& bench, int& exitCode);
+void addBenchStepCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);

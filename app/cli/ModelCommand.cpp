@@ -42,6 +42,8 @@ int runSummary(const ModelArgs& a) {
   for (size_t p = 0; p < m.input_shapes.size(); ++p)
     std::cout << "input " << p << "      " << models::shapeText(m.input_shapes[p]) << "\n";
   std::cout << "output       " << models::shapeText(m.output_shape) << "\n"
+            << "GFLOPs       " << static_cast<double>(m.macs) / 1e9
+            << " (multiply-adds of one forward pass at this input size, as PySlowFast counts)\n"
             << "state dict   " << m.state.size() << " entries\n";
   return 0;
 }

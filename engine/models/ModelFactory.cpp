@@ -37,7 +37,9 @@ ModelSummary summarizeModel(const config::Config& cfg, bool runForward) {
     net->eval();
     std::vector<torch::Tensor> inputs;
     for (const auto& s : m.input_shapes) inputs.push_back(torch::randn(s));
+    FlopCounter counter;
     m.output_shape = net->forward(inputs).sizes().vec();
+    m.macs = counter.macs();
   }
   return m;
 }

@@ -3,6 +3,31 @@
 #include <set>
 
 namespace amp::models {
+namespace {
+thread_local std::int64_t* tCounter = nullptr;
+}
+
+FlopCounter::FlopCounter() : previous_(tCounter) { tCounter = &count_; }
+FlopCounter::~FlopCounter() { tCounter = previous_; }
+std::int64_t FlopCounter::macs() const { return count_; }
+void FlopCounter::add(std::int64_t macs) {
+  if (tCounter) *tCounter += macs;
+}
+
+torch::Tensor run(torch::nn::Conv3d& conv, const torch::Tensor& x) {
+  auto y = conv(x);
+  if (tCounter) {
+    const auto& w = conv->weight;  // out x in/groups x kT x kH x kW
+    *tCounter += y.numel() * (w.numel() / w.size(0));
+  }
+  return y;
+}
+
+torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x) {
+  auto y = fc(x);
+  if (tCounter) *tCounter += y.numel() * fc->weight.size(1);
+  return y;
+}
 
 torch::nn::BatchNorm3d batchNorm(int64_t channels) {
   return torch::nn::BatchNorm3d(torch::nn::BatchNorm3dOptions(channels).eps(1e-5).momentum(0.1));

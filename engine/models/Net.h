@@ -24,6 +24,27 @@ struct FinalBnRegistry {
 /// batch norm (zeros for the final ones when zeroInitFinalBn), normal(0, fcInitStd) for linear.
 void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals);
 
+/// Counts multiply-accumulates of convolutions, linear layers and attention products on this
+/// thread while it lives (fvcore's convention, which PySlowFast reports as "FLOPs": one
+/// multiply-add is one FLOP; normalisation and activations are not counted).
+class FlopCounter {
+ public:
+  FlopCounter();
+  ~FlopCounter();
+  FlopCounter(const FlopCounter&) = delete;
+  FlopCounter& operator=(const FlopCounter&) = delete;
+  std::int64_t macs() const;
+  static void add(std::int64_t macs);
+
+ private:
+  std::int64_t* previous_;
+  std::int64_t count_ = 0;
+};
+
+/// Applies a layer and counts its multiply-adds when a FlopCounter is active.
+torch::Tensor run(torch::nn::Conv3d& conv, const torch::Tensor& x);
+torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x);
+
 /// BatchNorm3d with PySlowFast's eps 1e-5 and momentum 0.1.
 torch::nn::BatchNorm3d batchNorm(int64_t channels);
 /// Conv3d without bias.

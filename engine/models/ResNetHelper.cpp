@@ -26,7 +26,7 @@ SEImpl::SEImpl(int64_t dimIn, double ratio) {
 
 torch::Tensor SEImpl::forward(const torch::Tensor& x) {
   auto s = torch::adaptive_avg_pool3d(x, {1, 1, 1});
-  s = torch::sigmoid(fc2_(torch::relu(fc1_(s))));
+  s = torch::sigmoid(run(fc2_, torch::relu(run(fc1_, s))));
   return x * s;
 }
 
@@ -62,8 +62,8 @@ TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry&
 }
 
 torch::Tensor TransformImpl::forward(torch::Tensor x) {
-  x = torch::relu(aBn_(a_(x)));
-  x = bBn_(b_(x));
+  x = torch::relu(aBn_(run(a_, x)));
+  x = bBn_(run(b_, x));
   if (kind_ == Kind::Basic) return x;
   if (kind_ == Kind::X3D) {
     if (se_) x = se_(x);
@@ -71,7 +71,7 @@ torch::Tensor TransformImpl::forward(torch::Tensor x) {
   } else {
     x = torch::relu(x);
   }
-  return cBn_(c_(x));
+  return cBn_(run(c_, x));
 }
 
 ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, double dropConnectRate, FinalBnRegistry& finals)
@@ -90,7 +90,7 @@ torch::Tensor ResBlockImpl::forward(torch::Tensor x) {
     auto mask = torch::empty({f.size(0), 1, 1, 1, 1}, f.options()).bernoulli_(keep);
     f = f / keep * mask;
   }
-  x = branch1_ ? branch1Bn_(branch1_(x)) + f : x + f;
+  x = branch1_ ? branch1Bn_(run(branch1_, x)) + f : x + f;
   return torch::relu(x);
 }
 
@@ -108,15 +108,16 @@ NonlocalImpl::NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> p
 
 torch::Tensor NonlocalImpl::forward(const torch::Tensor& x) {
   const auto n = x.size(0), t = x.size(2), h = x.size(3), w = x.size(4);
-  auto theta = theta_(x).view({n, dimInner_, -1});
+  auto theta = run(theta_, x).view({n, dimInner_, -1});
   const auto pooled = pool_ ? pool_(x) : x;
-  auto phi = phi_(pooled).view({n, dimInner_, -1});
-  auto g = g_(pooled).view({n, dimInner_, -1});
+  auto phi = run(phi_, pooled).view({n, dimInner_, -1});
+  auto g = run(g_, pooled).view({n, dimInner_, -1});
   auto affinity = torch::einsum("nct,ncp->ntp", {theta, phi});
+  FlopCounter::add(affinity.numel() * dimInner_ * 2);  // both products
   if (softmax_) affinity = torch::softmax(affinity * std::pow(static_cast<double>(dimInner_), -0.5), 2);
   else affinity = affinity / static_cast<double>(affinity.size(2));
   auto y = torch::einsum("ntg,ncg->nct", {affinity, g}).reshape({n, dimInner_, t, h, w});
-  return x + bn_(out_(y));
+  return x + bn_(run(out_, y));
 }
 
 ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {

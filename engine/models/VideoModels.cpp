@@ -55,8 +55,8 @@ class PathwayStemImpl : public torch::nn::Module {
     bn_ = register_module("bn", batchNorm(dimOut));
   }
   torch::Tensor forward(torch::Tensor x) {
-    if (convXy_) x = convXy_(x);
-    x = torch::relu(bn_(conv_(x)));
+    if (convXy_) x = run(convXy_, x);
+    x = torch::relu(bn_(run(conv_, x)));
     return convXy_ ? x : torch::max_pool3d(x, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
   }
 
@@ -93,7 +93,7 @@ class FuseImpl : public torch::nn::Module {
     bn_ = register_module("bn", batchNorm(dimIn * ratio));
   }
   std::vector<torch::Tensor> forward(std::vector<torch::Tensor> x) {
-    auto fuse = torch::relu(bn_(conv_(x[1])));
+    auto fuse = torch::relu(bn_(run(conv_, x[1])));
     return {torch::cat({x[0], fuse}, 1), x[1]};
   }
 
@@ -125,7 +125,7 @@ class BasicHeadImpl : public torch::nn::Module {
     for (size_t p = 0; p < x.size(); ++p) x[p] = torch::avg_pool3d(x[p], torch::IntArrayRef(pools_[p]), 1);
     auto y = torch::cat(x, 1).permute({0, 2, 3, 4, 1});
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
-    return finishHead(projection_(y), is_training(), act_);
+    return finishHead(run(projection_, y), is_training(), act_);
   }
 
  private:
@@ -149,13 +149,13 @@ class X3DHeadImpl : public torch::nn::Module {
     projection_ = register_module("projection", torch::nn::Linear(dimOut, classes));
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
-    auto y = torch::relu(conv5Bn_(conv5_(x[0])));
+    auto y = torch::relu(conv5Bn_(run(conv5_, x[0])));
     y = torch::avg_pool3d(y, torch::IntArrayRef(pool_), 1);
-    y = lin5_(y);
+    y = run(lin5_, y);
     if (lin5Bn_) y = lin5Bn_(y);
     y = torch::relu(y).permute({0, 2, 3, 4, 1});
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
-    return finishHead(projection_(y), is_training(), act_);
+    return finishHead(run(projection_, y), is_training(), act_);
   }
 
  private:

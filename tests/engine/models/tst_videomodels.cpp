@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "amp/AutocastGuard.h"
 #include "config/ConfigLoader.h"
 #include "models/ModelFactory.h"
 #include "models/VideoModels.h"
@@ -142,6 +143,62 @@ class TestVideoModels : public QObject {
     const auto w = params["s3.pathway0_res0.branch2.b.weight"];  // 128 x 128 x 1 x 3 x 3: fan_out 1152
     const double expected = std::sqrt(2.0 / (128 * 9));
     QVERIFY(std::abs(w.std().item<double>() - expected) < 0.05 * expected);  // MSRA fill, fan_out
+  }
+
+  void flopsMatchTheModelZoo() {
+    // PySlowFast's model zoo: SlowFast 8x8 R50 65.7 GFLOPs (256 px test crop); X3D-XS/S/M 0.6/2.0/4.7.
+    auto gflops = [](const config::Config& c) { return static_cast<double>(models::summarizeModel(c, true).macs) / 1e9; };
+    QVERIFY(std::abs(gflops(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"DATA.TRAIN_CROP_SIZE", "256"})) - 65.7) < 0.1);
+    QVERIFY(std::abs(gflops(load("Kinetics/X3D_XS.yaml")) - 0.6) < 0.01);
+    QVERIFY(std::abs(gflops(load("Kinetics/X3D_S.yaml")) - 2.0) < 0.05);
+    QVERIFY(std::abs(gflops(load("Kinetics/X3D_M.yaml")) - 4.7) < 0.05);
+  }
+
+  void bfloat16AutocastStaysCloseToFp32_data() {
+    QTest::addColumn<QString>("cfg");
+    QTest::addColumn<QStringList>("extra");
+    QTest::newRow("slowfast") << "Kinetics/SLOWFAST_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "8"};
+    QTest::newRow("i3d") << "Kinetics/I3D_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "4"};
+    QTest::newRow("x3d") << "Kinetics/X3D_XS.yaml" << QStringList{"X3D.DIM_C5", "64", "DATA.NUM_FRAMES", "4"};
+  }
+  void bfloat16AutocastStaysCloseToFp32() {
+    QFETCH(QString, cfg);
+    QFETCH(QStringList, extra);
+    std::vector<std::string> ov;
+    for (const auto& e : extra) ov.push_back(e.toStdString());
+    const auto c = load(cfg.toStdString(), tiny(ov));
+    auto net = models::buildVideoNet(c);
+    net->eval();  // BN on running statistics: the two passes see the same model
+    const auto x = inputs(c, 2, 64);
+    torch::Tensor ref;
+    {
+      torch::NoGradGuard noGrad;
+      ref = net->forward(x);
+    }
+    torch::Tensor out;
+    {
+      precision::AutocastGuard guard(true, precision::AutocastDevice::CPU, precision::AutocastType::BFloat16);
+      out = net->forward(x);
+    }
+    QVERIFY(torch::isfinite(out).all().item<bool>());
+    // Class probabilities: bfloat16 keeps about 3 significant digits; measured max error < 0.02.
+    const double maxError = (out.to(torch::kFloat) - ref).abs().max().item<double>();
+    qInfo("%s: bfloat16 autocast, max abs difference of class probabilities vs fp32: %.4f", QTest::currentDataTag(), maxError);
+    QVERIFY2(maxError < 0.03, std::to_string(maxError).c_str());
+    // Training under autocast: finite loss and gradients for every parameter.
+    net->train();
+    net->zero_grad();
+    torch::Tensor logits;
+    {
+      precision::AutocastGuard guard(true, precision::AutocastDevice::CPU, precision::AutocastType::BFloat16);
+      logits = net->forward(x);
+    }
+    torch::nn::functional::cross_entropy(logits.to(torch::kFloat), torch::tensor({0, 1})).backward();
+    for (const auto& p : net->named_parameters()) {
+      QVERIFY2(p.value().grad().defined(), p.key().c_str());
+      QVERIFY2(torch::isfinite(p.value().grad()).all().item<bool>(), p.key().c_str());
+      QCOMPARE(p.value().grad().scalar_type(), torch::kFloat);  // master weights stay float32
+    }
   }
 
   void unsupportedRequestsNameTheKey() {

@@ -1,0 +1,39 @@
+#pragma once
+// Times the training step (forward + loss + backward + optimizer step) of a config's model in
+// FP32 and in mixed precision, side by side in one run. Torch-free header for the CLI.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace amp::config {
+class Config;
+}
+
+namespace amp::train {
+
+struct StepBenchOptions {
+  int batch = 1;
+  int iterations = 5;
+  int warmup = 1;
+  int threads = 0;  ///< CPU threads (0: all cores)
+  std::vector<std::string> precisions = {"fp32", "amp"};
+};
+
+struct StepBenchResult {
+  std::string precision;   ///< "fp32", "bf16" or "fp16"
+  std::string device;      ///< "cpu" or "cuda:0"
+  double median_step_s = 0;
+  double iterations_per_s = 0;
+  double clips_per_s = 0;
+  double macs_per_step = 0;      ///< forward multiply-adds x 3 (forward + backward)
+  double achieved_flops = 0;     ///< 2 x macs_per_step / median step time
+  std::int64_t peak_bytes = 0;   ///< CUDA: allocator peak; CPU: peak RSS growth during the run
+  double first_loss = 0, last_loss = 0;
+  bool finite = true;
+};
+
+/// Runs the benchmark. False with `error` naming the config key or device problem.
+bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& options, std::vector<StepBenchResult>& out,
+                           std::string* error);
+
+}  // namespace amp::train
