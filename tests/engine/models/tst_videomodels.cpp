@@ -181,10 +181,10 @@ class TestVideoModels : public QObject {
       out = net->forward(x);
     }
     QVERIFY(torch::isfinite(out).all().item<bool>());
-    // Class probabilities: bfloat16 keeps about 3 significant digits; measured max error < 0.02.
+    // Class probabilities: bfloat16 keeps about 3 significant digits; measured 0.0003-0.0005.
     const double maxError = (out.to(torch::kFloat) - ref).abs().max().item<double>();
     qInfo("%s: bfloat16 autocast, max abs difference of class probabilities vs fp32: %.4f", QTest::currentDataTag(), maxError);
-    QVERIFY2(maxError < 0.03, std::to_string(maxError).c_str());
+    QVERIFY2(maxError < 0.01, std::to_string(maxError).c_str());
     // Training under autocast: finite loss and gradients for every parameter.
     net->train();
     net->zero_grad();
