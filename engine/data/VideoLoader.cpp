@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "config/Config.h"
+
 namespace amp::data {
 namespace {
 
@@ -26,6 +28,21 @@ class Draws {
 };
 
 }  // namespace
+
+LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, int rank) {
+  LoaderOptions o;
+  const int processes = static_cast<int>(std::max<std::int64_t>(1, c.getInt("NUM_GPUS")) * c.getInt("NUM_SHARDS"));
+  const auto total = c.getInt(split == Split::Test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE");
+  o.batch_size = static_cast<int>(std::max<std::int64_t>(1, total / processes));
+  o.workers = static_cast<int>(c.getInt("DATA_LOADER.NUM_WORKERS"));
+  o.shuffle = split == Split::Train;
+  o.drop_last = split == Split::Train;
+  o.seed = static_cast<std::uint64_t>(c.getInt("RNG_SEED"));
+  o.rank = rank;
+  o.world_size = processes;
+  o.decoder.threads = c.getBool("DATA_LOADER.ENABLE_MULTI_THREAD_DECODE") ? 0 : 1;
+  return o;
+}
 
 VideoLoader::VideoLoader(KineticsList list, ClipParams params, Split split, LoaderOptions options)
     : list_(std::move(list)), sampler_(params, options.decoder), split_(split), options_(options) {

@@ -46,6 +46,11 @@ struct LoaderOptions {
   int rank = 0, world_size = 1;   ///< this process's share of every epoch
   int max_failures_in_a_row = 100;
   DecoderOptions decoder;
+
+  /// PySlowFast's loader settings for `split`: the per-process batch (TRAIN/TEST.BATCH_SIZE over
+  /// NUM_GPUS x NUM_SHARDS processes), DATA_LOADER.NUM_WORKERS, shuffle and drop-last in
+  /// training, RNG_SEED, codec threads from DATA_LOADER.ENABLE_MULTI_THREAD_DECODE.
+  static LoaderOptions fromConfig(const config::Config& c, Split split, int rank = 0);
 };
 
 class VideoLoader {

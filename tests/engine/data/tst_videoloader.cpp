@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "config/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "data/VideoLoader.h"
 
@@ -160,6 +161,21 @@ class TestVideoLoader : public QObject {
     QVERIFY(batches.empty());
     QVERIFY2(loader.error().find("5 clips in a row failed to decode") != std::string::npos, loader.error().c_str());
     QVERIFY(loader.error().find("/nowhere/") != std::string::npos);
+  }
+
+  void optionsFromTheConfig() {
+    auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+                                                  {"DATA_LOADER.ENABLE_MULTI_THREAD_DECODE", "True"});
+    QVERIFY(r.ok());
+    const auto train = LoaderOptions::fromConfig(r.config, Split::Train, 3);
+    QCOMPARE(train.batch_size, 8);  // 64 clips over 8 GPUs
+    QCOMPARE(train.world_size, 8);
+    QCOMPARE(train.rank, 3);
+    QCOMPARE(train.workers, 8);
+    QVERIFY(train.shuffle && train.drop_last);
+    QCOMPARE(train.decoder.threads, 0);
+    const auto test = LoaderOptions::fromConfig(r.config, Split::Test);
+    QVERIFY(!test.shuffle && !test.drop_last);
   }
 
   void testFailureIsAnError() {
