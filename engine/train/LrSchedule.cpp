@@ -1,0 +1,51 @@
+#include "train/LrSchedule.h"
+
+#include <cmath>
+
+#include "config/Config.h"
+
+namespace amp::train {
+
+LrSchedule::LrSchedule(const config::Config& c)
+    : policy_(c.getString("SOLVER.LR_POLICY")),
+      base_(c.getFloat("SOLVER.BASE_LR")),
+      end_(c.getFloat("SOLVER.COSINE_END_LR")),
+      warmupStart_(c.getFloat("SOLVER.WARMUP_START_LR")),
+      warmupEpochs_(c.getFloat("SOLVER.WARMUP_EPOCHS")),
+      maxEpoch_(static_cast<double>(c.getInt("SOLVER.MAX_EPOCH"))),
+      scale_(c.getFloat("SOLVER.LR_SCALE")),
+      cosineAfterWarmup_(c.getBool("SOLVER.COSINE_AFTER_WARMUP")),
+      steps_(c.getFloatList("SOLVER.STEPS")),
+      lrs_(c.getFloatList("SOLVER.LRS")) {
+  if (c.getBool("SOLVER.BASE_LR_SCALE_NUM_SHARDS")) {
+    const double shards = static_cast<double>(c.getInt("NUM_SHARDS"));
+    base_ *= shards;
+    end_ *= shards;
+    warmupStart_ *= shards;
+  }
+}
+
+double LrSchedule::policy(double e) const {
+  if (policy_ == "steps_with_relative_lrs") {
+    // The last step at or before e (STEPS extended by MAX_EPOCH), as get_step_index.
+    std::vector<double> steps = steps_;
+    steps.push_back(maxEpoch_);
+    size_t ind = 0;
+    while (ind < steps.size() && !(e < steps[ind])) ++ind;
+    const size_t i = ind == 0 ? 0 : ind - 1;
+    return (i < lrs_.size() ? lrs_[i] : lrs_.back()) * base_;
+  }
+  const double offset = cosineAfterWarmup_ ? warmupEpochs_ : 0.0;
+  return end_ + (base_ - end_) * (std::cos(M_PI * (e - offset) / (maxEpoch_ - offset)) + 1.0) * 0.5;
+}
+
+double LrSchedule::at(double e) const {
+  double lr = policy(e);
+  if (e < warmupEpochs_) {  // a straight line from WARMUP_START_LR to the policy at the end of warmup
+    const double lrEnd = policy(warmupEpochs_);
+    lr = warmupStart_ + e * (lrEnd - warmupStart_) / warmupEpochs_;
+  }
+  return lr * scale_;
+}
+
+}  // namespace amp::train
