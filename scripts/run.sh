@@ -14,10 +14,7 @@ fi
 if [ -x "$build_dir/app/gui/ampstudio" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
   exec "$build_dir/app/gui/ampstudio" --demo "$demo_cfg"
 fi
-echo "== No display (or no GUI build): the CLI demo =="
+echo "== No display (or no GUI build): the CLI demo trains the demo model =="
 "$cli" info
 echo
-"$cli" config check --cfg "$demo_cfg"
-echo
-echo "== The demo config, resolved (changed keys) =="
-"$cli" config show --cfg "$demo_cfg" --changed
+exec "$cli" train --cfg "$demo_cfg"

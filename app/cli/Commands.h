@@ -13,6 +13,7 @@ void addBenchDataCommand(CLI::App& bench, int& exitCode);
 void addBenchStepCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
+void addTrainCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
 
 }  // namespace amp::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   amp::cli::addBenchCommands(app, exitCode);
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addModelCommand(app, exitCode);
+  amp::cli::addTrainCommand(app, exitCode);
   amp::cli::addRunCommands(app, exitCode);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,70 @@
+#pragma once
+// Runs one training job on its own engine thread: PySlowFast's training step with the studio's
+// precision policy, periodic validation, and every metric written to the run directory.
+// Torch-free header: the CLI and the GUI drive it through this class and read its events.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "config/Config.h"
+#include "runlog/MetricEvent.h"
+
+namespace amp::train {
+
+enum class TrainerState { Idle, Running, Paused, Finished, Stopped, Failed };
+const char* toString(TrainerState s);
+
+struct TrainerProgress {
+  int epoch = 0;
+  int max_epoch = 0;
+  std::int64_t step = 0;
+  std::int64_t steps_per_epoch = 0;
+  double last_loss = 0;
+};
+
+class Trainer {
+ public:
+  /// The config is copied: a run's config does not change while it runs.
+  Trainer(config::Config cfg, std::string configSource);
+  ~Trainer();  ///< stops and joins the engine thread
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// Called on the engine thread for every event (after it is written to the run log). Set
+  /// before start(); it must be quick and must not call back into the trainer.
+  void setEventSink(std::function<void(const runlog::MetricEvent&)> sink);
+  /// Starts the engine thread. False with `error` when it cannot (e.g. OUTPUT_DIR unwritable).
+  bool start(std::string* error);
+  /// Takes effect between iterations.
+  void pause();
+  void resume();
+  /// Ends the run after the current iteration; the run's status becomes "stopped".
+  void stop();
+  /// Blocks until the engine thread has ended.
+  void wait();
+
+  TrainerState state() const { return state_.load(); }
+  std::string error() const;
+  TrainerProgress progress() const;
+  const std::string& runDir() const { return runDir_; }
+
+ private:
+  struct Impl;
+  void run();
+  config::Config cfg_;
+  std::string configSource_;
+  std::string runDir_;
+  std::function<void(const runlog::MetricEvent&)> sink_;
+  std::atomic<TrainerState> state_{TrainerState::Idle};
+  std::atomic<bool> stopRequested_{false};
+  std::atomic<bool> pauseRequested_{false};
+  mutable std::mutex mutex_;
+  std::string error_;
+  TrainerProgress progress_;
+  std::thread thread_;
+};
+
+}  // namespace amp::train

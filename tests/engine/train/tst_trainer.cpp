@@ -1,0 +1,113 @@
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <atomic>
+#include <filesystem>
+
+#include "config/ConfigLoader.h"
+#include "data/DemoDataGenerator.h"
+#include "runlog/MetricsReader.h"
+#include "runlog/RunDirectory.h"
+#include "train/Trainer.h"
+
+using namespace amp;
+
+class TestTrainer : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  std::string data_;
+
+  config::Config demoConfig(const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "OUTPUT_DIR", out,
+                                   "TRAIN.BATCH_SIZE", "4", "SOLVER.MAX_EPOCH", "1", "DATA_LOADER.NUM_WORKERS", "1",
+                                   "X3D.DIM_C5", "32", "LOG_PERIOD", "1"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
+    return r.config;
+  }
+
+ private slots:
+  void initTestCase() {
+    data_ = dir_.path().toStdString() + "/data";
+    data::DemoDataOptions o;
+    o.out_dir = data_;
+    o.clips_per_class = 2;  // 16 train clips: 4 steps of 4
+    o.frames = 24;
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+  }
+
+  void runsAnEpochAndWritesTheRunDirectory() {
+    const std::string out = dir_.path().toStdString() + "/run-ok";
+    train::Trainer t(demoConfig(out), "demo.yaml");
+    std::atomic<int> trainEvents{0}, valEvents{0};
+    t.setEventSink([&](const runlog::MetricEvent& e) {
+      if (e.kind == runlog::kind::kTrain) ++trainEvents;
+      if (e.kind == runlog::kind::kVal) ++valEvents;
+    });
+    std::string error;
+    QVERIFY2(t.start(&error), error.c_str());
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Finished);
+    QCOMPARE(trainEvents.load(), 4);
+    QCOMPARE(valEvents.load(), 1);
+    runlog::RunDirectory run(out);
+    auto meta = run.readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, runlog::RunStatus::Finished);
+    QCOMPARE(meta->precision, std::string("bf16"));  // auto on the CPU
+    QVERIFY(std::filesystem::exists(run.configPath()));
+    const auto events = runlog::MetricsReader::readAll(run.metricsPath());
+    std::vector<std::int64_t> steps;
+    for (const auto& e : events)
+      if (e.kind == runlog::kind::kTrain) {
+        steps.push_back(e.step);
+        for (const char* key : {"loss", "lr", "loss_scale", "grad_norm", "top1_err", "clips_per_s", "mem_rss_bytes"})
+          QVERIFY2(e.value(key), key);
+        QVERIFY(std::isfinite(*e.value("loss")));
+      }
+    QCOMPARE(steps, (std::vector<std::int64_t>{1, 2, 3, 4}));
+  }
+
+  void stopTakesEffectWithinAnIteration() {
+    const std::string out = dir_.path().toStdString() + "/run-stop";
+    train::Trainer t(demoConfig(out, {"SOLVER.MAX_EPOCH", "50"}), "demo.yaml");
+    std::atomic<int> steps{0};
+    t.setEventSink([&](const runlog::MetricEvent& e) {
+      if (e.kind == runlog::kind::kTrain && ++steps == 2) t.stop();
+    });
+    std::string error;
+    QVERIFY(t.start(&error));
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Stopped);
+    QCOMPARE(steps.load(), 2);  // no further step after the request
+    QCOMPARE(runlog::RunDirectory(out).readMetadata()->status, runlog::RunStatus::Stopped);
+  }
+
+  void aBrokenDatasetFailsWithAReason() {
+    const std::string out = dir_.path().toStdString() + "/run-fail";
+    train::Trainer t(demoConfig(out, {"DATA.PATH_TO_DATA_DIR", "/nowhere"}), "demo.yaml");
+    std::string error;
+    QVERIFY(t.start(&error));
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Failed);
+    QVERIFY2(t.error().find("/nowhere") != std::string::npos, t.error().c_str());
+    auto meta = runlog::RunDirectory(out).readMetadata();
+    QCOMPARE(meta->status, runlog::RunStatus::Failed);
+    QCOMPARE(meta->error, t.error());
+  }
+
+  void unwritableOutputIsRefusedAtStart() {
+    train::Trainer t(demoConfig("/proc/ampstudio-no"), "demo.yaml");
+    std::string error;
+    QVERIFY(!t.start(&error));
+    QVERIFY2(error.rfind("OUTPUT_DIR: ", 0) == 0, error.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestTrainer)
+#include "tst_trainer.moc"
