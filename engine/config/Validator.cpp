@@ -114,7 +114,9 @@ void checkSolver(Checker& ck) {
     if (std::any_of(lrs.begin(), lrs.end(), [](double v) { return v < 0; }))
       ck.error("SOLVER.LRS", "relative learning rates must be >= 0");
   }
-  if (c.getString("SOLVER.LR_POLICY") == "cosine" && !(c.getFloat("SOLVER.COSINE_END_LR") < c.getFloat("SOLVER.BASE_LR")))
+  // (A negative BASE_LR is already reported on its own; do not report it twice.)
+  if (c.getString("SOLVER.LR_POLICY") == "cosine" && c.getFloat("SOLVER.BASE_LR") >= 0 &&
+      c.getFloat("SOLVER.COSINE_END_LR") >= 0 && !(c.getFloat("SOLVER.COSINE_END_LR") < c.getFloat("SOLVER.BASE_LR")))
     ck.error(ck.blame({"SOLVER.COSINE_END_LR", "SOLVER.BASE_LR"}),
              "SOLVER.COSINE_END_LR must be below SOLVER.BASE_LR for the cosine schedule");
   if (c.getFloat("SOLVER.WARMUP_EPOCHS") > static_cast<double>(c.getInt("SOLVER.MAX_EPOCH")))

@@ -237,6 +237,8 @@ class TestConfigLoader : public QObject {
     const Diagnostic* d = findDiag(fp16cpu.diagnostics, "AMP.DTYPE");
     QVERIFY2(d && d->where.line == 5, dump(fp16cpu.diagnostics).c_str());
     QVERIFY(d->message.find("bfloat16") != std::string::npos);
+    auto cosine = ConfigLoader().loadText("SOLVER:\n  BASE_LR: 0.01\n  COSINE_END_LR: 0.1\n", "cos.yaml", ".");
+    QVERIFY2(findDiag(cosine.diagnostics, "SOLVER.COSINE_END_LR"), dump(cosine.diagnostics).c_str());
     auto shard = ConfigLoader().loadText("NUM_SHARDS: 2\nSHARD_ID: 2\n", "sh.yaml", ".");
     QVERIFY(findDiag(shard.diagnostics, "SHARD_ID"));
   }
