@@ -1,7 +1,6 @@
 #include "data/VideoLoader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "config/Config.h"

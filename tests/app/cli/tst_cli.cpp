@@ -96,6 +96,26 @@ class TestCli : public QObject {
                                     "--batches", "2", "--workers", "2"} + dataArgs);
     QCOMPARE(bench.exitCode, 0);
     QVERIFY2(bench.out.contains("clips/s") && bench.out.contains("speed-up with 2 workers"), qPrintable(bench.out));
+    // Train one short epoch headless on the (partly damaged) dataset: damaged clips are
+    // replaced, the run finishes, and the run list sees it.
+    const QString run = dir.path() + "/runs/cli-run";
+    auto train = runCli(QStringList{"train", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "OUTPUT_DIR", run, "SOLVER.MAX_EPOCH",
+                                    "1", "TRAIN.BATCH_SIZE", "4", "X3D.DIM_C5", "32", "LOG_PERIOD", "1"} + dataArgs);
+    QCOMPARE(train.exitCode, 0);
+    QVERIFY2(train.out.contains("[epoch ") && train.out.contains("[val epoch 1]") && train.out.contains("run finished"),
+             qPrintable(train.out));
+    auto runs = runCli({"runs", "list", dir.path() + "/runs"});
+    QVERIFY2(runs.out.contains("cli-run") && runs.out.contains("finished") && runs.out.contains("bf16"), qPrintable(runs.out));
+  }
+
+  void benchStepComparesPrecisions() {
+    auto r = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--batch", "2", "--iterations", "1",
+                     "--warmup", "0", "X3D.DIM_C5", "32"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("\nfp32 ") && r.out.contains("\nbf16 ") && r.out.contains("bf16 vs fp32:"), qPrintable(r.out));
+    auto fp16 = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--precision", "fp16"});
+    QCOMPARE(fp16.exitCode, 1);
+    QVERIFY2(fp16.err.contains("AMP.DTYPE: float16 mixed precision needs CUDA"), qPrintable(fp16.err));
   }
 
   void modelSummary() {
