@@ -3,6 +3,7 @@
 // Internal to the engine (includes LibTorch); front ends use ModelFactory.h.
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
 
 namespace amp::models {
@@ -12,6 +13,9 @@ class VideoNetImpl : public torch::nn::Module {
   /// Training: logits (N x classes). Evaluation: the head activation averaged over any
   /// remaining positions, as PySlowFast's heads do.
   virtual torch::Tensor forward(std::vector<torch::Tensor> pathways) = 0;
+  /// Name fragments of parameters trained without weight decay (PySlowFast's no_weight_decay,
+  /// e.g. MViT's positional embeddings and class token when MVIT.ZERO_DECAY_POS_CLS).
+  virtual std::vector<std::string> noWeightDecayNames() const { return {}; }
 };
 
 /// Batch norms whose weight starts at zero with RESNET.ZERO_INIT_FINAL_BN (the last BN of each

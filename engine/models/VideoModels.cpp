@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "config/Config.h"
+#include "models/MViT.h"
 
 namespace amp::models {
 namespace {
@@ -381,7 +382,11 @@ std::shared_ptr<VideoNetImpl> buildVideoNet(const config::Config& c) {
       unsupported("MODEL.MODEL_NAME", name + " does not go with MODEL.ARCH '" + arch + "'");
     return std::make_shared<ResNetNetImpl>(c);
   }
-  unsupported("MODEL.MODEL_NAME", "'" + name + "' is not built yet; available: ResNet, SlowFast, X3D");
+  if (name == "MViT") {
+    if (arch != "mvit") unsupported("MODEL.ARCH", "MViT is built with MODEL.ARCH mvit, not '" + arch + "'");
+    return buildMViT(c);
+  }
+  unsupported("MODEL.MODEL_NAME", "'" + name + "' is not built; available: ResNet, SlowFast, X3D, MViT");
 }
 
 }  // namespace amp::models

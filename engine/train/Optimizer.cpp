@@ -1,19 +1,27 @@
 #include "train/Optimizer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "config/Config.h"
+#include "models/Net.h"
 
 namespace amp::train {
 
 std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c, torch::nn::Module& net) {
   std::vector<torch::Tensor> regular, bn, zero;
   const bool zeroWd1d = c.getBool("SOLVER.ZERO_WD_1D_PARAM");
-  for (const auto& m : net.modules(/*include_self=*/true)) {
-    const bool isBn = m->as<torch::nn::BatchNorm3d>() || m->as<torch::nn::BatchNorm2d>() || m->as<torch::nn::BatchNorm1d>();
-    for (const auto& p : m->named_parameters(/*recurse=*/false)) {
+  std::vector<std::string> skip;
+  if (const auto* video = dynamic_cast<const models::VideoNetImpl*>(&net)) skip = video->noWeightDecayNames();
+  for (const auto& m : net.named_modules("", /*include_self=*/true)) {
+    const auto& mod = m.value();
+    const bool isBn = mod->as<torch::nn::BatchNorm3d>() || mod->as<torch::nn::BatchNorm2d>() || mod->as<torch::nn::BatchNorm1d>();
+    for (const auto& p : mod->named_parameters(/*recurse=*/false)) {
       if (!p.value().requires_grad()) continue;
+      const std::string name = m.key().empty() ? p.key() : m.key() + "." + p.key();
+      const bool skipped = std::any_of(skip.begin(), skip.end(), [&](const std::string& k) { return name.find(k) != std::string::npos; });
       if (isBn) bn.push_back(p.value());
+      else if (skipped) zero.push_back(p.value());
       else if (zeroWd1d && (p.value().dim() == 1 || p.key() == "bias")) zero.push_back(p.value());
       else regular.push_back(p.value());
     }

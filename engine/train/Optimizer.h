@@ -13,7 +13,8 @@ namespace amp::train {
 
 /// SGD, Adam or AdamW (SOLVER.OPTIMIZING_METHOD) over three groups as PySlowFast: batch-norm
 /// parameters with BN.WEIGHT_DECAY, 1-D parameters and biases with no decay when
-/// SOLVER.ZERO_WD_1D_PARAM, the rest with SOLVER.WEIGHT_DECAY.
+/// SOLVER.ZERO_WD_1D_PARAM or named by the model's noWeightDecayNames(), the rest with
+/// SOLVER.WEIGHT_DECAY.
 std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c, torch::nn::Module& net);
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 /// Global L2 norm of all gradients (after unscaling, before clipping).

@@ -7,6 +7,7 @@
 #include "config/ConfigLoader.h"
 #include "models/ModelFactory.h"
 #include "models/VideoModels.h"
+#include "train/Optimizer.h"
 
 using namespace amp;
 
@@ -60,7 +61,7 @@ class TestVideoModels : public QObject {
 
   void stateDictsMatchPySlowFast_data() {
     QTest::addColumn<QString>("name");
-    for (const char* n : {"C2D_8x8_R50", "I3D_8x8_R50", "SLOW_8x8_R50", "SLOWFAST_8x8_R50", "X3D_XS"}) QTest::newRow(n) << n;
+    for (const char* n : {"C2D_8x8_R50", "I3D_8x8_R50", "SLOW_8x8_R50", "SLOWFAST_8x8_R50", "X3D_XS", "MVITv2_S_16x4"}) QTest::newRow(n) << n;
   }
   void stateDictsMatchPySlowFast() {
     QFETCH(QString, name);
@@ -85,6 +86,7 @@ class TestVideoModels : public QObject {
   void parameterCountsOfTheZoo() {
     QCOMPARE(models::summarizeModel(load("Kinetics/X3D_L.yaml"), false).parameters, std::int64_t(6153432));
     QCOMPARE(models::summarizeModel(load("Kinetics/X3D_M.yaml"), false).parameters, std::int64_t(3794322));
+    QCOMPARE(models::summarizeModel(load("Kinetics/MVIT_B_16x4_CONV.yaml"), false).parameters, std::int64_t(36610672));
     QCOMPARE(models::summarizeModel(load("Kinetics/SLOWFAST_4x16_R50.yaml"), false).parameters,
              models::summarizeModel(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"SLOWFAST.FUSION_KERNEL_SZ", "5"}), false).parameters);
   }
@@ -99,28 +101,33 @@ class TestVideoModels : public QObject {
     QTest::newRow("x3d") << "Kinetics/X3D_XS.yaml" << QStringList{"X3D.DIM_C5", "64", "DATA.NUM_FRAMES", "4"};
     QTest::newRow("i3d-nonlocal") << "Kinetics/I3D_8x8_R50.yaml"
                                   << QStringList{"DATA.NUM_FRAMES", "4", "NONLOCAL.LOCATION", "[[[]], [[1]], [[1]], [[]]]"};
+    addMViTRows();
   }
   void forwardBackwardEveryArchitecture() {
     const auto c = tinyConfigFromTestData();
     auto net = models::buildVideoNet(c);
     for (int64_t n : {1, 3}) {  // one and several clips
       net->train();
-      auto out = net->forward(inputs(c, n, 64));
+      auto out = net->forward(inputs(c, n, c.getInt("DATA.TRAIN_CROP_SIZE")));
       QCOMPARE(out.sizes().vec(), (std::vector<int64_t>{n, 5}));
       QVERIFY(torch::isfinite(out).all().item<bool>());
     }
     net->zero_grad();
-    net->forward(inputs(c, 2, 64)).pow(2).sum().backward();
+    net->forward(inputs(c, 2, c.getInt("DATA.TRAIN_CROP_SIZE"))).pow(2).sum().backward();
     for (const auto& p : net->named_parameters())
       QVERIFY2(p.value().grad().defined(), p.key().c_str());  // backward reaches every parameter
     // Evaluation: softmax over classes, averaged; fully convolutional at a larger test crop.
     net->eval();
     torch::NoGradGuard noGrad;
-    auto x = inputs(c, 2, 64);
+    auto x = inputs(c, 2, c.getInt("DATA.TRAIN_CROP_SIZE"));
     auto a = net->forward(x), b = net->forward(x);
     QVERIFY(torch::equal(a, b));
     QVERIFY(torch::allclose(a.sum(1), torch::ones({2}), 1e-4, 1e-4));
-    QCOMPARE(net->forward(inputs(c, 2, 96)).sizes().vec(), (std::vector<int64_t>{2, 5}));
+    if (c.getString("MODEL.ARCH") != "mvit") {
+      QCOMPARE(net->forward(inputs(c, 2, 96)).sizes().vec(), (std::vector<int64_t>{2, 5}));
+    } else {  // MViT's token grid is fixed by the config, as in PySlowFast: a clear error instead
+      QVERIFY_THROWS_EXCEPTION(std::invalid_argument, net->forward(inputs(c, 2, c.getInt("DATA.TRAIN_CROP_SIZE") + 32)));
+    }
     if (QString(QTest::currentDataTag()) == "i3d-nonlocal") {
       bool found = false;
       for (const auto& p : net->named_parameters()) found = found || p.key() == "s3.pathway0_nonlocal1.conv_theta.weight";
@@ -165,12 +172,14 @@ class TestVideoModels : public QObject {
     QTest::newRow("slowfast") << "Kinetics/SLOWFAST_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "8"};
     QTest::newRow("i3d") << "Kinetics/I3D_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "4"};
     QTest::newRow("x3d") << "Kinetics/X3D_XS.yaml" << QStringList{"X3D.DIM_C5", "64", "DATA.NUM_FRAMES", "4"};
+    QTest::newRow("mvit-v2") << "Kinetics/MVITv2_S_16x4.yaml" << mvitTiny({});
+    QTest::newRow("mvit-v1") << "Kinetics/MVIT_B_16x4_CONV.yaml" << mvitTiny({});
   }
   void bfloat16AutocastStaysCloseToFp32() {
     const auto c = tinyConfigFromTestData();
     auto net = models::buildVideoNet(c);
     net->eval();  // BN on running statistics: the two passes see the same model
-    const auto x = inputs(c, 2, 64);
+    const auto x = inputs(c, 2, c.getInt("DATA.TRAIN_CROP_SIZE"));
     torch::Tensor ref;
     {
       torch::NoGradGuard noGrad;
@@ -203,18 +212,87 @@ class TestVideoModels : public QObject {
   }
 
   void unsupportedRequestsNameTheKey() {
-    try {
-      models::buildVideoNet(load("Kinetics/MVITv2_S_16x4.yaml"));
-      QFAIL("MViT should not build yet");
-    } catch (const std::invalid_argument& e) {
-      QVERIFY2(std::string(e.what()).rfind("MODEL.MODEL_NAME: ", 0) == 0, e.what());
-    }
+    auto firstKey = [](const config::Config& c) -> std::string {
+      try {
+        models::buildVideoNet(c);
+      } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        return what.substr(0, what.find(':'));
+      }
+      return "(built)";
+    };
+    QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MVIT.REV.ENABLE", "True"})), std::string("MVIT.REV.ENABLE"));
+    QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"DATA.TEST_CROP_SIZE", "256"})), std::string("DATA.TEST_CROP_SIZE"));
+    QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MVIT.POOL_Q_STRIDE", "[[16, 1, 2, 2]]"})), std::string("MVIT.POOL_Q_STRIDE"));
+    QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MVIT.DIM_MUL", "[[1, 2.0, 3]]"})), std::string("MVIT.DIM_MUL"));
+    QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MODEL.ARCH", "slow"})), std::string("MODEL.ARCH"));
     try {
       models::buildVideoNet(load("Kinetics/SLOW_8x8_R50.yaml", {"NONLOCAL.GROUP", "[[2], [1], [1], [1]]"}));
       QFAIL("groups should be refused");
     } catch (const std::invalid_argument& e) {
       QVERIFY2(std::string(e.what()).rfind("NONLOCAL.GROUP: ", 0) == 0, e.what());
     }
+  }
+
+  void mvitInitialisationAndWeightDecayAsPySlowFast() {
+    const auto c = load("Kinetics/MVITv2_S_16x4.yaml", mvitTinyOverrides({"MVIT.HEAD_INIT_SCALE", "0.5", "MVIT.ZERO_DECAY_POS_CLS", "True"}));
+    auto net = models::buildVideoNet(c);
+    auto p = net->named_parameters();
+    QCOMPARE(p["blocks.0.norm1.weight"].mean().item<double>(), 1.0);
+    QVERIFY(torch::allclose(p["blocks.0.norm1.bias"], torch::full({16}, 0.02)));
+    QVERIFY(torch::allclose(p["blocks.0.attn.qkv.bias"], torch::full({48}, 0.02)));
+    QVERIFY(torch::allclose(p["head.projection.bias"], torch::full({5}, 0.01)));  // 0.02 x HEAD_INIT_SCALE
+    const auto w = p["blocks.1.mlp.fc1.weight"];
+    QVERIFY(std::abs(w.std().item<double>() - 0.02) < 0.002);       // truncated normal, std 0.02
+    QVERIFY(w.abs().max().item<double>() <= 2.0);                     // truncated at +-2 like torch's
+    QVERIFY(p["blocks.0.attn.rel_pos_h"].abs().sum().item<double>() > 0.0);  // not REL_POS_ZERO_INIT
+    // No weight decay on the class token and relative positions (MVIT.ZERO_DECAY_POS_CLS).
+    auto opt = train::buildOptimizer(c, *net);
+    auto decayOf = [&](const torch::Tensor& t) {
+      for (auto& g : opt->param_groups())
+        for (auto& q : g.params())
+          if (q.is_same(t)) return static_cast<torch::optim::AdamWOptions&>(g.options()).weight_decay();
+      return -1.0;
+    };
+    QCOMPARE(decayOf(p["cls_token"]), 0.0);
+    QCOMPARE(decayOf(p["blocks.2.attn.rel_pos_t"]), 0.0);
+    QCOMPARE(decayOf(p["blocks.2.attn.qkv.weight"]), 0.05);
+  }
+
+  void mvitFlopsMatchTheModelZoo() {
+    // PySlowFast's model zoo: MViTv2-S 16x4 64 GFLOPs per view at 224 px.
+    const double g = static_cast<double>(models::summarizeModel(load("Kinetics/MVITv2_S_16x4.yaml"), true).macs) / 1e9;
+    QVERIFY2(std::abs(g - 64.0) < 0.5, std::to_string(g).c_str());
+  }
+
+ private:
+  // A small MViT from the same keys: 4 blocks, width 16, 4 frames at 64 px (16x16 patches).
+  static std::vector<std::string> mvitTinyOverrides(std::vector<std::string> extra) {
+    std::vector<std::string> ov = {"MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "DATA.NUM_FRAMES", "4",
+                                   "DATA.TEST_CROP_SIZE", "64", "DATA.TRAIN_CROP_SIZE", "64", "MODEL.NUM_CLASSES", "5",
+                                   "MVIT.DIM_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]",
+                                   "MVIT.POOL_Q_STRIDE", "[[0, 1, 1, 1], [1, 1, 2, 2], [2, 1, 1, 1], [3, 1, 2, 2]]",
+                                   "MVIT.POOL_KV_STRIDE_ADAPTIVE", "[1, 4, 4]"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    return ov;
+  }
+  static QStringList mvitTiny(QStringList extra) {
+    QStringList out;
+    for (const auto& o : mvitTinyOverrides({})) out << QString::fromStdString(o);
+    return out + extra;
+  }
+  static void addMViTRows() {
+    QTest::newRow("mvit-v2") << "Kinetics/MVITv2_S_16x4.yaml" << mvitTiny({});
+    QTest::newRow("mvit-v1") << "Kinetics/MVIT_B_16x4_CONV.yaml" << mvitTiny({"MODEL.DROPOUT_RATE", "0.0"});
+    // 72 px: 18 -> 9 -> 5 tokens, so the relative-position tables are resized at the last stage.
+    QTest::newRow("mvit-v2-odd-grid") << "Kinetics/MVITv2_S_16x4.yaml"
+                                      << mvitTiny({"DATA.TRAIN_CROP_SIZE", "72", "DATA.TEST_CROP_SIZE", "72"});
+    QTest::newRow("mvit-max-pool") << "Kinetics/MVIT_B_16x4_CONV.yaml" << mvitTiny({"MVIT.MODE", "max"});
+    QTest::newRow("mvit-pool-first") << "Kinetics/MVIT_B_16x4_CONV.yaml"
+                                     << mvitTiny({"MVIT.POOL_FIRST", "True", "MVIT.MODE", "conv_unshared", "MVIT.CLS_EMBED_ON", "False"});
+    QTest::newRow("mvit-mean-pool-layer-scale") << "Kinetics/MVIT_B_16x4_CONV.yaml"
+                                                << mvitTiny({"MVIT.USE_MEAN_POOLING", "True", "MVIT.LAYER_SCALE_INIT_VALUE", "0.1",
+                                                             "MVIT.SEPARATE_QKV", "True", "MVIT.NORM_STEM", "True"});
   }
 };
 

@@ -1,0 +1,634 @@
+#include "models/MViT.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "config/Config.h"
+#include "models/ResNetHelper.h"
+
+namespace amp::models {
+
+void truncNormal(torch::Tensor& t, double std, double mean, double a, double b) {
+  // Inverse-CDF sampling, as torch.nn.init.trunc_normal_ does it.
+  torch::NoGradGuard noGrad;
+  auto cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
+  const double lo = cdf((a - mean) / std), hi = cdf((b - mean) / std);
+  t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0).erfinv_().mul_(std * std::sqrt(2.0)).add_(mean).clamp_(a, b);
+}
+
+namespace {
+
+using Vec3 = std::vector<int64_t>;
+using PoolFn = std::function<torch::Tensor(const torch::Tensor&)>;
+
+[[noreturn]] void bad(const std::string& key, const std::string& why) { throw std::invalid_argument(key + ": " + why); }
+
+int64_t prod(const Vec3& v) { return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>()); }
+
+std::string shapeText(const Vec3& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+  return s;
+}
+
+torch::nn::LayerNorm layerNorm(int64_t dim) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(1e-6));
+}
+
+// Layer norm in float32 when the input comes reduced from autocast: CUDA autocast runs layer_norm
+// in float32 anyway, and LibTorch 1.13's CPU kernel throws on bfloat16 input with float weights.
+torch::Tensor norm(torch::nn::LayerNorm& ln, const torch::Tensor& x) {
+  return ln(x.scalar_type() == ln->weight.scalar_type() ? x : x.to(ln->weight.scalar_type()));
+}
+
+torch::nn::Linear linear(int64_t in, int64_t out, bool bias = true) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+}
+
+// Stochastic depth: drops the whole residual branch per sample while training.
+torch::Tensor dropPath(const torch::Tensor& x, double rate, bool training) {
+  if (!training || rate <= 0.0) return x;
+  const double keep = 1.0 - rate;
+  auto mask = torch::empty({x.size(0), 1, 1}, x.options()).bernoulli_(keep);
+  return x / keep * mask;
+}
+
+// attention_pool: pools the tokens of B x heads x L x C (or B x L x C) over their T x H x W grid,
+// keeping the class token aside; thw becomes the pooled grid.
+torch::Tensor attentionPool(torch::Tensor t, const PoolFn& pool, Vec3& thw, bool hasCls,
+                            torch::nn::LayerNorm ln = nullptr) {
+  const bool flat = t.dim() == 3;
+  if (flat) t = t.unsqueeze(1);
+  torch::Tensor cls;
+  if (hasCls) {
+    cls = t.slice(2, 0, 1);
+    t = t.slice(2, 1);
+  }
+  const int64_t B = t.size(0), N = t.size(1), C = t.size(3);
+  t = t.reshape({B * N, thw[0], thw[1], thw[2], C}).permute({0, 4, 1, 2, 3}).contiguous();
+  t = pool(t);
+  thw = {t.size(2), t.size(3), t.size(4)};
+  t = t.reshape({B, N, C, -1}).transpose(2, 3);
+  if (hasCls) t = torch::cat({cls, t}, 2);
+  if (ln) t = norm(ln, t);
+  return flat ? t.squeeze(1) : t;
+}
+
+// get_rel_pos: a relative-position table resized (linearly) to d entries when it has another length.
+torch::Tensor relPosTable(const torch::Tensor& rel, int64_t d) {
+  if (rel.size(0) == d) return rel;
+  namespace F = torch::nn::functional;
+  auto r = F::interpolate(rel.reshape({1, rel.size(0), -1}).permute({0, 2, 1}),
+                          F::InterpolateFuncOptions().size(std::vector<int64_t>{d}).mode(torch::kLinear).align_corners(false));
+  return r.reshape({-1, d}).permute({1, 0});
+}
+
+// Index of the relative distance between query position i and key position j, with the
+// coarser grid scaled up (PySlowFast's dist computation, in float32 like it).
+torch::Tensor relDistance(int64_t qn, int64_t kn, const torch::Device& device) {
+  const double qr = std::max(static_cast<double>(kn) / static_cast<double>(qn), 1.0);
+  const double kr = std::max(static_cast<double>(qn) / static_cast<double>(kn), 1.0);
+  auto d = torch::arange(qn, torch::kFloat).unsqueeze(1) * qr - torch::arange(kn, torch::kFloat).unsqueeze(0) * kr;
+  d = d + static_cast<double>(kn - 1) * kr;
+  return d.to(torch::kLong).to(device);
+}
+
+struct AttentionArgs {
+  int64_t dim = 0, dimOut = 0, heads = 1;
+  Vec3 inputSize;
+  bool qkvBias = true;
+  double dropRate = 0.0;
+  Vec3 kernelQ, kernelKv, strideQ, strideKv;
+  std::string mode = "conv";
+  bool hasCls = true, poolFirst = false, relPosSpatial = false, relPosTemporal = false, relPosZeroInit = false;
+  bool residualPooling = false, separateQkv = false;
+};
+
+// MultiScaleAttention of slowfast/models/attention.py.
+class MultiScaleAttentionImpl : public torch::nn::Module {
+ public:
+  explicit MultiScaleAttentionImpl(const AttentionArgs& a) : a_(a) {
+    headDim_ = a.dimOut / a.heads;
+    scale_ = std::pow(static_cast<double>(headDim_), -0.5);
+    if (a.poolFirst || a.separateQkv) {
+      q_ = register_module("q", linear(a.dim, a.dimOut, a.qkvBias));
+      k_ = register_module("k", linear(a.dim, a.dimOut, a.qkvBias));
+      v_ = register_module("v", linear(a.dim, a.dimOut, a.qkvBias));
+    } else {
+      qkv_ = register_module("qkv", linear(a.dim, a.dimOut * 3, a.qkvBias));
+    }
+    proj_ = register_module("proj", linear(a.dimOut, a.dimOut));
+
+    Vec3 kq = a.kernelQ, kkv = a.kernelKv;
+    if (prod(kq) == 1 && prod(a.strideQ) == 1) kq.clear();  // a 1x1x1 pool is no pool
+    if (prod(kkv) == 1 && prod(a.strideKv) == 1) kkv.clear();
+    const Vec3 kernels[3] = {kq, kkv, kkv};
+    const Vec3 strides[3] = {a.strideQ, a.strideKv, a.strideKv};
+    const char* names[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; ++i) {
+      if (kernels[i].empty()) continue;
+      Vec3 pad, stride = strides[i].empty() ? Vec3{1, 1, 1} : strides[i];
+      for (auto k : kernels[i]) pad.push_back(k / 2);
+      kernel_[i] = kernels[i];
+      stride_[i] = stride;
+      pad_[i] = pad;
+      if (a.mode == "conv" || a.mode == "conv_unshared") {
+        const int64_t dimConv = a.poolFirst ? (a.mode == "conv" ? a.dim / a.heads : a.dim)
+                                            : (a.mode == "conv" ? a.dimOut / a.heads : a.dimOut);
+        pool_[i] = register_module(std::string("pool_") + names[i],
+                                   conv3d(dimConv, dimConv, kernels[i], stride, pad, dimConv));
+        norm_[i] = register_module(std::string("norm_") + names[i], layerNorm(dimConv));
+      }
+    }
+    if (a.relPosSpatial) {
+      const int64_t size = a.inputSize[1];
+      const int64_t qSize = a.strideQ.empty() ? size : size / a.strideQ[1];
+      const int64_t kvSize = a.strideKv.empty() ? size : size / a.strideKv[1];
+      const int64_t dim = 2 * std::max(qSize, kvSize) - 1;
+      relPosH_ = register_parameter("rel_pos_h", torch::zeros({dim, headDim_}));
+      relPosW_ = register_parameter("rel_pos_w", torch::zeros({dim, headDim_}));
+      if (!a.relPosZeroInit) {
+        truncNormal(relPosH_, 0.02);
+        truncNormal(relPosW_, 0.02);
+      }
+    }
+    if (a.relPosTemporal) {
+      relPosT_ = register_parameter("rel_pos_t", torch::zeros({2 * a.inputSize[0] - 1, headDim_}));
+      if (!a.relPosZeroInit) truncNormal(relPosT_, 0.02);
+    }
+  }
+
+  std::pair<torch::Tensor, Vec3> forward(const torch::Tensor& x, const Vec3& thw) {
+    const int64_t B = x.size(0), N = x.size(1), heads = a_.heads;
+    torch::Tensor q, k, v;
+    if (a_.poolFirst) {
+      const int64_t fold = a_.mode == "conv_unshared" ? 1 : heads;
+      q = k = v = x.reshape({B, N, fold, -1}).permute({0, 2, 1, 3});
+    } else if (qkv_) {
+      auto qkv = run(qkv_, x).reshape({B, N, 3, heads, -1}).permute({2, 0, 3, 1, 4});
+      q = qkv[0];
+      k = qkv[1];
+      v = qkv[2];
+    } else {
+      auto split = [&](torch::nn::Linear& fc) { return run(fc, x).reshape({B, N, heads, -1}).permute({0, 2, 1, 3}); };
+      q = split(q_);
+      k = split(k_);
+      v = split(v_);
+    }
+    Vec3 shapes[3] = {thw, thw, thw};
+    torch::Tensor* qkvs[3] = {&q, &k, &v};
+    for (int i = 0; i < 3; ++i) *qkvs[i] = pool(i, *qkvs[i], shapes[i]);
+    if (a_.poolFirst) {
+      auto project = [&](torch::nn::Linear& fc, const torch::Tensor& t, const Vec3& s) {
+        const int64_t n = prod(s) + (a_.hasCls ? 1 : 0);
+        return run(fc, t.permute({0, 2, 1, 3}).reshape({B, n, -1})).reshape({B, n, heads, -1}).permute({0, 2, 1, 3});
+      };
+      q = project(q_, q, shapes[0]);
+      v = project(v_, v, shapes[2]);
+      k = project(k_, k, shapes[1]);
+    }
+    auto attn = torch::matmul(q * scale_, k.transpose(-2, -1));
+    FlopCounter::add(q.numel() * k.size(2));
+    if (relPosH_.defined() || relPosT_.defined()) attn = attn + relPosBias(q, shapes[0], shapes[1]);
+    attn = attn.softmax(-1);
+    auto out = torch::matmul(attn, v);
+    FlopCounter::add(attn.numel() * v.size(3));
+    if (a_.residualPooling) {
+      out = a_.hasCls ? out + torch::cat({torch::zeros_like(q.slice(2, 0, 1)), q.slice(2, 1)}, 2) : out + q;
+    }
+    out = run(proj_, out.transpose(1, 2).reshape({B, -1, a_.dimOut}));
+    if (a_.dropRate > 0.0) out = torch::dropout(out, a_.dropRate, is_training());
+    return {out, shapes[0]};
+  }
+
+ private:
+  torch::Tensor pool(int i, const torch::Tensor& t, Vec3& thw) {
+    if (kernel_[i].empty()) return t;
+    PoolFn fn;
+    if (pool_[i]) {
+      auto conv = pool_[i];
+      fn = [conv](const torch::Tensor& x) mutable { return run(conv, x); };
+    } else if (a_.mode == "max") {
+      fn = [this, i](const torch::Tensor& x) { return torch::max_pool3d(x, kernel_[i], stride_[i], pad_[i]); };
+    } else {
+      fn = [this, i](const torch::Tensor& x) { return torch::avg_pool3d(x, kernel_[i], stride_[i], pad_[i]); };
+    }
+    return attentionPool(t, fn, thw, a_.hasCls, norm_[i]);
+  }
+
+  // Decomposed relative positional terms (cal_rel_pos_spatial + cal_rel_pos_temporal) as one
+  // additive bias over the attention matrix; the class token's row and column get none.
+  torch::Tensor relPosBias(const torch::Tensor& q, const Vec3& qs, const Vec3& ks) {
+    const int64_t B = q.size(0), H = q.size(1), dim = q.size(3);
+    const int64_t sp = a_.hasCls ? 1 : 0;
+    auto rq = q.slice(2, sp).reshape({B, H, qs[0], qs[1], qs[2], dim});
+    const int64_t rows = B * H * qs[0] * qs[1] * qs[2] * dim;
+    torch::Tensor bias;
+    if (relPosH_.defined()) {
+      auto rh = relPosTable(relPosH_, 2 * std::max(qs[1], ks[1]) - 1).index({relDistance(qs[1], ks[1], q.device())});
+      auto rw = relPosTable(relPosW_, 2 * std::max(qs[2], ks[2]) - 1).index({relDistance(qs[2], ks[2], q.device())});
+      auto relH = torch::einsum("bythwc,hkc->bythwk", {rq, rh});  // B x H x qt x qh x qw x kh
+      auto relW = torch::einsum("bythwc,wkc->bythwk", {rq, rw});  // B x H x qt x qh x qw x kw
+      FlopCounter::add(rows * (ks[1] + ks[2]));
+      bias = relH.unsqueeze(5).unsqueeze(7) + relW.unsqueeze(5).unsqueeze(6);
+    }
+    if (relPosT_.defined()) {
+      auto rt = relPosTable(relPosT_, 2 * std::max(qs[0], ks[0]) - 1).index({relDistance(qs[0], ks[0], q.device())});
+      auto relT = torch::einsum("bythwc,tkc->bythwk", {rq, rt}).unsqueeze(-1).unsqueeze(-1);
+      FlopCounter::add(rows * ks[0]);
+      bias = bias.defined() ? bias + relT : relT;
+    }
+    bias = bias.expand({B, H, qs[0], qs[1], qs[2], ks[0], ks[1], ks[2]})
+               .reshape({B, H, qs[0] * qs[1] * qs[2], ks[0] * ks[1] * ks[2]});
+    if (sp) bias = torch::constant_pad_nd(bias, {1, 0, 1, 0}, 0.0);
+    return bias;
+  }
+
+  AttentionArgs a_;
+  int64_t headDim_ = 0;
+  double scale_ = 1.0;
+  torch::nn::Linear qkv_{nullptr}, q_{nullptr}, k_{nullptr}, v_{nullptr}, proj_{nullptr};
+  torch::nn::Conv3d pool_[3] = {nullptr, nullptr, nullptr};
+  torch::nn::LayerNorm norm_[3] = {nullptr, nullptr, nullptr};
+  Vec3 kernel_[3], stride_[3], pad_[3];
+  torch::Tensor relPosH_, relPosW_, relPosT_;
+};
+TORCH_MODULE(MultiScaleAttention);
+
+// Mlp of slowfast/models/common.py: fc1, GELU, fc2 (dropout after each when set).
+class MlpImpl : public torch::nn::Module {
+ public:
+  MlpImpl(int64_t in, int64_t hidden, int64_t out, double drop) : drop_(drop) {
+    fc1_ = register_module("fc1", linear(in, hidden));
+    fc2_ = register_module("fc2", linear(hidden, out));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    auto y = torch::gelu(run(fc1_, x));
+    if (drop_ > 0.0) y = torch::dropout(y, drop_, is_training());
+    y = run(fc2_, y);
+    if (drop_ > 0.0) y = torch::dropout(y, drop_, is_training());
+    return y;
+  }
+
+ private:
+  double drop_;
+  torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+struct BlockArgs {
+  AttentionArgs attn;
+  int64_t dimOut = 0;
+  double mlpRatio = 4.0, dropPath = 0.0, layerScale = 0.0;
+  bool dimMulInAtt = false;
+};
+
+// MultiScaleBlock: norm1, pooling attention (+ pooled skip), norm2, MLP, width projection.
+class MultiScaleBlockImpl : public torch::nn::Module {
+ public:
+  explicit MultiScaleBlockImpl(BlockArgs b) : dim_(b.attn.dim), dimOut_(b.dimOut), b_(b) {
+    norm1_ = register_module("norm1", layerNorm(dim_));
+    const int64_t attDim = b.dimMulInAtt ? dimOut_ : dim_;
+    b.attn.dimOut = attDim;
+    attn_ = register_module("attn", MultiScaleAttention(b.attn));
+    norm2_ = register_module("norm2", layerNorm(attDim));
+    mlp_ = register_module("mlp", Mlp(attDim, static_cast<int64_t>(static_cast<double>(attDim) * b.mlpRatio), dimOut_,
+                                      b.attn.dropRate));
+    if (b.layerScale > 0.0) {
+      gamma1_ = register_parameter("gamma_1", torch::full({dim_}, b.layerScale));
+      gamma2_ = register_parameter("gamma_2", torch::full({dimOut_}, b.layerScale));
+    }
+    if (dim_ != dimOut_) proj_ = register_module("proj", linear(dim_, dimOut_));
+    const Vec3& s = b.attn.strideQ;
+    if (!s.empty() && prod(s) > 1) {
+      for (auto v : s) skipKernel_.push_back(v > 1 ? v + 1 : v);
+      for (auto k : skipKernel_) skipPad_.push_back(k / 2);
+      skipStride_ = s;
+    }
+  }
+
+  std::pair<torch::Tensor, Vec3> forward(torch::Tensor x, const Vec3& thw) {
+    auto xNorm = norm(norm1_, x);
+    auto [xBlock, thwNew] = attn_(xNorm, thw);
+    if (b_.dimMulInAtt && proj_) x = run(proj_, xNorm);
+    if (!skipKernel_.empty()) {
+      Vec3 pooled = thw;
+      x = attentionPool(
+          x, [this](const torch::Tensor& t) { return torch::max_pool3d(t, skipKernel_, skipStride_, skipPad_); }, pooled,
+          b_.attn.hasCls);
+    }
+    x = x + dropPath(gamma1_.defined() ? gamma1_ * xBlock : xBlock, b_.dropPath, is_training());
+    xNorm = norm(norm2_, x);
+    auto xMlp = mlp_(xNorm);
+    if (!b_.dimMulInAtt && proj_) x = run(proj_, xNorm);
+    x = x + dropPath(gamma2_.defined() ? gamma2_ * xMlp : xMlp, b_.dropPath, is_training());
+    return {x, thwNew};
+  }
+
+ private:
+  int64_t dim_, dimOut_;
+  BlockArgs b_;
+  torch::nn::LayerNorm norm1_{nullptr}, norm2_{nullptr};
+  MultiScaleAttention attn_{nullptr};
+  Mlp mlp_{nullptr};
+  torch::nn::Linear proj_{nullptr};
+  torch::Tensor gamma1_, gamma2_;
+  Vec3 skipKernel_, skipStride_, skipPad_;
+};
+TORCH_MODULE(MultiScaleBlock);
+
+class PatchEmbedImpl : public torch::nn::Module {
+ public:
+  PatchEmbedImpl(int64_t in, int64_t out, const Vec3& kernel, const Vec3& stride, const Vec3& pad) {
+    proj_ = register_module("proj", conv3d(in, out, kernel, stride, pad, 1, {1, 1, 1}, true));
+  }
+  torch::Tensor forward(const torch::Tensor& x) { return run(proj_, x); }
+
+ private:
+  torch::nn::Conv3d proj_{nullptr};
+};
+TORCH_MODULE(PatchEmbed);
+
+// TransformerBasicHead: dropout, projection, the activation in evaluation.
+class TransformerHeadImpl : public torch::nn::Module {
+ public:
+  TransformerHeadImpl(int64_t dimIn, int64_t classes, double dropout, std::string act)
+      : dropout_(dropout), act_(std::move(act)) {
+    projection_ = register_module("projection", linear(dimIn, classes));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    if (dropout_ > 0.0) x = torch::dropout(x, dropout_, is_training());
+    x = run(projection_, x);
+    if (!is_training()) {
+      if (act_ == "softmax") x = torch::softmax(x, 1);
+      else if (act_ == "sigmoid") x = torch::sigmoid(x);
+    }
+    return x;
+  }
+  torch::nn::Linear& projection() { return projection_; }
+
+ private:
+  double dropout_;
+  std::string act_;
+  torch::nn::Linear projection_{nullptr};
+};
+TORCH_MODULE(TransformerHead);
+
+Vec3 triple(const config::Config& c, const char* key) {
+  auto v = c.getIntList(key);
+  if (v.size() != 3) bad(key, "needs three values (T, H, W), got " + std::to_string(v.size()));
+  return v;
+}
+
+// [[block, value...], ...] lists of the MVIT keys, checked.
+std::vector<std::vector<double>> blockList(const config::Config& c, const char* key, size_t width, int64_t maxBlock) {
+  std::vector<std::vector<double>> out;
+  const auto& v = c.get(key);
+  if (v.is_null()) return out;
+  if (!v.is_array()) bad(key, "must be a list of [block, ...] entries");
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto& e = v[i];
+    if (!e.is_array() || e.size() != width)
+      bad(key, "entry " + std::to_string(i) + " must have " + std::to_string(width) + " numbers: [block, ...]");
+    std::vector<double> row;
+    for (const auto& x : e) {
+      if (!x.is_number()) bad(key, "entry " + std::to_string(i) + " must hold numbers only");
+      row.push_back(x.get<double>());
+    }
+    if (row[0] < 0 || row[0] > static_cast<double>(maxBlock) || row[0] != std::floor(row[0]))
+      bad(key, "entry " + std::to_string(i) + " names block " + std::to_string(row[0]) + "; blocks run from 0 to " +
+                   std::to_string(maxBlock) + " (MVIT.DEPTH)");
+    out.push_back(row);
+  }
+  return out;
+}
+
+class MViTImpl : public VideoNetImpl {
+ public:
+  explicit MViTImpl(const config::Config& c) {
+    const int64_t crop = c.getInt("DATA.TRAIN_CROP_SIZE");
+    if (c.getInt("DATA.TEST_CROP_SIZE") != crop)
+      bad("DATA.TEST_CROP_SIZE", "MViT needs the same crop as DATA.TRAIN_CROP_SIZE (" + std::to_string(crop) + ")");
+    if (c.getBool("MVIT.PATCH_2D")) bad("MVIT.PATCH_2D", "2D patches are not built; set it to False");
+    if (c.getBool("MVIT.REV.ENABLE")) bad("MVIT.REV.ENABLE", "reversible MViT is not built; set it to False");
+    if (c.getBool("MVIT.USE_FIXED_SINCOS_POS"))
+      bad("MVIT.USE_FIXED_SINCOS_POS", "fixed sine-cosine embeddings are not built; set it to False");
+    const std::string mode = c.getString("MVIT.MODE");
+    poolFirst_ = c.getBool("MVIT.POOL_FIRST");
+    if (mode == "conv_unshared" && !poolFirst_)
+      bad("MVIT.MODE", "conv_unshared pooling needs MVIT.POOL_FIRST True (as in PySlowFast)");
+    const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
+    if (channels.size() != 1) bad("DATA.INPUT_CHANNEL_NUM", "MViT takes one pathway, e.g. [3]");
+
+    const Vec3 kernel = triple(c, "MVIT.PATCH_KERNEL"), stride = triple(c, "MVIT.PATCH_STRIDE"),
+               padding = triple(c, "MVIT.PATCH_PADDING");
+    patchDims_ = {c.getInt("DATA.NUM_FRAMES") / stride[0], crop / stride[1], crop / stride[2]};
+    if (prod(patchDims_) <= 0)
+      bad("MVIT.PATCH_STRIDE", "leaves no patches for " + std::to_string(c.getInt("DATA.NUM_FRAMES")) + " frames at " +
+                                   std::to_string(crop) + " px");
+    clsOn_ = c.getBool("MVIT.CLS_EMBED_ON");
+    absPos_ = c.getBool("MVIT.USE_ABS_POS");
+    sepPos_ = c.getBool("MVIT.SEP_POS_EMBED");
+    meanPool_ = c.getBool("MVIT.USE_MEAN_POOLING");
+    dropRate_ = c.getFloat("MVIT.DROPOUT_RATE");
+    const int64_t depth = c.getInt("MVIT.DEPTH");
+    int64_t embed = c.getInt("MVIT.EMBED_DIM"), heads = c.getInt("MVIT.NUM_HEADS");
+
+    patchEmbed_ = register_module("patch_embed", PatchEmbed(channels[0], embed, kernel, stride, padding));
+    if (clsOn_) clsToken_ = register_parameter("cls_token", torch::zeros({1, 1, embed}));
+    if (absPos_) {
+      if (sepPos_) {
+        posSpatial_ = register_parameter("pos_embed_spatial", torch::zeros({1, patchDims_[1] * patchDims_[2], embed}));
+        posTemporal_ = register_parameter("pos_embed_temporal", torch::zeros({1, patchDims_[0], embed}));
+        if (clsOn_) posClass_ = register_parameter("pos_embed_class", torch::zeros({1, 1, embed}));
+      } else {
+        pos_ = register_parameter("pos_embed", torch::zeros({1, prod(patchDims_) + (clsOn_ ? 1 : 0), embed}));
+      }
+    }
+    if (c.getBool("MVIT.NORM_STEM")) normStem_ = register_module("norm_stem", layerNorm(embed));
+
+    // Width / head multipliers and per-block pooling, as PySlowFast derives them.
+    std::vector<double> dimMul(depth + 1, 1.0), headMul(depth + 1, 1.0);
+    for (const auto& e : blockList(c, "MVIT.DIM_MUL", 2, depth)) dimMul[static_cast<size_t>(e[0])] = e[1];
+    for (const auto& e : blockList(c, "MVIT.HEAD_MUL", 2, depth)) headMul[static_cast<size_t>(e[0])] = e[1];
+    std::vector<Vec3> poolQ(depth), poolKv(depth), strideQ(depth), strideKv(depth);
+    std::optional<Vec3> kvqKernel;
+    if (!c.get("MVIT.POOL_KVQ_KERNEL").is_null()) kvqKernel = triple(c, "MVIT.POOL_KVQ_KERNEL");
+    auto kernelFor = [&](const Vec3& s) {
+      if (kvqKernel) return *kvqKernel;
+      Vec3 k;
+      for (auto v : s) k.push_back(v > 1 ? v + 1 : v);
+      return k;
+    };
+    auto toVec = [](const std::vector<double>& row) {
+      Vec3 v;
+      for (size_t i = 1; i < row.size(); ++i) v.push_back(static_cast<int64_t>(row[i]));
+      return v;
+    };
+    for (const auto& e : blockList(c, "MVIT.POOL_Q_STRIDE", 4, depth - 1)) {
+      const auto i = static_cast<size_t>(e[0]);
+      strideQ[i] = toVec(e);
+      poolQ[i] = kernelFor(strideQ[i]);
+    }
+    std::vector<std::pair<size_t, Vec3>> kvStrides;
+    if (!c.get("MVIT.POOL_KV_STRIDE_ADAPTIVE").is_null()) {
+      Vec3 kv = triple(c, "MVIT.POOL_KV_STRIDE_ADAPTIVE");
+      for (int64_t i = 0; i < depth; ++i) {
+        if (!strideQ[i].empty())
+          for (size_t d = 0; d < 3; ++d) kv[d] = std::max<int64_t>(kv[d] / strideQ[i][d], 1);
+        kvStrides.emplace_back(static_cast<size_t>(i), kv);
+      }
+    } else {
+      for (const auto& e : blockList(c, "MVIT.POOL_KV_STRIDE", 4, depth - 1))
+        kvStrides.emplace_back(static_cast<size_t>(e[0]), toVec(e));
+    }
+    for (const auto& [i, s] : kvStrides) {
+      strideKv[i] = s;
+      poolKv[i] = kernelFor(s);
+    }
+
+    const double layerScale = c.getFloat("MVIT.LAYER_SCALE_INIT_VALUE");
+    const bool dimMulInAtt = c.getBool("MVIT.DIM_MUL_IN_ATT");
+    auto dpr = torch::linspace(0.0, c.getFloat("MVIT.DROPPATH_RATE"), depth, torch::kFloat);
+    blocks_ = register_module("blocks", torch::nn::ModuleList());
+    Vec3 inputSize = patchDims_;
+    for (int64_t i = 0; i < depth; ++i) {
+      heads = roundWidth(static_cast<double>(heads), headMul[i]);
+      const int64_t dimOut =
+          dimMulInAtt ? roundWidth(static_cast<double>(embed), dimMul[i], 1, roundWidth(static_cast<double>(heads), headMul[i]))
+                      : roundWidth(static_cast<double>(embed), dimMul[i + 1], 1,
+                                   roundWidth(static_cast<double>(heads), headMul[i + 1]));
+      if (layerScale > 0.0 && dimMulInAtt && dimOut != embed)
+        bad("MVIT.LAYER_SCALE_INIT_VALUE", "layer scale with MVIT.DIM_MUL_IN_ATT fails where the width changes (block " +
+                                               std::to_string(i) + "); set one of them off");
+      BlockArgs b;
+      b.attn.dim = embed;
+      b.attn.heads = heads;
+      b.attn.inputSize = inputSize;
+      b.attn.qkvBias = c.getBool("MVIT.QKV_BIAS");
+      b.attn.dropRate = dropRate_;
+      b.attn.kernelQ = poolQ[i];
+      b.attn.kernelKv = poolKv[i];
+      b.attn.strideQ = strideQ[i];
+      b.attn.strideKv = strideKv[i];
+      b.attn.mode = mode;
+      b.attn.hasCls = clsOn_;
+      b.attn.poolFirst = poolFirst_;
+      b.attn.relPosSpatial = c.getBool("MVIT.REL_POS_SPATIAL");
+      b.attn.relPosTemporal = c.getBool("MVIT.REL_POS_TEMPORAL");
+      b.attn.relPosZeroInit = c.getBool("MVIT.REL_POS_ZERO_INIT");
+      b.attn.residualPooling = c.getBool("MVIT.RESIDUAL_POOLING");
+      b.attn.separateQkv = c.getBool("MVIT.SEPARATE_QKV");
+      if (b.attn.relPosSpatial && inputSize[1] != inputSize[2])
+        bad("MVIT.REL_POS_SPATIAL", "needs square token grids; block " + std::to_string(i) + " sees " + shapeText(inputSize));
+      if (embed % heads != 0 || dimOut % heads != 0)
+        bad("MVIT.HEAD_MUL", "block " + std::to_string(i) + " has width " + std::to_string(dimOut) + " for " +
+                                 std::to_string(heads) + " heads; widths must divide by the heads");
+      b.dimOut = dimOut;
+      b.mlpRatio = c.getFloat("MVIT.MLP_RATIO");
+      b.dropPath = static_cast<double>(dpr[i].item<float>());
+      b.layerScale = layerScale;
+      b.dimMulInAtt = dimMulInAtt;
+      blocks_->push_back(MultiScaleBlock(b));
+      blockList_.push_back(blocks_->ptr<MultiScaleBlockImpl>(static_cast<size_t>(i)));
+      if (!strideQ[i].empty())
+        for (size_t d = 0; d < 3; ++d) inputSize[d] /= strideQ[i][d];
+      if (prod(inputSize) <= 0)
+        bad("MVIT.POOL_Q_STRIDE", "pools the token grid away by block " + std::to_string(i) +
+                                      "; use a larger input or fewer query strides");
+      embed = dimOut;
+    }
+    norm_ = register_module("norm", layerNorm(embed));
+    head_ = register_module("head", TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"), c.getFloat("MODEL.DROPOUT_RATE"),
+                                                    c.getString("MODEL.HEAD_ACT")));
+    if (c.getBool("MVIT.ZERO_DECAY_POS_CLS")) {
+      if (absPos_) {
+        if (sepPos_) noDecay_ = {"pos_embed_spatial", "pos_embed_temporal", "pos_embed_class"};
+        else noDecay_ = {"pos_embed"};
+      }
+      if (c.getBool("MVIT.REL_POS_SPATIAL")) noDecay_.insert(noDecay_.end(), {"rel_pos_h", "rel_pos_w", "rel_pos_hw"});
+      if (c.getBool("MVIT.REL_POS_TEMPORAL")) noDecay_.push_back("rel_pos_t");
+      if (clsOn_) noDecay_.push_back("cls_token");
+    }
+    initialise(c.getFloat("MVIT.HEAD_INIT_SCALE"));
+  }
+
+  std::vector<std::string> noWeightDecayNames() const override { return noDecay_; }
+
+  torch::Tensor forward(std::vector<torch::Tensor> pathways) override {
+    auto x = patchEmbed_(pathways.at(0));
+    Vec3 thw = {x.size(2), x.size(3), x.size(4)};
+    if (thw != patchDims_)
+      throw std::invalid_argument("MViT was built for a " + shapeText(patchDims_) + " patch grid (DATA.NUM_FRAMES, " +
+                                  "DATA.TRAIN_CROP_SIZE) but the clip gives " + shapeText(thw));
+    const int64_t B = x.size(0);
+    x = x.flatten(2).transpose(1, 2);
+    if (clsOn_) x = torch::cat({clsToken_.expand({B, -1, -1}), x}, 1);
+    if (absPos_) {
+      if (sepPos_) {
+        auto pos = posSpatial_.repeat({1, patchDims_[0], 1}) +
+                   torch::repeat_interleave(posTemporal_, patchDims_[1] * patchDims_[2], 1);
+        if (clsOn_) pos = torch::cat({posClass_, pos}, 1);
+        x = x + pos;
+      } else {
+        x = x + pos_;
+      }
+    }
+    if (dropRate_ > 0.0) x = torch::dropout(x, dropRate_, is_training());
+    if (normStem_) x = norm(normStem_, x);
+    for (auto& blk : blockList_) std::tie(x, thw) = blk->forward(x, thw);
+    if (meanPool_) {
+      if (clsOn_) x = x.slice(1, 1);
+      x = norm(norm_, x.mean(1));
+    } else if (clsOn_) {
+      x = norm(norm_, x).select(1, 0);
+    } else {
+      x = norm(norm_, x).mean(1);
+    }
+    return head_(x);
+  }
+
+ private:
+  // PySlowFast's MViT init: truncated normal (0.02) for embeddings, linear and conv weights,
+  // 0.02 for linear biases, layer norms at weight 1 / bias 0.02; the head scaled.
+  void initialise(double headScale) {
+    torch::NoGradGuard noGrad;
+    for (auto* t : {&clsToken_, &pos_, &posSpatial_, &posTemporal_, &posClass_})
+      if (t->defined()) truncNormal(*t, 0.02);
+    for (const auto& m : modules(/*include_self=*/false)) {
+      if (auto* fc = m->as<torch::nn::Linear>()) {
+        truncNormal(fc->weight, 0.02);
+        if (fc->bias.defined()) fc->bias.fill_(0.02);
+      } else if (auto* conv = m->as<torch::nn::Conv3d>()) {
+        truncNormal(conv->weight, 0.02);
+      } else if (auto* ln = m->as<torch::nn::LayerNorm>()) {
+        ln->weight.fill_(1.0);
+        ln->bias.fill_(0.02);
+      }
+    }
+    head_->projection()->weight.mul_(headScale);
+    head_->projection()->bias.mul_(headScale);
+  }
+
+  bool clsOn_ = true, absPos_ = true, sepPos_ = false, meanPool_ = false, poolFirst_ = false;
+  double dropRate_ = 0.0;
+  Vec3 patchDims_;
+  PatchEmbed patchEmbed_{nullptr};
+  torch::Tensor clsToken_, pos_, posSpatial_, posTemporal_, posClass_;
+  torch::nn::LayerNorm normStem_{nullptr}, norm_{nullptr};
+  torch::nn::ModuleList blocks_{nullptr};
+  std::vector<std::shared_ptr<MultiScaleBlockImpl>> blockList_;
+  TransformerHead head_{nullptr};
+  std::vector<std::string> noDecay_;
+};
+
+}  // namespace
+
+std::shared_ptr<VideoNetImpl> buildMViT(const config::Config& cfg) { return std::make_shared<MViTImpl>(cfg); }
+
+}  // namespace amp::models
