@@ -1,4 +1,6 @@
-// ampstudio-cli bench step: the training step in FP32 and mixed precision, side by side.
+// ampstudio-cli bench step: the training step in FP32 and mixed precision, side by side, on
+// random clips. ampstudio-cli bench precision: the same config trained for N iterations on its
+// own data (or --synthetic clips) in FP32 and then in mixed precision: the table researchers quote.
 #include <unistd.h>
 
 #include <iomanip>
@@ -17,6 +19,7 @@ namespace amp::cli {
 namespace {
 
 struct StepArgs {
+  std::string sub = "step";  ///< "step" or "precision"
   std::string cfg;
   std::vector<std::string> overrides;
   std::string precision = "both";
@@ -28,7 +31,8 @@ nlohmann::json toJson(const train::StepBenchResult& r) {
   return {{"precision", r.precision}, {"device", r.device}, {"median_step_s", r.median_step_s},
           {"iterations_per_s", r.iterations_per_s}, {"clips_per_s", r.clips_per_s}, {"macs_per_step", r.macs_per_step},
           {"achieved_flops", r.achieved_flops}, {"peak_bytes", r.peak_bytes}, {"first_loss", r.first_loss},
-          {"last_loss", r.last_loss}, {"finite", r.finite}};
+          {"last_loss", r.last_loss}, {"finite", r.finite}, {"batch", r.batch}, {"data_wait_s", r.data_wait_s},
+          {"skipped_steps", r.skipped_steps}, {"final_loss_scale", r.final_loss_scale}, {"max_batch", r.max_batch}};
 }
 
 train::StepBenchResult fromJson(const nlohmann::json& j) {
@@ -44,6 +48,11 @@ train::StepBenchResult fromJson(const nlohmann::json& j) {
   r.first_loss = j.at("first_loss");
   r.last_loss = j.at("last_loss");
   r.finite = j.at("finite");
+  r.batch = j.at("batch");
+  r.data_wait_s = j.at("data_wait_s");
+  r.skipped_steps = j.at("skipped_steps");
+  r.final_loss_scale = j.at("final_loss_scale");
+  r.max_batch = j.at("max_batch");
   return r;
 }
 
@@ -55,10 +64,12 @@ bool runInChild(const StepArgs& a, const std::string& precision, train::StepBenc
     *error = "cannot find this program's path";
     return false;
   }
-  std::vector<std::string> argv = {self, "bench", "step", "--cfg", a.cfg, "--precision", precision, "--json",
+  std::vector<std::string> argv = {self, "bench", a.sub, "--cfg", a.cfg, "--precision", precision, "--json",
                                    "--batch", std::to_string(a.options.batch), "--iterations",
                                    std::to_string(a.options.iterations), "--warmup", std::to_string(a.options.warmup),
                                    "--threads", std::to_string(a.options.threads)};
+  if (a.sub == "precision" && !a.options.real_data) argv.push_back("--synthetic");
+  if (a.options.max_batch) argv.push_back("--max-batch");
   argv.insert(argv.end(), a.overrides.begin(), a.overrides.end());
   std::string command;
   for (const auto& s : argv) {
@@ -87,6 +98,7 @@ bool runInChild(const StepArgs& a, const std::string& precision, train::StepBenc
 int runStep(StepArgs a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
+  if (a.options.batch == 0) a.options.batch = static_cast<int>(cfg->getInt("TRAIN.BATCH_SIZE"));
   std::vector<train::StepBenchResult> results;
   std::string error;
   if (a.precision == "both") {
@@ -110,23 +122,42 @@ int runStep(StepArgs a) {
     }
   }
   const auto device = system::probeDevices();
+  const bool precisionTable = a.sub == "precision";
   std::cout << cfg->getString("MODEL.MODEL_NAME") << " (" << cfg->getString("MODEL.ARCH") << "), batch " << a.options.batch
             << ", " << cfg->getInt("DATA.NUM_FRAMES") << " frames at " << cfg->getInt("DATA.TRAIN_CROP_SIZE") << " px, "
+            << (precisionTable ? (a.options.real_data ? "training data" : "synthetic clips") : std::string("random clips")) << ", "
             << a.options.iterations << " timed steps after " << a.options.warmup << " warm-up; "
             << (results.front().device == "cpu" ? "CPU " + std::to_string(device.cpu_cores) + " cores, BLAS " + device.blas
                                                 : results.front().device)
-            << "\n";
-  std::cout << "precision  step_s   it/s    clips/s  GFLOP/s  peak_MiB  loss first->last   (each precision in its own process)\n"
-            << std::fixed;
-  for (const auto& r : results)
-    std::cout << std::left << std::setw(9) << r.precision << std::right << std::setprecision(3) << std::setw(8) << r.median_step_s
-              << std::setw(8) << r.iterations_per_s << std::setw(10) << r.clips_per_s << std::setprecision(1) << std::setw(9)
-              << r.achieved_flops / 1e9 << std::setw(10) << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0)
-              << "  " << std::setprecision(4) << r.first_loss << " -> " << r.last_loss << (r.finite ? "" : "  NOT FINITE") << "\n";
-  if (results.size() == 2 && results[1].median_step_s > 0)
-    std::cout << std::setprecision(2) << results[1].precision << " vs fp32: " << results[0].median_step_s / results[1].median_step_s
-              << "x speed, " << (results[0].peak_bytes > 0 ? static_cast<double>(results[1].peak_bytes) / results[0].peak_bytes : 0.0)
-              << "x peak memory\n";
+            << "\n" << std::fixed;
+  const bool maxBatch = a.options.max_batch;
+  if (precisionTable) {
+    std::cout << "precision  batch    it/s   clips/s  peak_MiB  data_wait_s  loss@" << a.options.warmup + a.options.iterations
+              << "  skipped" << (maxBatch ? "  max_batch" : "") << "   (each precision in its own process)\n";
+    for (const auto& r : results)
+      std::cout << std::left << std::setw(9) << r.precision << std::right << std::setw(7) << r.batch << std::setprecision(3) << std::setw(8)
+                << r.iterations_per_s << std::setprecision(1) << std::setw(10) << r.clips_per_s << std::setw(10)
+                << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0) << std::setprecision(3) << std::setw(13) << r.data_wait_s
+                << std::setprecision(4) << std::setw(9) << r.last_loss << std::setw(9) << r.skipped_steps
+                << (maxBatch ? "  " + std::to_string(r.max_batch) : std::string()) << (r.finite ? "" : "  NOT FINITE") << "\n";
+  } else {
+    std::cout << "precision  step_s   it/s    clips/s  GFLOP/s  peak_MiB  loss first->last   (each precision in its own process)\n";
+    for (const auto& r : results)
+      std::cout << std::left << std::setw(9) << r.precision << std::right << std::setprecision(3) << std::setw(8) << r.median_step_s
+                << std::setw(8) << r.iterations_per_s << std::setw(10) << r.clips_per_s << std::setprecision(1) << std::setw(9)
+                << r.achieved_flops / 1e9 << std::setw(10) << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0)
+                << "  " << std::setprecision(4) << r.first_loss << " -> " << r.last_loss << (r.finite ? "" : "  NOT FINITE") << "\n";
+  }
+  if (results.size() == 2 && results[1].median_step_s > 0) {
+    const auto& f = results[0];
+    const auto& m = results[1];
+    std::cout << std::setprecision(2) << m.precision << " / fp32: " << f.median_step_s / m.median_step_s << "x speed, "
+              << (f.peak_bytes > 0 ? static_cast<double>(m.peak_bytes) / static_cast<double>(f.peak_bytes) : 0.0) << "x peak memory";
+    if (precisionTable) std::cout << std::setprecision(4) << ", loss " << m.last_loss - f.last_loss << " vs fp32";
+    if (maxBatch && f.max_batch > 0)
+      std::cout << std::setprecision(2) << ", " << static_cast<double>(m.max_batch) / f.max_batch << "x max batch";
+    std::cout << "\n";
+  }
   bool finite = true;
   for (const auto& r : results) finite = finite && r.finite;
   return finite ? 0 : 1;
@@ -144,11 +175,38 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   step->add_option("--iterations", args->options.iterations, "Timed steps")->check(CLI::PositiveNumber);
   step->add_option("--warmup", args->options.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   step->add_option("--threads", args->options.threads, "CPU threads (default: all cores)");
+  step->add_flag("--max-batch", args->options.max_batch, "Also find the largest batch each precision fits (CUDA)");
   step->add_flag("--json", args->json, "One precision: print the result as one JSON line");
   acceptOverrides(step);
   step->callback([args, step, &exitCode] {
     args->overrides = overridesOf(step);
     exitCode = runStep(*args);
+  });
+
+  auto pargs = std::make_shared<StepArgs>();
+  pargs->sub = "precision";
+  pargs->options.real_data = true;
+  pargs->options.iterations = 20;
+  pargs->options.warmup = 2;
+  pargs->options.batch = 0;
+  auto synthetic = std::make_shared<bool>(false);
+  CLI::App* prec = bench.add_subcommand(
+      "precision", "Train the config N iterations in FP32, then in mixed precision: speed, memory, loss and the AMP/FP32 ratios");
+  prec->add_option("--cfg", pargs->cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
+  prec->add_option("--iters,--iterations", pargs->options.iterations, "Timed iterations per precision (default 20)")->check(CLI::PositiveNumber);
+  prec->add_option("--warmup", pargs->options.warmup, "Untimed iterations first (default 2)")->check(CLI::NonNegativeNumber);
+  prec->add_option("--batch", pargs->options.batch, "Clips per iteration (default TRAIN.BATCH_SIZE)")->check(CLI::PositiveNumber);
+  prec->add_option("--precision", pargs->precision, "both (fp32 then amp), fp32, amp, bf16 or fp16")
+      ->check(CLI::IsMember({"both", "fp32", "amp", "bf16", "fp16"}));
+  prec->add_option("--threads", pargs->options.threads, "CPU threads (default: all cores)");
+  prec->add_flag("--synthetic", *synthetic, "Random clips instead of the training set (no video decoding)");
+  prec->add_flag("--max-batch", pargs->options.max_batch, "Also find the largest batch each precision fits (CUDA)");
+  prec->add_flag("--json", pargs->json, "One precision: print the result as one JSON line");
+  acceptOverrides(prec);
+  prec->callback([pargs, prec, synthetic, &exitCode] {
+    pargs->overrides = overridesOf(prec);
+    pargs->options.real_data = !*synthetic;
+    exitCode = runStep(*pargs);
   });
 }
 

@@ -14,6 +14,7 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
 void addTrainCommand(CLI::App& app, int& exitCode);
+void addTestCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
 
 }  // namespace amp::cli

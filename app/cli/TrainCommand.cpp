@@ -1,13 +1,18 @@
-// ampstudio-cli train: one training run, headless; Ctrl-C stops it cleanly.
+// ampstudio-cli train: one training run, headless; Ctrl-C stops it cleanly with a checkpoint.
+// ampstudio-cli test: the multi-view test of a checkpoint.
+#include <unistd.h>
+
 #include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "train/Tester.h"
 #include "train/Trainer.h"
 
 namespace amp::cli {
@@ -29,15 +34,38 @@ int runTrain(const std::string& path, const std::vector<std::string>& overrides)
   const std::int64_t logPeriod = std::max<std::int64_t>(1, cfg->getInt("LOG_PERIOD"));
   double timeSum = 0;
   std::int64_t timed = 0;
+  // On a terminal one progress line redrawn in place; otherwise PySlowFast-like log lines.
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  std::mutex outMutex;
+  bool barShown = false;
+  auto print = [&](const std::string& text) {
+    std::lock_guard<std::mutex> lock(outMutex);
+    if (barShown) std::cout << "\r\033[K";
+    std::cout << text << std::endl;
+    barShown = false;
+  };
   trainer.setEventSink([&](const runlog::MetricEvent& e) {
     std::ostringstream line;
     line << std::fixed;
     if (e.kind == runlog::kind::kTrain) {
       timeSum += e.value("iter_time_s").value_or(0);
       ++timed;
-      if (e.step % logPeriod != 0) return;
       const auto p = trainer.progress();
-      const double remaining = static_cast<double>(p.max_epoch * p.steps_per_epoch - e.step) * timeSum / timed;
+      const std::int64_t total = p.max_epoch * p.steps_per_epoch;
+      const double remaining = static_cast<double>(total - e.step) * timeSum / static_cast<double>(timed);
+      if (tty) {
+        const double frac = total > 0 ? static_cast<double>(e.step) / static_cast<double>(total) : 0.0;
+        const int width = 24, filled = static_cast<int>(frac * width);
+        line << "epoch " << static_cast<int>(e.epoch - 1e-9) + 1 << "/" << p.max_epoch << " [" << std::string(filled, '#')
+             << std::string(width - filled, '.') << "] " << std::setprecision(0) << 100 * frac << "%  step " << e.step << "/"
+             << total << "  loss " << std::setprecision(3) << e.value("loss").value_or(0) << "  top1_err " << std::setprecision(1)
+             << e.value("top1_err").value_or(0) << "  " << e.value("clips_per_s").value_or(0) << " clips/s  eta " << eta(remaining);
+        std::lock_guard<std::mutex> lock(outMutex);
+        std::cout << "\r\033[K" << line.str() << std::flush;
+        barShown = true;
+        return;
+      }
+      if (e.step % logPeriod != 0) return;
       line << "[epoch " << std::setprecision(2) << e.epoch << "/" << p.max_epoch << "][step " << e.step << "] loss "
            << std::setprecision(4) << e.value("loss").value_or(0) << "  top1_err " << std::setprecision(1)
            << e.value("top1_err").value_or(0) << "  lr " << std::setprecision(5) << e.value("lr").value_or(0) << "  scale "
@@ -53,7 +81,7 @@ int runTrain(const std::string& path, const std::vector<std::string>& overrides)
     } else {
       return;
     }
-    std::cout << line.str() << std::endl;
+    print(line.str());
   });
   std::string error;
   if (!trainer.start(&error)) {
@@ -65,18 +93,69 @@ int runTrain(const std::string& path, const std::vector<std::string>& overrides)
   std::signal(SIGINT, [](int) { gStop = 1; });
   while (trainer.state() == train::TrainerState::Running || trainer.state() == train::TrainerState::Paused) {
     if (gStop) {
-      std::cout << "stopping after this iteration..." << std::endl;
+      print("stopping after this iteration (a checkpoint is written)...");
       trainer.stop();
       gStop = 0;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   trainer.wait();
+  if (barShown) std::cout << std::endl;
   std::cout << "run " << train::toString(trainer.state()) << (trainer.error().empty() ? "" : ": " + trainer.error()) << std::endl;
   return trainer.state() == train::TrainerState::Finished ? 0 : trainer.state() == train::TrainerState::Stopped ? 130 : 1;
 }
 
+int runTest(const std::string& path, const std::string& checkpoint, const std::vector<std::string>& overrides) {
+  auto cfg = loadConfigForCommand(path, overrides);
+  if (!cfg) return 2;
+  train::TestOptions options;
+  options.checkpoint = checkpoint;
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  int lastShown = -1;
+  options.progress = [&](int done, int total) {
+    const int pct = total ? 100 * done / total : 100;
+    if (tty) {
+      std::cout << "\rtesting: " << done << "/" << total << " clips (" << pct << "%)" << std::flush;
+    } else if (pct / 10 != lastShown) {
+      lastShown = pct / 10;
+      std::cout << "testing: " << done << "/" << total << " clips" << std::endl;
+    }
+  };
+  train::TestResult r;
+  std::string error;
+  const bool ok = train::runMultiViewTest(*cfg, options, r, &error);
+  if (tty) std::cout << "\r\033[K";
+  if (!ok) {
+    std::cerr << path << ": " << error << "\n";
+    return 1;
+  }
+  std::cout << std::fixed << "checkpoint   " << r.checkpoint << "\n"
+            << "videos       " << r.videos << " x " << r.views_per_video << " views (" << cfg->getInt("TEST.NUM_ENSEMBLE_VIEWS")
+            << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities summed)\n"
+            << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy " << 100 - r.top1_err << " %)\n"
+            << "top5_err     " << r.top5_err << " %\n"
+            << "view top1_err " << r.view_top1_err << " %  (one clip, one crop)\n"
+            << std::setprecision(1) << "time         " << r.seconds << " s\n";
+  std::cout << "per class top1_err:";
+  for (size_t i = 0; i < r.per_class_top1_err.size(); ++i)
+    if (r.per_class_videos[i]) std::cout << " " << i << ":" << std::setprecision(0) << r.per_class_top1_err[i];
+  std::cout << std::endl;
+  return 0;
+}
+
 }  // namespace
+
+void addTestCommand(CLI::App& app, int& exitCode) {
+  auto cfg = std::make_shared<std::string>();
+  auto checkpoint = std::make_shared<std::string>();
+  CLI::App* test = app.add_subcommand("test", "Multi-view test of a checkpoint (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS)");
+  test->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
+  test->add_option("--checkpoint", *checkpoint,
+                   "Checkpoint to test (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR)")
+      ->check(CLI::ExistingFile);
+  acceptOverrides(test);
+  test->callback([cfg, checkpoint, test, &exitCode] { exitCode = runTest(*cfg, *checkpoint, overridesOf(test)); });
+}
 
 void addTrainCommand(CLI::App& app, int& exitCode) {
   auto cfg = std::make_shared<std::string>();

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addModelCommand(app, exitCode);
   amp::cli::addTrainCommand(app, exitCode);
+  amp::cli::addTestCommand(app, exitCode);
   amp::cli::addRunCommands(app, exitCode);
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 #include "config/Config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -146,8 +147,13 @@ std::optional<std::string> Config::set(std::string_view key, const Value& raw, O
   if (!def) return "is not a config key";
   std::string problem;
   std::optional<Value> v;
+  const auto& choices = def->constraint.choices;
+  const bool onOff = std::find(choices.begin(), choices.end(), Value("on")) != choices.end() &&
+                     std::find(choices.begin(), choices.end(), Value("off")) != choices.end();
   if (raw.is_null() && !def->type.nullable && def->status != KeyStatus::Active) {
     v = raw;  // PySlowFast accepts None for any key; harmless for keys the studio does not act on
+  } else if (raw.is_boolean() && onOff) {
+    v = Value(raw.get<bool>() ? "on" : "off");  // YAML 1.1 reads a bare on/off as a boolean
   } else {
     v = coerceValue(def->type, raw, &problem);
   }

@@ -139,6 +139,8 @@ void checkRun(Checker& ck) {
   if (c.getBool("TRAIN.MIXED_PRECISION") && gpus == 0 && c.getString("AMP.DTYPE") == "float16")
     ck.error("AMP.DTYPE", "float16 mixed precision needs a CUDA GPU (NUM_GPUS 0 trains on the CPU); "
                           "use bfloat16 or auto on the CPU");
+  if (gpus == 0 && c.getBool("AMP.CHANNELS_LAST_3D"))
+    ck.warning("AMP.CHANNELS_LAST_3D", "is used on CUDA only; NUM_GPUS 0 trains on the CPU in the usual layout");
   if (!c.getBool("TRAIN.MIXED_PRECISION")) {
     for (const char* k : {"AMP.DTYPE", "AMP.SCALER"})
       if (c.origin(k) && !c.isDefault(k))

@@ -153,16 +153,16 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
   const double duration = frames - 1.0;
   double scale = rng.uniform(9, 14), angle = rng.uniform(0, 2 * kPi);
   double vx = 0, vy = 0, spin = 0, growth = 1.0;
-  const double speed = rng.uniform(0.55, 0.85);  // pixels per frame
+  const double speed = rng.uniform(1.0, 1.4);  // pixels per frame
   switch (label) {
     case 0: vx = speed; break;
     case 1: vx = -speed; break;
     case 2: vy = speed; break;
     case 3: vy = -speed; break;
-    case 4: spin = rng.uniform(0.06, 0.11); break;
-    case 5: spin = -rng.uniform(0.06, 0.11); break;
-    case 6: growth = rng.uniform(1.010, 1.016), scale = rng.uniform(7, 11); break;
-    default: growth = 1.0 / rng.uniform(1.010, 1.016), scale = rng.uniform(13, 20); break;
+    case 4: spin = rng.uniform(0.10, 0.16); break;
+    case 5: spin = -rng.uniform(0.10, 0.16); break;
+    case 6: growth = rng.uniform(1.020, 1.030), scale = rng.uniform(6, 9); break;
+    default: growth = 1.0 / rng.uniform(1.020, 1.030), scale = rng.uniform(15, 21); break;
   }
   // Place the path's midpoint so the whole path stays in the frame.
   const double margin = scale * std::max(1.0, std::pow(growth, duration)) + 2;

@@ -17,7 +17,7 @@ struct DemoDataOptions {
   int width = 112;
   int height = 84;
   int fps = 15;
-  int frames = 48;
+  int frames = 32;
 };
 
 struct DemoDataSummary {

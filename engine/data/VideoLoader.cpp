@@ -73,13 +73,13 @@ std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
   return mine;
 }
 
-void VideoLoader::startEpoch(int epoch) {
+void VideoLoader::startEpoch(int epoch, int firstBatch) {
   stop();
   std::lock_guard<std::mutex> lock(mutex_);
   epoch_ = epoch;
   items_ = epochItems(epoch);
   numBatches_ = static_cast<int>(batchesPerEpoch());
-  nextToBuild_ = nextToDeliver_ = 0;
+  nextToBuild_ = nextToDeliver_ = std::clamp(firstBatch, 0, numBatches_);
   ready_.clear();
   error_.clear();
   stopping_ = false;

@@ -63,8 +63,9 @@ class VideoLoader {
   /// Clips this rank sees per epoch (test: videos x views).
   std::size_t samplesPerEpoch() const;
   std::size_t batchesPerEpoch() const;
-  /// Starts building the batches of `epoch` (stops any epoch in progress).
-  void startEpoch(int epoch);
+  /// Starts building the batches of `epoch` from batch `firstBatch` on (a resume inside an
+  /// epoch skips the earlier batches without decoding them). Stops any epoch in progress.
+  void startEpoch(int epoch, int firstBatch = 0);
   /// The next batch in order; nullopt at the end of the epoch or after a fatal error().
   std::optional<Batch> next();
   /// Hands a used batch back so its buffers are reused (optional; saves page faults).

@@ -52,4 +52,10 @@ void resetCudaPeak(int device) {
 #endif
 }
 
+void releaseCudaCache() {
+#ifdef AMPSTUDIO_WITH_CUDA
+  c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
 }  // namespace amp::system

@@ -17,5 +17,7 @@ struct CudaMemory {
 /// The caching allocator's figures for `device`; all zero without CUDA.
 CudaMemory cudaMemory(int device);
 void resetCudaPeak(int device);
+/// Returns the CUDA caching allocator's free blocks to the driver (no-op without CUDA).
+void releaseCudaCache();
 
 }  // namespace amp::system

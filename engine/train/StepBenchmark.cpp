@@ -2,25 +2,75 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
+#include <cmath>
 
-#include "amp/AutocastGuard.h"
 #include "config/Config.h"
+#include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "system/MemoryProbe.h"
+#include "train/LrSchedule.h"
+#include "train/Optimizer.h"
+#include "train/TrainStep.h"
 
 namespace amp::train {
 namespace {
 
-std::vector<torch::Tensor> randomInputs(const config::Config& c, int64_t batch, const torch::Device& device) {
+using Clock = std::chrono::steady_clock;
+
+MicroBatch randomBatch(const config::Config& c, int64_t batch, const torch::Device& device, bool channelsLast) {
   const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
   const int64_t t = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
   const bool slowfast = c.getString("MODEL.ARCH") == "slowfast";
-  std::vector<torch::Tensor> x;
+  MicroBatch mb;
   for (size_t p = 0; p < channels.size(); ++p)
-    x.push_back(torch::randn({batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop},
-                             torch::TensorOptions().device(device)));
-  return x;
+    mb.inputs.push_back(torch::randn({batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
+  mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
+  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch}, torch::TensorOptions().dtype(torch::kLong)).to(device);
+  return mb;
+}
+
+bool isOutOfMemory(const std::exception& e) {
+  const std::string what = e.what();
+  return what.find("out of memory") != std::string::npos || what.find("CUDA error: out of memory") != std::string::npos;
+}
+
+// Largest batch one training step fits in on the GPU: doubling, then bisection.
+int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const torch::Device& device) {
+  auto fits = [&](int b) {
+    try {
+      torch::manual_seed(0);
+      auto net = models::buildVideoNet(c);
+      net->to(device);
+      const bool cl = useChannelsLast3d(c, device);
+      if (cl) toChannelsLast3d(*net);
+      auto opt = buildOptimizer(c, *net);
+      TrainStep step(c, *net, *opt, policy);
+      step.run({randomBatch(c, b, device, cl)});
+      torch::cuda::synchronize();
+      return true;
+    } catch (const std::exception& e) {
+      if (!isOutOfMemory(e)) throw;
+      return false;
+    }
+  };
+  int good = 0, bad = 0;
+  for (int b = 1; b <= 65536; b *= 2) {
+    const bool ok = fits(b);
+    system::releaseCudaCache();
+    if (!ok) {
+      bad = b;
+      break;
+    }
+    good = b;
+  }
+  if (bad == 0) return good;
+  while (bad - good > 1) {
+    const int mid = (good + bad) / 2;
+    const bool ok = fits(mid);
+    system::releaseCudaCache();
+    (ok ? good : bad) = mid;
+  }
+  return good;
 }
 
 }  // namespace
@@ -31,80 +81,115 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
     if (error) *error = why;
     return false;
   };
-  const bool cuda = cfg.getInt("NUM_GPUS") > 0;
-  if (cuda && !torch::cuda::is_available())
-    return fail("NUM_GPUS: " + std::to_string(cfg.getInt("NUM_GPUS")) +
-                " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to run on the CPU");
-  const torch::Device device = cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-  torch::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  const std::string ampType = cfg.getString("AMP.DTYPE");
   out.clear();
-  for (const auto& requested : o.precisions) {
-    std::string precision = requested;
-    if (precision == "amp") precision = ampType == "float16" ? "fp16" : ampType == "bfloat16" ? "bf16" : (cuda ? "fp16" : "bf16");
-    if (precision != "fp32" && precision != "bf16" && precision != "fp16")
-      return fail("unknown precision '" + requested + "'; use fp32, amp, bf16 or fp16");
-    if (precision == "fp16" && !cuda)
-      return fail("AMP.DTYPE: float16 mixed precision needs CUDA (NUM_GPUS > 0); on the CPU use bfloat16 or auto");
-    if (precision == "fp16")
-      return fail("AMP.DTYPE: the float16 step needs the gradient scaler, which comes with the training engine; "
-                  "benchmark bfloat16 (AMP.DTYPE bfloat16) until then");
-    torch::manual_seed(static_cast<uint64_t>(cfg.getInt("RNG_SEED")));
-    std::shared_ptr<models::VideoNetImpl> net;
-    try {
-      net = models::buildVideoNet(cfg);
-    } catch (const std::exception& e) {
-      return fail(e.what());
-    }
-    net->to(device);
-    net->train();
-    torch::optim::SGD optimizer(net->parameters(), torch::optim::SGDOptions(cfg.getFloat("SOLVER.BASE_LR"))
-                                                       .momentum(cfg.getFloat("SOLVER.MOMENTUM"))
-                                                       .weight_decay(cfg.getFloat("SOLVER.WEIGHT_DECAY"))
-                                                       .nesterov(cfg.getBool("SOLVER.NESTEROV")));
-    const auto inputs = randomInputs(cfg, o.batch, device);
-    const auto labels = torch::randint(cfg.getInt("MODEL.NUM_CLASSES"), {o.batch}, torch::TensorOptions().dtype(torch::kLong).device(device));
-    StepBenchResult r;
-    r.precision = precision;
-    r.device = cuda ? "cuda:0" : "cpu";
-    {
-      torch::NoGradGuard noGrad;
-      models::FlopCounter counter;
-      net->forward(inputs);
-      r.macs_per_step = 3.0 * static_cast<double>(counter.macs());  // backward costs about twice the forward
-    }
-    const bool autocast = precision != "fp32";
-    const auto type = precision == "fp16" ? precision::AutocastType::Float16 : precision::AutocastType::BFloat16;
-    const auto where = cuda ? precision::AutocastDevice::CUDA : precision::AutocastDevice::CPU;
-    const std::int64_t rssBefore = system::processRssBytes();
-    system::resetPeakRss();
-    if (cuda) system::resetCudaPeak(0);
-    std::vector<double> times;
-    for (int i = 0; i < o.warmup + o.iterations; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      torch::Tensor logits;
-      {
-        precision::AutocastGuard guard(autocast, where, type);
-        logits = net->forward(inputs);
+  try {
+    const torch::Device device = trainingDevice(cfg);
+    if (o.threads > 0 && device.is_cpu()) torch::set_num_threads(o.threads);
+    const bool cuda = device.is_cuda();
+    const bool channelsLast = useChannelsLast3d(cfg, device);
+    if (o.max_batch && !cuda)
+      return fail("--max-batch needs CUDA (NUM_GPUS 1): on the CPU the limit is the machine's RAM, not an allocator");
+    for (const auto& requested : o.precisions) {
+      const PrecisionPolicy policy = PrecisionPolicy::forced(cfg, requested);
+      torch::manual_seed(static_cast<uint64_t>(cfg.getInt("RNG_SEED")));
+      auto net = models::buildVideoNet(cfg);
+      net->to(device);
+      if (channelsLast) toChannelsLast3d(*net);
+      net->train();
+      auto optimizer = buildOptimizer(cfg, *net);
+      TrainStep step(cfg, *net, *optimizer, policy);
+      const LrSchedule schedule(cfg);
+
+      std::unique_ptr<data::VideoLoader> loader;
+      double itersPerEpoch = 1;
+      if (o.real_data) {
+        data::KineticsList list;
+        std::string err;
+        if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train", cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
+                                    cfg.getString("DATA.PATH_PREFIX"), static_cast<int>(cfg.getInt("DATA.SKIP_ROWS")), list, &err))
+          return fail(err);
+        auto lo = data::LoaderOptions::fromConfig(cfg, data::Split::Train);
+        lo.batch_size = o.batch;
+        loader = std::make_unique<data::VideoLoader>(std::move(list), data::ClipParams::fromConfig(cfg), data::Split::Train, lo);
+        if (loader->batchesPerEpoch() == 0) return fail("--batch: " + std::to_string(o.batch) + " clips is more than the training set holds");
+        itersPerEpoch = static_cast<double>(loader->batchesPerEpoch());
+        loader->startEpoch(0);
       }
-      auto loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), labels);
-      optimizer.zero_grad();
-      loss.backward();
-      optimizer.step();
-      const double value = loss.item<double>();  // also waits for the GPU
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (i == 0) r.first_loss = value;
-      r.last_loss = value;
-      r.finite = r.finite && std::isfinite(value);
-      if (i >= o.warmup) times.push_back(seconds);
+      int epoch = 0;
+      auto nextBatch = [&]() -> MicroBatch {
+        if (!loader) return randomBatch(cfg, o.batch, device, channelsLast);
+        auto b = loader->next();
+        if (!b) {
+          if (!loader->error().empty()) throw std::runtime_error(loader->error());
+          loader->startEpoch(++epoch);
+          b = loader->next();
+          if (!b) throw std::runtime_error(loader->error().empty() ? "the training loader delivered nothing" : loader->error());
+        }
+        MicroBatch mb;
+        if (b->slow_frames > 0)
+          mb.inputs.push_back(torch::from_blob(b->slow.data(), {b->size, b->channels, b->slow_frames, b->height, b->width}).clone());
+        mb.inputs.push_back(torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}).clone());
+        mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
+        mb.labels = torch::tensor(b->labels, torch::kLong).to(device);
+        loader->recycle(std::move(*b));
+        return mb;
+      };
+      const MicroBatch fixed = o.real_data ? MicroBatch{} : nextBatch();  // random clips: the same batch every step
+
+      StepBenchResult r;
+      r.precision = policy.name;
+      r.device = cuda ? "cuda:0" : "cpu";
+      r.batch = o.batch;
+      {
+        torch::NoGradGuard noGrad;
+        models::FlopCounter counter;
+        net->forward(randomBatch(cfg, 1, device, channelsLast).inputs);
+        r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) * o.batch;  // backward costs about twice the forward
+      }
+      const std::int64_t rssBefore = system::processRssBytes();
+      system::resetPeakRss();
+      if (cuda) system::resetCudaPeak(0);
+      std::vector<double> times;
+      double waitSum = 0;
+      for (int i = 0; i < o.warmup + o.iterations; ++i) {
+        const auto t0 = Clock::now();
+        MicroBatch mb = o.real_data ? nextBatch() : fixed;
+        const double wait = std::chrono::duration<double>(Clock::now() - t0).count();
+        const auto start = Clock::now();
+        const double frac = o.real_data ? static_cast<double>(i) / itersPerEpoch : cfg.getFloat("SOLVER.WARMUP_EPOCHS");
+        setLearningRate(*optimizer, schedule.at(frac));
+        const StepOutcome s = step.run({mb});
+        if (cuda) torch::cuda::synchronize();
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        if (i == 0) r.first_loss = s.loss;
+        r.last_loss = s.loss;
+        r.finite = r.finite && std::isfinite(s.loss) && s.finite_loss;
+        r.skipped_steps += s.stepped ? 0 : 1;
+        r.final_loss_scale = s.update.scale_after;
+        if (i >= o.warmup) {
+          times.push_back(seconds);
+          waitSum += wait;
+        }
+      }
+      if (loader) loader->stop();
+      std::sort(times.begin(), times.end());
+      r.median_step_s = times.empty() ? 0.0 : times[times.size() / 2];
+      r.iterations_per_s = r.median_step_s > 0 ? 1.0 / r.median_step_s : 0.0;
+      r.clips_per_s = r.iterations_per_s * o.batch;
+      r.achieved_flops = r.median_step_s > 0 ? 2.0 * r.macs_per_step / r.median_step_s : 0.0;
+      r.data_wait_s = times.empty() ? 0.0 : waitSum / static_cast<double>(times.size());
+      r.peak_bytes = cuda ? system::cudaMemory(0).peak_allocated_bytes
+                          : std::max<std::int64_t>(0, system::processPeakRssBytes() - rssBefore);
+      if (o.max_batch) {
+        net.reset();
+        optimizer.reset();
+        system::releaseCudaCache();
+        r.max_batch = searchMaxBatch(cfg, policy, device);
+      }
+      out.push_back(r);
     }
-    std::sort(times.begin(), times.end());
-    r.median_step_s = times.empty() ? 0.0 : times[times.size() / 2];
-    r.iterations_per_s = r.median_step_s > 0 ? 1.0 / r.median_step_s : 0.0;
-    r.clips_per_s = r.iterations_per_s * o.batch;
-    r.achieved_flops = r.median_step_s > 0 ? 2.0 * r.macs_per_step / r.median_step_s : 0.0;
-    r.peak_bytes = cuda ? system::cudaMemory(0).peak_allocated_bytes : std::max<std::int64_t>(0, system::processPeakRssBytes() - rssBefore);
-    out.push_back(r);
+  } catch (const std::exception& e) {
+    return fail(e.what());
   }
   return true;
 }

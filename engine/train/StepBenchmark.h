@@ -1,6 +1,8 @@
 #pragma once
 // Times the training step (forward + loss + backward + optimizer step) of a config's model in
-// FP32 and in mixed precision, side by side in one run. Torch-free header for the CLI.
+// FP32 and in mixed precision, side by side in one run: on random clips (bench step, bench
+// precision --synthetic) or on the config's training set (bench precision), through the same
+// TrainStep, optimizer and schedule as the trainer. Torch-free header for the CLI.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +19,8 @@ struct StepBenchOptions {
   int warmup = 1;
   int threads = 0;  ///< CPU threads (0: all cores)
   std::vector<std::string> precisions = {"fp32", "amp"};
+  bool real_data = false;   ///< clips from DATA.PATH_TO_DATA_DIR's train list instead of random ones
+  bool max_batch = false;   ///< also search the largest batch that fits (CUDA only)
 };
 
 struct StepBenchResult {
@@ -30,6 +34,11 @@ struct StepBenchResult {
   std::int64_t peak_bytes = 0;   ///< CUDA: allocator peak; CPU: peak RSS growth during the run
   double first_loss = 0, last_loss = 0;
   bool finite = true;
+  int batch = 0;
+  double data_wait_s = 0;        ///< mean wait for the next batch (real data)
+  int skipped_steps = 0;         ///< steps the gradient scaler skipped
+  double final_loss_scale = 1.0;
+  int max_batch = 0;             ///< largest batch that fit (0: not searched)
 };
 
 /// Runs the benchmark. False with `error` naming the config key or device problem.

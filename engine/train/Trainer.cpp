@@ -7,8 +7,6 @@
 #include <deque>
 #include <filesystem>
 
-#include "amp/AutocastGuard.h"
-#include "amp/GradScaler.h"
 #include "config/ConfigWriter.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
@@ -17,7 +15,9 @@
 #include "system/DeviceInfo.h"
 #include "system/MemoryProbe.h"
 #include "train/LrSchedule.h"
+#include "train/Checkpoint.h"
 #include "train/Optimizer.h"
+#include "train/TrainStep.h"
 
 namespace amp::train {
 namespace {
@@ -37,15 +37,14 @@ std::pair<double, double> topErrors(const torch::Tensor& logits, const torch::Te
   return {100.0 * (1.0 - top1 / n), 100.0 * (1.0 - top5 / n)};
 }
 
-std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device) {
+// The batch's clips on the device, in tensors that own their memory (the batch's buffers go
+// back to the loader): a copy to the GPU, a clone on the CPU.
+std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device, bool channelsLast) {
   std::vector<torch::Tensor> x;
-  const bool twoPathways = b.slow_frames > 0;
-  if (twoPathways)
-    x.push_back(torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}).to(device, true));
-  x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}).to(device, true));
-  if (device.is_cpu())
-    for (auto& t : x) t = t.clone();  // the batch's buffer goes back to the loader
-  return x;
+  if (b.slow_frames > 0) x.push_back(torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
+  x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}));
+  for (auto& t : x) t = device.is_cpu() ? t.clone() : t.to(device);
+  return toDevice(std::move(x), device, channelsLast);
 }
 
 }  // namespace
@@ -147,27 +146,27 @@ void Trainer::run() {
 
   try {
     const config::Config& c = cfg_;
-    // Precision policy (ARCHITECTURE.md): fp16 + scaler on CUDA, bf16 on the CPU for "auto".
-    const bool cuda = c.getInt("NUM_GPUS") > 0;
-    if (cuda && !torch::cuda::is_available()) throw std::runtime_error("NUM_GPUS: this LibTorch sees no CUDA device; set NUM_GPUS 0");
-    const torch::Device device = cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-    const bool mixed = c.getBool("TRAIN.MIXED_PRECISION");
-    const std::string dtype = c.getString("AMP.DTYPE");
-    const bool fp16 = mixed && (dtype == "float16" || (dtype == "auto" && cuda));
-    const std::string scalerMode = c.getString("AMP.SCALER");
-    const bool scalerOn = mixed && (scalerMode == "on" || (scalerMode == "auto" && fp16));
-    const std::string precisionName = !mixed ? "fp32" : fp16 ? "fp16" : "bf16";
-    if (!cuda) torch::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    const torch::Device device = trainingDevice(c);
+    const PrecisionPolicy policy = PrecisionPolicy::fromConfig(c);
+    const bool channelsLast = useChannelsLast3d(c, device);
+    const bool cuda = device.is_cuda();
     torch::manual_seed(static_cast<uint64_t>(c.getInt("RNG_SEED")));
 
+    // Resuming (TRAIN.AUTO_RESUME and a checkpoint in OUTPUT_DIR) keeps the run's identity.
+    const std::string resumeFrom = c.getBool("TRAIN.AUTO_RESUME") ? latestCheckpoint(runDir_) : std::string();
+    if (!resumeFrom.empty())
+      if (auto old = dir.readMetadata()) meta = *old;
     meta.name = std::filesystem::path(runDir_).filename().string();
     meta.status = runlog::RunStatus::Running;
-    meta.precision = precisionName;
+    meta.error.clear();
+    meta.endedAt = 0;
+    meta.precision = policy.name;
     meta.model = c.getString("MODEL.MODEL_NAME") + " (" + c.getString("MODEL.ARCH") + ")";
     meta.configSource = configSource_;
     meta.host = runlog::hostName();
     meta.pid = getpid();
-    meta.createdAt = meta.startedAt = meta.updatedAt = runlog::unixTimeNow();
+    meta.startedAt = meta.updatedAt = runlog::unixTimeNow();
+    if (meta.createdAt == 0) meta.createdAt = meta.startedAt;
     const auto devInfo = system::probeDevices();
     meta.device = cuda ? "cuda:0" : "cpu (" + std::to_string(devInfo.cpu_cores) + " cores, " + devInfo.blas + ")";
     meta.versions = {{"ampstudio", AMPSTUDIO_VERSION}, {"libtorch", devInfo.libtorch_version}, {"ffmpeg", devInfo.ffmpeg_version}};
@@ -176,7 +175,7 @@ void Trainer::run() {
     config::saveConfigFile(c, dir.configPath());
     const std::string openError = writer.open(dir.metricsPath());
     if (!openError.empty()) throw std::runtime_error(openError);
-    dir.appendLog("run started: " + meta.model + ", " + precisionName + ", " + meta.device);
+    dir.appendLog("run started: " + meta.model + ", " + policy.name + ", " + meta.device);
 
     // Data.
     auto readList = [&](const char* split) {
@@ -189,115 +188,148 @@ void Trainer::run() {
     };
     const auto params = data::ClipParams::fromConfig(c);
     data::VideoLoader trainLoader(readList("train"), params, data::Split::Train, data::LoaderOptions::fromConfig(c, data::Split::Train));
-    auto valOptions = data::LoaderOptions::fromConfig(c, data::Split::Val);
-    data::VideoLoader valLoader(readList("val"), params, data::Split::Val, valOptions);
-    const auto itersPerEpoch = static_cast<std::int64_t>(trainLoader.batchesPerEpoch());
-    if (itersPerEpoch == 0) throw std::runtime_error("TRAIN.BATCH_SIZE: larger than the training set; no full batch");
+    data::VideoLoader valLoader(readList("val"), params, data::Split::Val, data::LoaderOptions::fromConfig(c, data::Split::Val));
+    const auto accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
+    const auto itersPerEpoch = static_cast<std::int64_t>(trainLoader.batchesPerEpoch()) / accum;
+    if (itersPerEpoch == 0)
+      throw std::runtime_error("TRAIN.BATCH_SIZE: " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) + " clips x SOLVER.GRAD_ACCUM_STEPS " +
+                               std::to_string(accum) + " is more than the training set holds; no full optimizer step");
 
     // Model, optimizer, schedule, precision.
     auto net = models::buildVideoNet(c);
     net->to(device);
+    if (channelsLast) toChannelsLast3d(*net);
     auto optimizer = buildOptimizer(c, *net);
+    TrainStep stepper(c, *net, *optimizer, policy);
     const LrSchedule schedule(c);
-    precision::GradScaler scaler({c.getFloat("AMP.INIT_SCALE"), c.getFloat("AMP.GROWTH_FACTOR"), c.getFloat("AMP.BACKOFF_FACTOR"),
-                                  c.getInt("AMP.GROWTH_INTERVAL"), scalerOn});
-    const auto autocastDevice = cuda ? precision::AutocastDevice::CUDA : precision::AutocastDevice::CPU;
-    const auto autocastType = fp16 ? precision::AutocastType::Float16 : precision::AutocastType::BFloat16;
-    const auto clipVal = c.getOptionalFloat("SOLVER.CLIP_GRAD_VAL");
-    const auto clipNorm = c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM");
     const double killFactor = c.getFloat("TRAIN.KILL_LOSS_EXPLOSION_FACTOR");
     const int maxEpoch = static_cast<int>(c.getInt("SOLVER.MAX_EPOCH"));
     const int evalPeriod = static_cast<int>(c.getInt("TRAIN.EVAL_PERIOD"));
-    constexpr int kMaxSkippedInARow = 50;
+    const int checkpointPeriod = static_cast<int>(c.getInt("TRAIN.CHECKPOINT_PERIOD"));
+    const auto maxSkipped = c.getInt("AMP.MAX_SKIPPED_STEPS");
+    const double minScale = c.getFloat("AMP.MIN_LOSS_SCALE");
+
+    int startEpoch = 0;
+    std::int64_t step = 0, startIter = 0;
+    double bestTop1 = 100.0;
+    if (!resumeFrom.empty()) {
+      const auto info = loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper.scaler(), true, {}});
+      startEpoch = info.epochs_done;
+      step = info.global_step;
+      startIter = info.iter_in_epoch;
+      bestTop1 = info.best_top1_err;
+      event("resumed", "from " + resumeFrom + " at step " + std::to_string(step), step,
+            startEpoch + static_cast<double>(startIter) / static_cast<double>(itersPerEpoch));
+    } else if (const std::string init = c.getString("TRAIN.CHECKPOINT_FILE_PATH"); !init.empty()) {
+      const bool reset = c.getBool("TRAIN.CHECKPOINT_EPOCH_RESET");
+      const auto info = loadCheckpoint(init, {net.get(), reset ? nullptr : optimizer.get(), reset ? nullptr : &stepper.scaler(), false,
+                                              c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
+      if (!reset) {
+        startEpoch = info.epochs_done;
+        step = info.global_step;
+        startIter = info.iter_in_epoch;
+      }
+      event("initialised", "weights from " + init + (reset ? " (epoch count reset)" : ""), step, startEpoch);
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       progress_.max_epoch = maxEpoch;
       progress_.steps_per_epoch = itersPerEpoch;
+      progress_.epoch = startEpoch;
+      progress_.step = step;
     }
+    auto checkpoint = [&](int epochsDone, std::int64_t iterInEpoch) {
+      CheckpointInfo info;
+      info.epochs_done = epochsDone;
+      info.iter_in_epoch = iterInEpoch;
+      info.global_step = step;
+      info.best_top1_err = bestTop1;
+      info.cfg_yaml = config::toYaml(c);
+      const std::string path = saveCheckpoint(runDir_, *net, optimizer.get(), &stepper.scaler(), info);
+      event("checkpoint", path, step, epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
+    };
 
-    std::int64_t step = 0;
     int skippedInARow = 0;
-    double bestTop1 = 100.0;
     std::deque<double> recentLosses;
-    for (int epoch = 0; epoch < maxEpoch; ++epoch) {
+    for (int epoch = startEpoch; epoch < maxEpoch; ++epoch) {
       net->train();
-      trainLoader.startEpoch(epoch);
+      const std::int64_t firstIter = epoch == startEpoch ? startIter : 0;
+      trainLoader.startEpoch(epoch, static_cast<int>(firstIter * accum));
       double epochLoss = 0, epochTop1 = 0, epochTop5 = 0;
       int epochIters = 0;
-      for (std::int64_t it = 0;; ++it) {
-        while (pauseRequested_ && !stopRequested_) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      for (std::int64_t it = firstIter; it < itersPerEpoch; ++it) {
+        while (pauseRequested_ && !stopRequested_) {
+          state_ = TrainerState::Paused;
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        if (state_ == TrainerState::Paused) state_ = TrainerState::Running;
         if (stopRequested_) {
           trainLoader.stop();
+          checkpoint(epoch, it);  // a consistent point to resume from
           finish(TrainerState::Stopped, "");
           return;
         }
-        const auto waitStart = Clock::now();
-        auto batch = trainLoader.next();
-        const double dataWait = since(waitStart);
-        if (!batch) {
-          if (!trainLoader.error().empty()) throw std::runtime_error(trainLoader.error());
-          break;
+        std::vector<MicroBatch> micro;
+        double dataWait = 0;
+        for (std::int64_t k = 0; k < accum; ++k) {
+          const auto t0 = Clock::now();
+          auto batch = trainLoader.next();
+          dataWait += since(t0);
+          if (!batch) throw std::runtime_error(trainLoader.error().empty() ? "the training loader ended early" : trainLoader.error());
+          for (const auto& f : trainLoader.takeFailures())
+            event("decode_failure", f.path + ": " + f.reason, step, epoch,
+                  {{"decode_failures_total", static_cast<double>(trainLoader.totalFailures())}});
+          MicroBatch mb;
+          mb.inputs = batchTensors(*batch, device, channelsLast);
+          mb.labels = torch::tensor(batch->labels, torch::kLong).to(device);
+          trainLoader.recycle(std::move(*batch));
+          micro.push_back(std::move(mb));
         }
-        for (const auto& f : trainLoader.takeFailures())
-          event("decode_failure", f.path + ": " + f.reason, step, epoch, {{"decode_failures_total", static_cast<double>(trainLoader.totalFailures())}});
         const auto iterStart = Clock::now();
         const double fracEpoch = epoch + static_cast<double>(it) / static_cast<double>(itersPerEpoch);
         const double lr = schedule.at(fracEpoch);
         setLearningRate(*optimizer, lr);
-        auto inputs = batchTensors(*batch, device);
-        auto labels = torch::tensor(batch->labels, torch::kLong).to(device);
-        trainLoader.recycle(std::move(*batch));
-
-        torch::Tensor logits;
-        {
-          precision::AutocastGuard guard(mixed, autocastDevice, autocastType);
-          logits = net->forward(inputs);
-        }
-        auto loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), labels);
-        const double lossValue = loss.item<double>();
-        if (!std::isfinite(lossValue) && !mixed)
-          throw std::runtime_error("diverged: the loss is " + std::to_string(lossValue) + " at step " + std::to_string(step) +
-                                   " (FP32); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
-        if (killFactor > 0 && recentLosses.size() == 5) {
+        const StepOutcome out = stepper.run(micro);
+        if (cuda) torch::cuda::synchronize();
+        if (!out.finite_loss)
+          throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " + std::to_string(step + 1) +
+                                   " (FP32, nothing to skip); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
+        if (killFactor > 0 && recentLosses.size() == 5 && std::isfinite(out.loss)) {
           double mean = 0;
           for (double l : recentLosses) mean += l / 5;
-          if (lossValue > killFactor * mean)
-            throw std::runtime_error("loss exploded: " + std::to_string(lossValue) + " > TRAIN.KILL_LOSS_EXPLOSION_FACTOR x " +
-                                     std::to_string(mean));
+          if (out.loss > killFactor * mean)
+            throw std::runtime_error("loss exploded: " + std::to_string(out.loss) + " > TRAIN.KILL_LOSS_EXPLOSION_FACTOR x " +
+                                     std::to_string(mean) + " (the mean of the last 5 steps)");
         }
-        optimizer->zero_grad();
-        scaler.scale(loss).backward();
-        scaler.unscale(*optimizer);
-        const double gradNorm = globalGradNorm(*net);
-        if (clipVal) clipGradientsByValue(*net, *clipVal);
-        else if (clipNorm) clipGradientsByNorm(*net, *clipNorm);
-        const bool stepped = scaler.step(*optimizer);
-        const auto update = scaler.update();
-        if (cuda) torch::cuda::synchronize();
-        skippedInARow = stepped ? 0 : skippedInARow + 1;
+        skippedInARow = out.stepped ? 0 : skippedInARow + 1;
+        const auto& update = out.update;
         if (update.backed_off)
           event("scaler_backoff", "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) + " -> " +
-                                      std::to_string(update.scale_after), step, fracEpoch, {{"loss_scale", update.scale_after}});
+                                      std::to_string(update.scale_after), step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
         if (update.grew)
           event("scaler_growth", "loss scale " + std::to_string(update.scale_before) + " -> " + std::to_string(update.scale_after),
-                step, fracEpoch, {{"loss_scale", update.scale_after}});
-        if (skippedInARow > kMaxSkippedInARow)
-          throw std::runtime_error("diverged: " + std::to_string(skippedInARow) +
-                                   " optimizer steps in a row had inf/NaN gradients; lower SOLVER.BASE_LR or try bfloat16");
-        if (std::isfinite(lossValue)) {
-          recentLosses.push_back(lossValue);
+                step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
+        if (skippedInARow > maxSkipped)
+          throw std::runtime_error("diverged: " + std::to_string(skippedInARow) + " optimizer steps in a row had inf/NaN gradients "
+                                   "(AMP.MAX_SKIPPED_STEPS " + std::to_string(maxSkipped) +
+                                   "); lower SOLVER.BASE_LR or SOLVER.LR_SCALE, or try AMP.DTYPE bfloat16");
+        if (stepper.scaler().enabled() && minScale > 0 && update.scale_after < minScale)
+          throw std::runtime_error("diverged: the loss scale fell to " + std::to_string(update.scale_after) +
+                                   ", below AMP.MIN_LOSS_SCALE " + std::to_string(minScale) + "; lower SOLVER.BASE_LR or try bfloat16");
+        if (std::isfinite(out.loss)) {
+          recentLosses.push_back(out.loss);
           if (recentLosses.size() > 5) recentLosses.pop_front();
         }
-        const auto [top1, top5] = topErrors(logits.detach().to(torch::kFloat), labels);
+        const auto [top1, top5] = topErrors(out.logits, out.labels);
         const double iterTime = since(iterStart) + dataWait;
         runlog::MetricEvent e;
         e.kind = runlog::kind::kTrain;
         e.step = ++step;
         e.epoch = epoch + static_cast<double>(it + 1) / static_cast<double>(itersPerEpoch);
-        e.values = {{"loss", lossValue}, {"top1_err", top1}, {"top5_err", top5}, {"lr", lr},
-                    {"loss_scale", scaler.enabled() ? update.scale_after : 1.0}, {"skipped", stepped ? 0.0 : 1.0},
-                    {"grad_norm", gradNorm}, {"iter_time_s", iterTime}, {"data_wait_s", dataWait},
-                    {"clips_per_s", static_cast<double>(labels.size(0)) / iterTime}};
+        e.values = {{"loss", out.loss}, {"top1_err", top1}, {"top5_err", top5}, {"lr", lr},
+                    {"loss_scale", update.scale_after}, {"skipped", out.stepped ? 0.0 : 1.0},
+                    {"grad_norm", out.grad_norm}, {"iter_time_s", iterTime}, {"data_wait_s", dataWait},
+                    {"clips_per_s", static_cast<double>(out.labels.size(0)) / iterTime}};
         if (cuda) {
           const auto m = system::cudaMemory(0);
           e.values["mem_allocated_bytes"] = static_cast<double>(m.allocated_bytes);
@@ -308,11 +340,11 @@ void Trainer::run() {
           e.values["mem_peak_rss_bytes"] = static_cast<double>(system::processPeakRssBytes());
         }
         emit(e);
-        epochLoss += lossValue, epochTop1 += top1, epochTop5 += top5, ++epochIters;
+        epochLoss += out.loss, epochTop1 += top1, epochTop5 += top5, ++epochIters;
         std::lock_guard<std::mutex> lock(mutex_);
         progress_.epoch = epoch;
         progress_.step = step;
-        progress_.last_loss = lossValue;
+        progress_.last_loss = out.loss;
       }
       runlog::MetricEvent summary;
       summary.kind = runlog::kind::kEpoch;
@@ -332,7 +364,7 @@ void Trainer::run() {
         double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
         while (auto vb = valLoader.next()) {
           if (stopRequested_) break;
-          auto inputs = batchTensors(*vb, device);
+          auto inputs = batchTensors(*vb, device, channelsLast);
           auto labels = torch::tensor(vb->labels, torch::kLong).to(device);
           auto probs = net->forward(inputs);
           lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
@@ -342,8 +374,9 @@ void Trainer::run() {
           n += static_cast<double>(labels.size(0));
           valLoader.recycle(std::move(*vb));
         }
+        valLoader.stop();
         if (!valLoader.error().empty()) throw std::runtime_error(valLoader.error());
-        if (n > 0) {
+        if (n > 0 && !stopRequested_) {
           const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
           bestTop1 = std::min(bestTop1, top1);
           runlog::MetricEvent v;
@@ -352,10 +385,13 @@ void Trainer::run() {
           v.epoch = epoch + 1;
           v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}, {"loss", lossSum / n}};
           emit(v);
-          dir.appendLog("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(maxEpoch) + ": val top-1 error " +
-                        std::to_string(top1) + "%, best " + std::to_string(bestTop1) + "%");
+          char line[160];
+          std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch,
+                        top1, top5, bestTop1);
+          dir.appendLog(line);
         }
       }
+      if ((epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch) checkpoint(epoch + 1, 0);
     }
     finish(TrainerState::Finished, "");
   } catch (const std::exception& e) {

@@ -62,7 +62,8 @@ class TestKeySchema : public QObject {
     const std::pair<const char*, json> expected[] = {
         {"AMP.DTYPE", "auto"},        {"AMP.SCALER", "auto"},         {"AMP.INIT_SCALE", 65536.0},
         {"AMP.GROWTH_FACTOR", 2.0},   {"AMP.BACKOFF_FACTOR", 0.5},    {"AMP.GROWTH_INTERVAL", 2000},
-        {"SOLVER.LR_SCALE", 1.0}};
+        {"SOLVER.LR_SCALE", 1.0},     {"SOLVER.GRAD_ACCUM_STEPS", 1}, {"AMP.MAX_SKIPPED_STEPS", 50},
+        {"AMP.MIN_LOSS_SCALE", 1e-4}, {"AMP.CHANNELS_LAST_3D", false}};
     for (const auto& [key, value] : expected) {
       const KeyDef* def = schema->find(key);
       QVERIFY2(def, key);

@@ -70,7 +70,7 @@ class TestDemoData : public QObject {
   void theClassIsInTheMotion() {
     // The moving shape's centroid (pixels that change between the first and the last frame)
     // travels in the direction the class names; no frame on its own says it.
-    const int w = 112, h = 84, frames = 48;
+    const int w = 112, h = 84, frames = 32;
     for (int label = 0; label < 4; ++label) {
       for (std::uint64_t seed : {1, 2, 3}) {
         const auto v = renderDemoClip(label, seed, w, h, frames);

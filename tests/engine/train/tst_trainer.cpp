@@ -88,6 +88,87 @@ class TestTrainer : public QObject {
     QCOMPARE(runlog::RunDirectory(out).readMetadata()->status, runlog::RunStatus::Stopped);
   }
 
+  void checkpointsEveryPeriodAndOnStop() {
+    const std::string out = dir_.path().toStdString() + "/run-ok";  // from runsAnEpochAndWritesTheRunDirectory
+    QVERIFY(std::filesystem::exists(out + "/checkpoints/checkpoint_epoch_00001.pyth"));
+    const std::string stopped = dir_.path().toStdString() + "/run-stop";  // stopped after 2 of 4 steps
+    QVERIFY(std::filesystem::exists(stopped + "/checkpoints/checkpoint_epoch_00000_step_00000002.pyth"));
+  }
+
+  void resumeAfterStopContinuesTheStepsAndTheLog() {
+    const std::string out = dir_.path().toStdString() + "/run-resume";
+    {
+      train::Trainer t(demoConfig(out, {"SOLVER.MAX_EPOCH", "2"}), "demo.yaml");
+      std::atomic<int> steps{0};
+      t.setEventSink([&](const runlog::MetricEvent& e) {
+        if (e.kind == runlog::kind::kTrain && ++steps == 6) t.stop();  // inside the second epoch
+      });
+      std::string error;
+      QVERIFY(t.start(&error));
+      t.wait();
+      QCOMPARE(t.state(), train::TrainerState::Stopped);
+    }
+    train::Trainer t(demoConfig(out, {"SOLVER.MAX_EPOCH", "2"}), "demo.yaml");  // TRAIN.AUTO_RESUME is on
+    std::vector<std::int64_t> resumedSteps;
+    t.setEventSink([&](const runlog::MetricEvent& e) {
+      if (e.kind == runlog::kind::kTrain) resumedSteps.push_back(e.step);
+    });
+    std::string error;
+    QVERIFY(t.start(&error));
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Finished);
+    QCOMPARE(resumedSteps, (std::vector<std::int64_t>{7, 8}));  // the same count, not from 1
+    std::vector<std::int64_t> logged;
+    bool sawResumed = false;
+    for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(out).metricsPath())) {
+      if (e.kind == runlog::kind::kTrain) logged.push_back(e.step);
+      if (e.kind == runlog::kind::kEvent && e.name == "resumed") sawResumed = e.step == 6;
+    }
+    QVERIFY(sawResumed);
+    QCOMPARE(logged, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // one log, no duplicates
+    QCOMPARE(runlog::RunDirectory(out).readMetadata()->status, runlog::RunStatus::Finished);
+  }
+
+  void gradientAccumulationTakesFewerLargerSteps() {
+    const std::string out = dir_.path().toStdString() + "/run-accum";
+    train::Trainer t(demoConfig(out, {"SOLVER.GRAD_ACCUM_STEPS", "2"}), "demo.yaml");
+    std::vector<long> clipsPerStep;  // written on the engine thread, read after wait()
+    t.setEventSink([&](const runlog::MetricEvent& e) {
+      if (e.kind == runlog::kind::kTrain) clipsPerStep.push_back(std::lround(*e.value("clips_per_s") * *e.value("iter_time_s")));
+    });
+    std::string error;
+    QVERIFY(t.start(&error));
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Finished);
+    QCOMPARE(clipsPerStep, (std::vector<long>{8, 8}));  // 16 clips: two optimizer steps of 2 x 4 clips
+  }
+
+  void nonFiniteLossStopsFp32AndRepeatedSkipsStopAmp() {
+    // A learning rate of 3e38 (near float32's largest) blows the weights up in the first update; the next loss is NaN.
+    const std::string fp32 = dir_.path().toStdString() + "/run-nan-fp32";
+    train::Trainer a(demoConfig(fp32, {"TRAIN.MIXED_PRECISION", "False", "SOLVER.BASE_LR", "3e38", "SOLVER.WARMUP_START_LR", "3e38",
+                                       "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
+    std::string error;
+    QVERIFY(a.start(&error));
+    a.wait();
+    QCOMPARE(a.state(), train::TrainerState::Failed);
+    QVERIFY2(a.error().rfind("diverged: the loss is", 0) == 0 && a.error().find("FP32") != std::string::npos, a.error().c_str());
+    QCOMPARE(runlog::RunDirectory(fp32).readMetadata()->status, runlog::RunStatus::Failed);
+
+    const std::string amp = dir_.path().toStdString() + "/run-nan-amp";
+    train::Trainer b(demoConfig(amp, {"AMP.SCALER", "on", "AMP.MAX_SKIPPED_STEPS", "3", "SOLVER.BASE_LR", "3e38",
+                                      "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
+    std::atomic<int> backoffs{0};
+    b.setEventSink([&](const runlog::MetricEvent& e) {
+      if (e.kind == runlog::kind::kEvent && e.name == "scaler_backoff") ++backoffs;
+    });
+    QVERIFY(b.start(&error));
+    b.wait();
+    QCOMPARE(b.state(), train::TrainerState::Failed);
+    QVERIFY2(b.error().find("AMP.MAX_SKIPPED_STEPS 3") != std::string::npos, b.error().c_str());
+    QCOMPARE(backoffs.load(), 4);  // skipped steps are normal under AMP until the limit
+  }
+
   void aBrokenDatasetFailsWithAReason() {
     const std::string out = dir_.path().toStdString() + "/run-fail";
     train::Trainer t(demoConfig(out, {"DATA.PATH_TO_DATA_DIR", "/nowhere"}), "demo.yaml");

@@ -1,0 +1,271 @@
+#include "train/Checkpoint.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "util/AtomicFile.h"
+
+namespace amp::train {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Plain (generic) dicts and lists: what Python's torch.load reads back as dict and list.
+c10::impl::GenericDict newDict() { return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()); }
+
+std::string paramKey(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) { throw std::runtime_error(path + ": " + why); }
+
+// PyTorch's optimizer.state_dict(): {"state": {index: {...}}, "param_groups": [{..., "params": [index...]}]}.
+c10::IValue optimizerState(const torch::optim::Optimizer& opt) {
+  c10::impl::GenericDict state(c10::IntType::get(), c10::AnyType::get());
+  c10::impl::GenericList groups(c10::AnyType::get());
+  int64_t index = 0;
+  for (const auto& group : opt.param_groups()) {
+    auto g = newDict();
+    c10::List<int64_t> ids;
+    const auto& o = group.options();
+    g.insert("lr", o.get_lr());
+    if (const auto* s = dynamic_cast<const torch::optim::SGDOptions*>(&o)) {
+      g.insert("momentum", s->momentum());
+      g.insert("dampening", s->dampening());
+      g.insert("weight_decay", s->weight_decay());
+      g.insert("nesterov", s->nesterov());
+    } else if (const auto* a = dynamic_cast<const torch::optim::AdamOptions*>(&o)) {
+      g.insert("betas", c10::ivalue::Tuple::create({std::get<0>(a->betas()), std::get<1>(a->betas())}));
+      g.insert("eps", a->eps());
+      g.insert("weight_decay", a->weight_decay());
+      g.insert("amsgrad", a->amsgrad());
+    } else if (const auto* w = dynamic_cast<const torch::optim::AdamWOptions*>(&o)) {
+      g.insert("betas", c10::ivalue::Tuple::create({std::get<0>(w->betas()), std::get<1>(w->betas())}));
+      g.insert("eps", w->eps());
+      g.insert("weight_decay", w->weight_decay());
+      g.insert("amsgrad", w->amsgrad());
+    }
+    for (const auto& p : group.params()) {
+      ids.push_back(index);
+      const auto it = opt.state().find(paramKey(p));
+      if (it != opt.state().end()) {
+        auto s = newDict();
+        if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
+          if (sgd->momentum_buffer().defined()) s.insert("momentum_buffer", sgd->momentum_buffer().cpu());
+        } else if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(it->second.get())) {
+          s.insert("step", torch::tensor(static_cast<double>(adam->step())));
+          s.insert("exp_avg", adam->exp_avg().cpu());
+          s.insert("exp_avg_sq", adam->exp_avg_sq().cpu());
+          if (adam->max_exp_avg_sq().defined()) s.insert("max_exp_avg_sq", adam->max_exp_avg_sq().cpu());
+        } else if (const auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
+          s.insert("step", torch::tensor(static_cast<double>(adamw->step())));
+          s.insert("exp_avg", adamw->exp_avg().cpu());
+          s.insert("exp_avg_sq", adamw->exp_avg_sq().cpu());
+          if (adamw->max_exp_avg_sq().defined()) s.insert("max_exp_avg_sq", adamw->max_exp_avg_sq().cpu());
+        }
+        if (s.size()) state.insert(index, s);
+      }
+      ++index;
+    }
+    g.insert("params", ids);
+    groups.push_back(g);
+  }
+  auto out = newDict();
+  out.insert("state", state);
+  out.insert("param_groups", groups);
+  return out;
+}
+
+void restoreOptimizer(const std::string& path, const c10::IValue& value, torch::optim::Optimizer& opt) {
+  if (!value.isGenericDict()) fail(path, "optimizer_state is not a dict");
+  const auto d = value.toGenericDict();
+  if (!d.contains("state") || !d.contains("param_groups")) fail(path, "optimizer_state lacks state / param_groups");
+  const auto groups = d.at("param_groups").toList();
+  if (groups.size() != opt.param_groups().size())
+    fail(path, "the optimizer has " + std::to_string(opt.param_groups().size()) + " parameter groups, the checkpoint " +
+                   std::to_string(groups.size()) + " (a different model or SOLVER settings?)");
+  std::vector<torch::Tensor> params;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto ids = groups.get(g).toGenericDict().at("params").toList();
+    auto& group = opt.param_groups()[g];
+    if (ids.size() != group.params().size())
+      fail(path, "parameter group " + std::to_string(g) + " holds " + std::to_string(group.params().size()) +
+                     " tensors here and " + std::to_string(ids.size()) + " in the checkpoint");
+    for (const auto& p : group.params()) params.push_back(p);
+    group.options().set_lr(groups.get(g).toGenericDict().at("lr").toDouble());
+  }
+  opt.state().clear();
+  for (const auto& entry : d.at("state").toGenericDict()) {
+    const int64_t i = entry.key().toInt();
+    if (i < 0 || i >= static_cast<int64_t>(params.size())) fail(path, "optimizer state for unknown parameter " + std::to_string(i));
+    const auto& p = params[static_cast<size_t>(i)];
+    const auto s = entry.value().toGenericDict();
+    auto tensor = [&](const char* k) { return s.at(k).toTensor().to(p.device()); };
+    if (s.contains("momentum_buffer")) {
+      auto st = std::make_unique<torch::optim::SGDParamState>();
+      st->momentum_buffer(tensor("momentum_buffer"));
+      opt.state()[paramKey(p)] = std::move(st);
+    } else if (s.contains("exp_avg")) {
+      const auto step = static_cast<int64_t>(s.at("step").isTensor() ? s.at("step").toTensor().item<double>() : s.at("step").toDouble());
+      if (dynamic_cast<const torch::optim::AdamWOptions*>(&opt.param_groups()[0].options())) {
+        auto st = std::make_unique<torch::optim::AdamWParamState>();
+        st->step(step);
+        st->exp_avg(tensor("exp_avg"));
+        st->exp_avg_sq(tensor("exp_avg_sq"));
+        if (s.contains("max_exp_avg_sq")) st->max_exp_avg_sq(tensor("max_exp_avg_sq"));
+        opt.state()[paramKey(p)] = std::move(st);
+      } else {
+        auto st = std::make_unique<torch::optim::AdamParamState>();
+        st->step(step);
+        st->exp_avg(tensor("exp_avg"));
+        st->exp_avg_sq(tensor("exp_avg_sq"));
+        if (s.contains("max_exp_avg_sq")) st->max_exp_avg_sq(tensor("max_exp_avg_sq"));
+        opt.state()[paramKey(p)] = std::move(st);
+      }
+    }
+  }
+}
+
+std::string stripPrefixes(std::string name, const std::vector<std::string>& prefixes) {
+  for (const auto& pre : prefixes)
+    if (!pre.empty() && name.rfind(pre, 0) == 0) name = name.substr(pre.size());
+  return name;
+}
+
+}  // namespace
+
+std::string checkpointFileName(const CheckpointInfo& info) {
+  char name[96];
+  if (info.iter_in_epoch == 0)
+    std::snprintf(name, sizeof name, "checkpoint_epoch_%05d.pyth", info.epochs_done);
+  else
+    std::snprintf(name, sizeof name, "checkpoint_epoch_%05d_step_%08lld.pyth", info.epochs_done,
+                  static_cast<long long>(info.global_step));
+  return name;
+}
+
+std::vector<std::string> listCheckpoints(const std::string& runDir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path dir = fs::path(runDir) / "checkpoints";
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("checkpoint_epoch_", 0) == 0 && e.path().extension() == ".pyth") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string latestCheckpoint(const std::string& runDir) {
+  const auto all = listCheckpoints(runDir);
+  return all.empty() ? std::string() : all.back();
+}
+
+std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, const torch::optim::Optimizer* optimizer,
+                           const precision::GradScaler* scaler, CheckpointInfo info) {
+  torch::NoGradGuard noGrad;
+  auto model = newDict();
+  for (const auto& p : net.named_parameters()) model.insert(p.key(), p.value().detach().cpu().contiguous());
+  for (const auto& b : net.named_buffers()) model.insert(b.key(), b.value().detach().cpu().contiguous());
+  auto ck = newDict();
+  ck.insert("model_state", model);
+  if (optimizer) ck.insert("optimizer_state", optimizerState(*optimizer));
+  ck.insert("epoch", static_cast<int64_t>(info.epochs_done - 1));  // PySlowFast: the last finished epoch
+  if (scaler) {
+    auto s = newDict();
+    for (const auto& [k, v] : scaler->stateDict()) {
+      if (k == "growth_interval" || k == "_growth_tracker") s.insert(k, static_cast<int64_t>(v));
+      else s.insert(k, v);
+    }
+    ck.insert("scaler_state", s);
+  }
+  ck.insert("cfg", info.cfg_yaml);
+  ck.insert("global_step", info.global_step);
+  ck.insert("iter_in_epoch", info.iter_in_epoch);
+  ck.insert("best_top1_err", info.best_top1_err);
+  {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    ck.insert("rng_state", gen.get_state());
+  }
+  ck.insert("writer", std::string("AMP Studio ") + AMPSTUDIO_VERSION);
+  const auto bytes = torch::pickle_save(c10::IValue(ck));
+  const fs::path path = fs::path(runDir) / "checkpoints" / checkpointFileName(info);
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const std::string err = util::writeFileAtomically(path.string(), std::string(bytes.begin(), bytes.end()));
+  if (!err.empty()) throw std::runtime_error(err);
+  return path.string();
+}
+
+CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
+  std::string bytes, err;
+  if (!util::readFile(path, bytes, &err)) throw std::runtime_error(err);
+  c10::IValue value;
+  try {
+    value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+  } catch (const std::exception& e) {
+    fail(path, std::string("not a checkpoint LibTorch can read (PySlowFast's own .pyth files hold OrderedDicts, which "
+                           "LibTorch 1.13 cannot load): ") + e.what());
+  }
+  if (!value.isGenericDict()) fail(path, "not a checkpoint dict");
+  const auto ck = value.toGenericDict();
+  if (!ck.contains("model_state")) fail(path, "no model_state in the checkpoint");
+  CheckpointInfo info;
+  info.path = path;
+  if (ck.contains("epoch")) info.epochs_done = static_cast<int>(ck.at("epoch").toInt()) + 1;
+  if (ck.contains("global_step")) info.global_step = ck.at("global_step").toInt();
+  if (ck.contains("iter_in_epoch")) info.iter_in_epoch = ck.at("iter_in_epoch").toInt();
+  if (ck.contains("best_top1_err")) info.best_top1_err = ck.at("best_top1_err").toDouble();
+  if (ck.contains("cfg") && ck.at("cfg").isString()) info.cfg_yaml = ck.at("cfg").toStringRef();
+
+  if (t.net) {
+    torch::NoGradGuard noGrad;
+    std::map<std::string, torch::Tensor> saved;
+    for (const auto& e : ck.at("model_state").toGenericDict())
+      saved[stripPrefixes(e.key().toStringRef(), t.clear_name_prefixes)] = e.value().toTensor();
+    std::vector<std::string> missing, wrong;
+    auto copy = [&](const std::string& name, torch::Tensor& dst) {
+      const auto it = saved.find(name);
+      if (it == saved.end()) return missing.push_back(name);
+      if (it->second.sizes() != dst.sizes()) {
+        std::ostringstream s;
+        s << name << " " << it->second.sizes() << " in the file, " << dst.sizes() << " here";
+        return wrong.push_back(s.str());
+      }
+      dst.copy_(it->second);
+      saved.erase(it);
+    };
+    for (auto& p : t.net->named_parameters()) copy(p.key(), p.value());
+    for (auto& b : t.net->named_buffers()) copy(b.key(), b.value());
+    if (!missing.empty() || !wrong.empty() || !saved.empty()) {
+      std::string why = "the checkpoint does not fit this model (another MODEL / size config?)";
+      auto list = [&](const char* what, const std::vector<std::string>& v) {
+        if (v.empty()) return;
+        why += std::string("; ") + what + ": " + v[0];
+        if (v.size() > 1) why += " and " + std::to_string(v.size() - 1) + " more";
+      };
+      list("missing from the file", missing);
+      list("wrong shape", wrong);
+      std::vector<std::string> extra;
+      for (const auto& [k, v] : saved) extra.push_back(k);
+      list("not in this model", extra);
+      fail(path, why);
+    }
+  }
+  if (t.optimizer && ck.contains("optimizer_state")) restoreOptimizer(path, ck.at("optimizer_state"), *t.optimizer);
+  if (t.scaler && t.scaler->enabled() && ck.contains("scaler_state") && ck.at("scaler_state").isGenericDict()) {
+    std::map<std::string, double> s;  // empty when it was saved with the scaler off: start afresh then
+    for (const auto& e : ck.at("scaler_state").toGenericDict())
+      s[e.key().toStringRef()] = e.value().isInt() ? static_cast<double>(e.value().toInt()) : e.value().toDouble();
+    if (!s.empty()) t.scaler->loadStateDict(s);
+  }
+  if (t.rng && ck.contains("rng_state")) {
+    auto gen = at::detail::getDefaultCPUGenerator();  // a handle on the shared generator
+    gen.set_state(ck.at("rng_state").toTensor());
+  }
+  return info;
+}
+
+}  // namespace amp::train

@@ -1,0 +1,125 @@
+#include "train/TrainStep.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <thread>
+
+#include "config/Config.h"
+#include "models/Net.h"
+#include "train/Optimizer.h"
+
+namespace amp::train {
+
+PrecisionPolicy PrecisionPolicy::fromConfig(const config::Config& c) {
+  if (!c.getBool("TRAIN.MIXED_PRECISION")) {
+    PrecisionPolicy p;
+    p.cuda = c.getInt("NUM_GPUS") > 0;
+    return p;
+  }
+  return forced(c, "amp");
+}
+
+PrecisionPolicy PrecisionPolicy::forced(const config::Config& c, const std::string& precision) {
+  PrecisionPolicy p;
+  p.cuda = c.getInt("NUM_GPUS") > 0;
+  std::string name = precision;
+  if (name == "amp") {
+    const std::string dtype = c.getString("AMP.DTYPE");
+    name = dtype == "float16" ? "fp16" : dtype == "bfloat16" ? "bf16" : (p.cuda ? "fp16" : "bf16");
+  }
+  if (name != "fp32" && name != "bf16" && name != "fp16")
+    throw std::invalid_argument("precision: '" + precision + "' is not one of fp32, amp, bf16, fp16");
+  if (name == "fp16" && !p.cuda)
+    throw std::invalid_argument("AMP.DTYPE: float16 mixed precision needs CUDA (NUM_GPUS > 0); LibTorch's CPU autocast "
+                                "takes bfloat16 only, so use AMP.DTYPE bfloat16 or auto");
+  p.name = name;
+  p.mixed = name != "fp32";
+  p.fp16 = name == "fp16";
+  const std::string scaler = c.getString("AMP.SCALER");
+  p.scaler = p.mixed && (scaler == "on" || (scaler == "auto" && p.fp16));
+  return p;
+}
+
+torch::Device trainingDevice(const config::Config& c) {
+  if (c.getInt("NUM_GPUS") > 0) {
+    if (!torch::cuda::is_available())
+      throw std::runtime_error("NUM_GPUS: " + std::to_string(c.getInt("NUM_GPUS")) +
+                               " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
+    at::globalContext().setBenchmarkCuDNN(true);  // PySlowFast: torch.backends.cudnn.benchmark
+    return {torch::kCUDA, 0};
+  }
+  torch::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  return {torch::kCPU};
+}
+
+bool useChannelsLast3d(const config::Config& c, const torch::Device& device) {
+  return device.is_cuda() && c.getBool("AMP.CHANNELS_LAST_3D");
+}
+
+void toChannelsLast3d(torch::nn::Module& net) {
+  torch::NoGradGuard noGrad;
+  for (auto& p : net.parameters())
+    if (p.dim() == 5) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast3d));
+}
+
+std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device, bool channelsLast) {
+  for (auto& t : clips) {
+    t = t.to(device, /*non_blocking=*/true);
+    if (channelsLast) t = t.contiguous(at::MemoryFormat::ChannelsLast3d);
+  }
+  return clips;
+}
+
+TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::optim::Optimizer& optimizer, PrecisionPolicy policy)
+    : net_(net),
+      optimizer_(optimizer),
+      policy_(policy),
+      scaler_({c.getFloat("AMP.INIT_SCALE"), c.getFloat("AMP.GROWTH_FACTOR"), c.getFloat("AMP.BACKOFF_FACTOR"),
+               c.getInt("AMP.GROWTH_INTERVAL"), policy.scaler}),
+      clipVal_(c.getOptionalFloat("SOLVER.CLIP_GRAD_VAL")),
+      clipNorm_(c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM")) {}
+
+StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
+  if (micro.empty()) throw std::invalid_argument("TrainStep::run: no micro-batch");
+  StepOutcome out;
+  optimizer_.zero_grad();
+  std::vector<torch::Tensor> logits, labels;
+  const double parts = static_cast<double>(micro.size());
+  double lossSum = 0;
+  for (const auto& mb : micro) {
+    torch::Tensor y;
+    {
+      precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(), policy_.autocastType());
+      y = net_.forward(mb.inputs);
+    }
+    // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
+    auto loss = torch::nn::functional::cross_entropy(y.to(torch::kFloat), mb.labels);
+    const double value = loss.item<double>();
+    lossSum += value;
+    logits.push_back(y.detach().to(torch::kFloat));
+    labels.push_back(mb.labels);
+    if (!std::isfinite(value) && !policy_.mixed) {  // FP32: nothing to rescue; keep the weights
+      out.finite_loss = false;
+      continue;
+    }
+    scaler_.scale(parts > 1 ? loss / parts : loss).backward();
+  }
+  out.loss = lossSum / parts;
+  out.logits = torch::cat(logits, 0);
+  out.labels = torch::cat(labels, 0);
+  if (!out.finite_loss) {
+    optimizer_.zero_grad();
+    return out;
+  }
+  scaler_.unscale(optimizer_);
+  out.grad_norm = globalGradNorm(net_);
+  if (clipVal_) clipGradientsByValue(net_, *clipVal_);
+  else if (clipNorm_) clipGradientsByNorm(net_, *clipNorm_);
+  out.stepped = scaler_.step(optimizer_);
+  out.update = scaler_.update();
+  if (!scaler_.enabled()) out.update.scale_before = out.update.scale_after = 1.0;
+  return out;
+}
+
+}  // namespace amp::train

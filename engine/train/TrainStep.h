@@ -1,0 +1,92 @@
+#pragma once
+// The training step every engine path shares (trainer, step benchmark, precision benchmark):
+// the precision policy of ARCHITECTURE.md, the device (CUDA with cudnn benchmark, or the CPU
+// with all its cores), channels-last-3d on CUDA, and one optimizer step over one or more
+// micro-batches: forward + loss under autocast, scaled backward, one unscale, grad norm,
+// clipping, step (skipped on inf/NaN), scaler update. Internal to the engine (LibTorch types).
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "amp/AutocastGuard.h"
+#include "amp/GradScaler.h"
+
+namespace amp::config {
+class Config;
+}
+namespace amp::models {
+class VideoNetImpl;
+}
+
+namespace amp::train {
+
+/// What TRAIN.MIXED_PRECISION, AMP.DTYPE and AMP.SCALER mean on the device NUM_GPUS picks:
+/// auto is float16 + scaler on CUDA (PySlowFast's MIXED_PRECISION) and bfloat16 on the CPU.
+struct PrecisionPolicy {
+  bool cuda = false;
+  bool mixed = false;
+  bool fp16 = false;
+  bool scaler = false;
+  std::string name = "fp32";  ///< "fp32", "fp16" or "bf16"
+
+  static PrecisionPolicy fromConfig(const config::Config& c);
+  /// The same config forced to one precision ("fp32", "bf16", "fp16" or "amp"); the scaler follows
+  /// AMP.SCALER. Throws std::invalid_argument naming the key for impossible requests.
+  static PrecisionPolicy forced(const config::Config& c, const std::string& precision);
+  precision::AutocastDevice autocastDevice() const {
+    return cuda ? precision::AutocastDevice::CUDA : precision::AutocastDevice::CPU;
+  }
+  precision::AutocastType autocastType() const {
+    return fp16 ? precision::AutocastType::Float16 : precision::AutocastType::BFloat16;
+  }
+};
+
+/// The device NUM_GPUS asks for: CUDA device 0 with cudnn benchmark mode (as PySlowFast), or the
+/// CPU with every core as LibTorch threads. Throws std::runtime_error naming NUM_GPUS when this
+/// LibTorch has no CUDA device.
+torch::Device trainingDevice(const config::Config& c);
+/// AMP.CHANNELS_LAST_3D and a CUDA device: convolution weights and clips in NDHWC order.
+bool useChannelsLast3d(const config::Config& c, const torch::Device& device);
+void toChannelsLast3d(torch::nn::Module& net);
+/// The clip tensors of a batch on the device (channels-last-3d when asked).
+std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device, bool channelsLast);
+
+/// One micro-batch: pathway tensors and labels, already on the device.
+struct MicroBatch {
+  std::vector<torch::Tensor> inputs;
+  torch::Tensor labels;
+};
+
+struct StepOutcome {
+  double loss = 0;              ///< mean loss over the micro-batches (unscaled)
+  torch::Tensor logits;         ///< float32, detached, the micro-batches' logits concatenated
+  torch::Tensor labels;         ///< concatenated labels
+  double grad_norm = 0;         ///< global L2 norm of the unscaled gradients, before clipping
+  bool stepped = false;         ///< false when the scaler skipped the step (inf/NaN gradients)
+  bool finite_loss = true;      ///< false: FP32 loss was inf/NaN and the step was not taken
+  precision::ScaleUpdate update;
+};
+
+class TrainStep {
+ public:
+  TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::optim::Optimizer& optimizer, PrecisionPolicy policy);
+
+  /// One optimizer step over the micro-batches (gradient accumulation when there are several:
+  /// each loss is divided by their number, gradients add up, and the scaler unscales and steps
+  /// once). In FP32 a non-finite loss leaves the weights untouched and reports finite_loss false.
+  StepOutcome run(const std::vector<MicroBatch>& micro);
+
+  precision::GradScaler& scaler() { return scaler_; }
+  const PrecisionPolicy& policy() const { return policy_; }
+
+ private:
+  models::VideoNetImpl& net_;
+  torch::optim::Optimizer& optimizer_;
+  PrecisionPolicy policy_;
+  precision::GradScaler scaler_;
+  std::optional<double> clipVal_, clipNorm_;
+};
+
+}  // namespace amp::train

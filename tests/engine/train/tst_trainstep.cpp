@@ -1,0 +1,173 @@
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include "config/ConfigLoader.h"
+#include "models/VideoModels.h"
+#include "train/Checkpoint.h"
+#include "train/Optimizer.h"
+#include "train/TrainStep.h"
+
+using namespace amp;
+
+namespace {
+
+// A tiny MViT: layer norms only, so a batch split in micro-batches sees exactly the same model
+// (batch norm would not) and gradient accumulation must equal the big batch.
+config::Config tinyMViT(std::vector<std::string> extra = {}) {
+  std::vector<std::string> ov = {"MVIT.EMBED_DIM", "8", "MVIT.DEPTH", "2", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE", "32",
+                                 "DATA.TEST_CROP_SIZE", "32", "MODEL.NUM_CLASSES", "4", "MVIT.DIM_MUL", "[[1, 2.0]]",
+                                 "MVIT.HEAD_MUL", "[[1, 2.0]]", "MVIT.POOL_Q_STRIDE", "[[1, 1, 2, 2]]",
+                                 "MVIT.POOL_KV_STRIDE_ADAPTIVE", "[1, 2, 2]", "MVIT.DROPPATH_RATE", "0.0",
+                                 "MODEL.DROPOUT_RATE", "0.0", "NUM_GPUS", "0", "SOLVER.OPTIMIZING_METHOD", "sgd",
+                                 "SOLVER.MOMENTUM", "0.9", "SOLVER.BASE_LR", "0.1", "SOLVER.WEIGHT_DECAY", "0.0",
+                                 "SOLVER.CLIP_GRAD_L2NORM", "None"};
+  ov.insert(ov.end(), extra.begin(), extra.end());
+  auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
+  if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
+  return r.config;
+}
+
+train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) { return {{x}, y}; }
+
+}  // namespace
+
+class TestTrainStep : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { torch::set_num_threads(2); }
+
+  void precisionPolicyFollowsTheConfig() {
+    auto p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "True"}));
+    QCOMPARE(p.name, std::string("bf16"));  // auto on the CPU
+    QVERIFY(p.mixed && !p.fp16 && !p.scaler);  // AMP.SCALER auto: off for bfloat16
+    p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on"}));
+    QVERIFY(p.scaler);
+    p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "False", "AMP.SCALER", "on"}));
+    QVERIFY(!p.mixed && !p.scaler);
+    QCOMPARE(p.name, std::string("fp32"));
+    try {
+      train::PrecisionPolicy::forced(tinyMViT(), "fp16");
+      QFAIL("float16 on the CPU must be refused");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(std::string(e.what()).rfind("AMP.DTYPE: ", 0) == 0, e.what());
+    }
+  }
+
+  void gradientAccumulationEqualsOneBigBatch() {
+    const auto c = tinyMViT();
+    torch::manual_seed(1);
+    const auto x = torch::randn({4, 3, 4, 32, 32});
+    const auto y = torch::tensor({0, 1, 2, 3}, torch::kLong);
+    auto run = [&](bool split) {
+      torch::manual_seed(7);
+      auto net = models::buildVideoNet(c);
+      auto opt = train::buildOptimizer(c, *net);
+      train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
+      std::vector<train::MicroBatch> micro;
+      if (split) micro = {batch(x.slice(0, 0, 2), y.slice(0, 0, 2)), batch(x.slice(0, 2, 4), y.slice(0, 2, 4))};
+      else micro = {batch(x, y)};
+      const auto out = step.run(micro);
+      step.run(micro);  // a second step: momentum buffers agree too
+      std::vector<torch::Tensor> params;
+      for (const auto& p : net->parameters()) params.push_back(p.detach().clone());
+      return std::make_pair(out, params);
+    };
+    const auto [big, bigParams] = run(false);
+    const auto [acc, accParams] = run(true);
+    QVERIFY(big.stepped && acc.stepped);
+    QVERIFY(std::abs(big.loss - acc.loss) < 1e-5);
+    QVERIFY(std::abs(big.grad_norm - acc.grad_norm) < 1e-4 * std::max(1.0, big.grad_norm));
+    QCOMPARE(acc.labels.size(0), int64_t(4));
+    for (size_t i = 0; i < bigParams.size(); ++i)
+      QVERIFY2(torch::allclose(bigParams[i], accParams[i], 1e-5, 1e-6), std::to_string(i).c_str());
+  }
+
+  void fp32NonFiniteLossLeavesTheWeights() {
+    const auto c = tinyMViT();
+    auto net = models::buildVideoNet(c);
+    auto opt = train::buildOptimizer(c, *net);
+    train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
+    const auto before = net->parameters()[0].detach().clone();
+    auto x = torch::randn({2, 3, 4, 32, 32});
+    x[0][0][0][0][0] = std::numeric_limits<float>::quiet_NaN();
+    const auto out = step.run({batch(x, torch::tensor({0, 1}, torch::kLong))});
+    QVERIFY(!out.finite_loss);
+    QVERIFY(!out.stepped);
+    QVERIFY(torch::equal(before, net->parameters()[0]));
+  }
+
+  void ampNonFiniteGradientsSkipTheStepAndBackOff() {
+    const auto c = tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "AMP.INIT_SCALE", "1024"});
+    auto net = models::buildVideoNet(c);
+    auto opt = train::buildOptimizer(c, *net);
+    train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
+    std::vector<torch::Tensor> before;
+    for (const auto& p : net->parameters()) before.push_back(p.detach().clone());
+    auto x = torch::randn({2, 3, 4, 32, 32});
+    x[1][2][3][4][5] = std::numeric_limits<float>::infinity();
+    const auto out = step.run({batch(x, torch::tensor({0, 1}, torch::kLong))});
+    QVERIFY(out.finite_loss);  // under AMP a skipped step is normal
+    QVERIFY(!out.stepped);
+    QVERIFY(out.update.backed_off);
+    QCOMPARE(out.update.scale_after, 512.0);
+    const auto params = net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) QVERIFY(torch::equal(before[i], params[i]));  // bit-identical
+    const auto ok = step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    QVERIFY(ok.stepped);
+    QVERIFY(std::isfinite(ok.grad_norm) && ok.grad_norm > 0);
+  }
+
+  void checkpointRoundTrip() {
+    QTemporaryDir dir;
+    const auto c = tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "SOLVER.OPTIMIZING_METHOD", "adamw"});
+    torch::manual_seed(3);
+    auto net = models::buildVideoNet(c);
+    auto opt = train::buildOptimizer(c, *net);
+    train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
+    step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    train::CheckpointInfo info;
+    info.epochs_done = 3;
+    info.global_step = 42;
+    info.iter_in_epoch = 5;
+    info.best_top1_err = 12.5;
+    info.cfg_yaml = "TRAIN:\n  ENABLE: True\n";
+    const std::string path = train::saveCheckpoint(dir.path().toStdString(), *net, opt.get(), &step.scaler(), info);
+    QVERIFY2(path.find("checkpoints/checkpoint_epoch_00003_step_00000042.pyth") != std::string::npos, path.c_str());
+    QCOMPARE(train::latestCheckpoint(dir.path().toStdString()), path);
+
+    torch::manual_seed(4);
+    auto net2 = models::buildVideoNet(c);
+    auto opt2 = train::buildOptimizer(c, *net2);
+    train::TrainStep step2(c, *net2, *opt2, train::PrecisionPolicy::fromConfig(c));
+    const auto back = train::loadCheckpoint(path, {net2.get(), opt2.get(), &step2.scaler(), true, {}});
+    QCOMPARE(back.epochs_done, 3);
+    QCOMPARE(back.global_step, std::int64_t(42));
+    QCOMPARE(back.iter_in_epoch, std::int64_t(5));
+    QCOMPARE(back.best_top1_err, 12.5);
+    QCOMPARE(back.cfg_yaml, info.cfg_yaml);
+    QCOMPARE(step2.scaler().currentScale(), step.scaler().currentScale());
+    const auto a = net->named_parameters(), b = net2->named_parameters();
+    for (const auto& p : a) QVERIFY2(torch::equal(p.value(), b[p.key()]), p.key().c_str());
+    // The same next step from both: optimizer moments restored.
+    torch::manual_seed(9);
+    const auto x = torch::randn({2, 3, 4, 32, 32});
+    const auto y = torch::tensor({2, 3}, torch::kLong);
+    step.run({batch(x, y)});
+    step2.run({batch(x, y)});
+    for (const auto& p : a) QVERIFY2(torch::allclose(p.value(), b[p.key()], 1e-6, 1e-7), p.key().c_str());
+
+    // A checkpoint of another model is refused with the file and the entries named.
+    auto other = models::buildVideoNet(tinyMViT({"MVIT.EMBED_DIM", "16"}));
+    try {
+      train::loadCheckpoint(path, {other.get(), nullptr, nullptr, false, {}});
+      QFAIL("a mismatching checkpoint must be refused");
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.rfind(path + ": ", 0) == 0 && what.find("wrong shape") != std::string::npos, e.what());
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestTrainStep)
+#include "tst_trainstep.moc"
