@@ -7,8 +7,10 @@ scripts/build.sh
 build_dir=${AMPSTUDIO_BUILD_DIR:-build}
 demo_cfg=configs/demo/DEMO_X3D_TINY.yaml
 cli="$build_dir/app/cli/ampstudio-cli"
-if [ ! -f demo-data/train.csv ]; then
-  echo "== First run: writing the demo dataset to demo-data/ =="
+# (Re)write the demo dataset when it is missing or was written by an older generator.
+if [ ! -f demo-data/train.csv ] || ! grep -Eq '"version": 2([^0-9]|$)' demo-data/demo-data.json 2>/dev/null; then
+  echo "== Writing the demo dataset to demo-data/ (8 motion classes, 1,200 clips, about 10 s) =="
+  rm -rf demo-data
   "$cli" make-demo-data --out demo-data
 fi
 if [ -x "$build_dir/app/gui/ampstudio" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then

@@ -153,16 +153,16 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
   const double duration = frames - 1.0;
   double scale = rng.uniform(9, 14), angle = rng.uniform(0, 2 * kPi);
   double vx = 0, vy = 0, spin = 0, growth = 1.0;
-  const double speed = rng.uniform(1.0, 1.4);  // pixels per frame
+  const double speed = rng.uniform(1.6, 2.2);  // pixels per frame
   switch (label) {
     case 0: vx = speed; break;
     case 1: vx = -speed; break;
     case 2: vy = speed; break;
     case 3: vy = -speed; break;
-    case 4: spin = rng.uniform(0.10, 0.16); break;
-    case 5: spin = -rng.uniform(0.10, 0.16); break;
-    case 6: growth = rng.uniform(1.020, 1.030), scale = rng.uniform(6, 9); break;
-    default: growth = 1.0 / rng.uniform(1.020, 1.030), scale = rng.uniform(15, 21); break;
+    case 4: spin = rng.uniform(0.15, 0.25); break;
+    case 5: spin = -rng.uniform(0.15, 0.25); break;
+    case 6: growth = rng.uniform(1.035, 1.050), scale = rng.uniform(5, 8); break;
+    default: growth = 1.0 / rng.uniform(1.035, 1.050), scale = rng.uniform(17, 23); break;
   }
   // Place the path's midpoint so the whole path stays in the frame.
   const double margin = scale * std::max(1.0, std::pow(growth, duration)) + 2;
@@ -247,7 +247,7 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
   for (const auto& job : jobs) (job.split == "train" ? summary.train : job.split == "val" ? summary.val : summary.test)++;
   std::ofstream classesFile(fs::path(o.out_dir) / "classes.txt");
   for (const auto& n : names) classesFile << n << '\n';
-  nlohmann::json manifest = {{"generator", "ampstudio make-demo-data"}, {"version", 1},
+  nlohmann::json manifest = {{"generator", "ampstudio make-demo-data"}, {"version", kDemoDataVersion},
                              {"seed", o.seed}, {"clips_per_class", o.clips_per_class},
                              {"size", {o.width, o.height}}, {"fps", o.fps}, {"frames", o.frames},
                              {"codec", codec}, {"classes", names}};

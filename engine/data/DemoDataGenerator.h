@@ -9,15 +9,19 @@
 
 namespace amp::data {
 
+/// Written to demo-data.json as "version"; raised whenever the clips change, so scripts know
+/// to write the dataset again (2: 24 frames, faster motion).
+constexpr int kDemoDataVersion = 2;
+
 struct DemoDataOptions {
   std::string out_dir;
-  int clips_per_class = 40;   ///< training clips per class; val and test get a quarter each (at least 2)
+  int clips_per_class = 100;  ///< training clips per class; val and test get a quarter each (at least 2)
   std::uint64_t seed = 0;
   int threads = 2;
   int width = 112;
   int height = 84;
   int fps = 15;
-  int frames = 32;
+  int frames = 24;
 };
 
 struct DemoDataSummary {

@@ -142,9 +142,11 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       r.batch = o.batch;
       {
         torch::NoGradGuard noGrad;
+        net->eval();  // one clip: batch norm on running statistics
         models::FlopCounter counter;
         net->forward(randomBatch(cfg, 1, device, channelsLast).inputs);
         r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) * o.batch;  // backward costs about twice the forward
+        net->train();
       }
       const std::int64_t rssBefore = system::processRssBytes();
       system::resetPeakRss();

@@ -106,13 +106,30 @@ class TestCli : public QObject {
              qPrintable(train.out));
     auto runs = runCli({"runs", "list", dir.path() + "/runs"});
     QVERIFY2(runs.out.contains("cli-run") && runs.out.contains("finished") && runs.out.contains("bf16"), qPrintable(runs.out));
+    QVERIFY(QFile::exists(run + "/checkpoints/checkpoint_epoch_00001.pyth"));
+    // The multi-view test of the run's newest checkpoint (the test split is intact).
+    auto test = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "OUTPUT_DIR", run, "X3D.DIM_C5", "32"} + dataArgs);
+    QCOMPARE(test.exitCode, 0);
+    QVERIFY2(test.out.contains("checkpoint_epoch_00001.pyth") && test.out.contains("videos       16 x 2 views") &&
+                 test.out.contains("top1_err") && test.out.contains("per class top1_err: 0:"),
+             qPrintable(test.out));
+    auto noCheckpoint = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "OUTPUT_DIR", dir.path() + "/none"} + dataArgs);
+    QCOMPARE(noCheckpoint.exitCode, 1);
+    QVERIFY2(noCheckpoint.err.contains("TEST.CHECKPOINT_FILE_PATH: no checkpoint to test"), qPrintable(noCheckpoint.err));
+    // The precision benchmark on the same training data: FP32 then BF16, with the ratios.
+    auto prec = runCli(QStringList{"bench", "precision", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--iters", "2", "--warmup", "0",
+                                   "--batch", "2", "X3D.DIM_C5", "32"} + dataArgs);
+    QCOMPARE(prec.exitCode, 0);
+    QVERIFY2(prec.out.contains("training data") && prec.out.contains("\nfp32 ") && prec.out.contains("\nbf16 ") &&
+                 prec.out.contains("bf16 / fp32:") && prec.out.contains("loss@2"),
+             qPrintable(prec.out));
   }
 
   void benchStepComparesPrecisions() {
     auto r = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--batch", "2", "--iterations", "1",
                      "--warmup", "0", "X3D.DIM_C5", "32"});
     QCOMPARE(r.exitCode, 0);
-    QVERIFY2(r.out.contains("\nfp32 ") && r.out.contains("\nbf16 ") && r.out.contains("bf16 vs fp32:"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("\nfp32 ") && r.out.contains("\nbf16 ") && r.out.contains("bf16 / fp32:"), qPrintable(r.out));
     auto fp16 = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--precision", "fp16"});
     QCOMPARE(fp16.exitCode, 1);
     QVERIFY2(fp16.err.contains("AMP.DTYPE: float16 mixed precision needs CUDA"), qPrintable(fp16.err));
@@ -126,16 +143,19 @@ class TestCli : public QObject {
     QCOMPARE(keys.exitCode, 0);
     QVERIFY(keys.out.startsWith("# X3D (x3d): 3794322 parameters, 568 state-dict entries"));
     QVERIFY(keys.out.contains("\ns1.pathway0_stem.conv_xy.weight 24x3x1x3x3\n"));
-    auto mvit = runCli({"model", "summary", "--cfg", config("Kinetics/MVITv2_S_16x4.yaml")});
-    QCOMPARE(mvit.exitCode, 1);
-    QVERIFY2(mvit.err.contains("MODEL.MODEL_NAME: 'MViT' is not built yet"), qPrintable(mvit.err));
+    auto mvit = runCli({"model", "summary", "--cfg", config("Kinetics/MVITv2_S_16x4.yaml"), "--keys"});
+    QCOMPARE(mvit.exitCode, 0);
+    QVERIFY2(mvit.out.startsWith("# MViT (mvit): 34537744 parameters, 397 state-dict entries"), qPrintable(mvit.out.left(200)));
+    auto odd = runCli({"model", "summary", "--cfg", config("Kinetics/MVITv2_S_16x4.yaml"), "MODEL.MODEL_NAME", "ViT"});
+    QCOMPARE(odd.exitCode, 1);
+    QVERIFY2(odd.err.contains("MODEL.MODEL_NAME: 'ViT' is not built; available: ResNet, SlowFast, X3D, MViT"), qPrintable(odd.err));
   }
 
   void keys() {
     auto r = runCli({"config", "keys", "AMP."});
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains("AMP.GROWTH_FACTOR"));
-    QVERIFY(r.out.contains("6 keys"));
+    QVERIFY(r.out.contains("9 keys"));
     auto bad = runCli({"config", "keys", "SOLVR"});
     QCOMPARE(bad.exitCode, 1);
     QVERIFY(bad.err.contains("did you mean"));

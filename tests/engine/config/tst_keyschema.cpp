@@ -88,7 +88,7 @@ class TestKeySchema : public QObject {
     QVERIFY(schema->isGroup("MVIT.REV"));
     QVERIFY(schema->isGroup("TENSORBOARD.MODEL_VIS.GRAD_CAM"));
     QVERIFY(!schema->isGroup("SOLVER.BASE_LR"));
-    QCOMPARE(schema->withPrefix("AMP.").size(), size_t(6));
+    QCOMPARE(schema->withPrefix("AMP.").size(), size_t(9));
     const auto groups = schema->topLevelGroups();
     QVERIFY(std::find(groups.begin(), groups.end(), "AMP") != groups.end());
     QVERIFY(std::find(groups.begin(), groups.end(), "") != groups.end());  // NUM_GPUS, OUTPUT_DIR ...
