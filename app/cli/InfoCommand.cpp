@@ -1,8 +1,10 @@
-// ampstudio-cli info: versions and devices.
+// ampstudio-cli info: versions and devices. ampstudio-cli check cuda: GPU correctness checks.
 #include <iostream>
+#include <memory>
 
 #include "Commands.h"
 #include "system/DeviceInfo.h"
+#include "train/CudaChecks.h"
 
 namespace amp::cli {
 
@@ -21,6 +23,29 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
       std::cout << "CUDA device " << g.index << "   " << g.name << " (" << g.memory_gib << " GiB, sm_" << g.major
                 << g.minor << ")\n";
     exitCode = 0;
+  });
+
+  CLI::App* check = app.add_subcommand("check", "Correctness checks of this build on this machine");
+  check->require_subcommand(1);
+  auto configs = std::make_shared<std::string>("configs");
+  CLI::App* cuda = check->add_subcommand(
+      "cuda", "Gradient scaler (fused kernels, injected inf) and fp16/bf16 autocast of every model family on CUDA");
+  cuda->add_option("--configs", *configs, "The project's configs/ folder (default: ./configs)")->check(CLI::ExistingDirectory);
+  cuda->callback([configs, &exitCode] {
+    std::string error;
+    const auto checks = train::runCudaChecks(*configs, &error);
+    if (!error.empty()) {
+      std::cerr << "check cuda: " << error << "\n";
+      exitCode = 1;
+      return;
+    }
+    int failed = 0;
+    for (const auto& c : checks) {
+      std::cout << (c.passed ? "PASS  " : "FAIL  ") << c.name << ": " << c.detail << "\n";
+      failed += c.passed ? 0 : 1;
+    }
+    std::cout << checks.size() - failed << " passed, " << failed << " failed" << std::endl;
+    exitCode = failed ? 1 : 0;
   });
 }
 

@@ -5,9 +5,11 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#ifdef AMPSTUDIO_WITH_FFMPEG
 extern "C" {
 #include <libavcodec/avcodec.h>
 }
+#endif
 
 #include <fstream>
 #include <thread>
@@ -61,9 +63,13 @@ DeviceInfo probeDevices() {
     (void)b.sum().item<float>();
   }
   info.blas = loadedBlas();
+#ifdef AMPSTUDIO_WITH_FFMPEG
   const unsigned v = avcodec_version();
   info.ffmpeg_version = "libavcodec " + std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." +
                         std::to_string(v & 0xff);
+#else
+  info.ffmpeg_version = "none (built with AMPSTUDIO_WITH_FFMPEG=OFF)";
+#endif
   return info;
 }
 

@@ -1,0 +1,58 @@
+// Video decoding and encoding for builds without FFmpeg (-DAMPSTUDIO_WITH_FFMPEG=OFF, e.g. a GPU
+// server that lacks FFmpeg's libraries): every call fails with a message that says so and points
+// at what still works (random clips: bench precision --synthetic, bench step).
+#include "data/FfmpegLog.h"
+#include "data/VideoDecoder.h"
+#include "data/VideoWriter.h"
+
+namespace amp::data {
+namespace {
+const char* kNoVideo =
+    ": this build has no video decoding (AMPSTUDIO_WITH_FFMPEG=OFF); use random clips "
+    "(ampstudio-cli bench precision --synthetic, bench step) or rebuild with FFmpeg";
+}
+
+struct VideoDecoder::State {};
+VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) {}
+VideoDecoder::~VideoDecoder() = default;
+bool VideoDecoder::fail(std::string* error, const std::string& why) const {
+  if (error) *error = why;
+  return false;
+}
+bool VideoDecoder::open(const std::string& path, std::string* error) { return fail(error, path + kNoVideo); }
+bool VideoDecoder::decode(const std::vector<std::int64_t>&, int, int, DecodedClip&, std::string* error) {
+  return fail(error, std::string("decode") + kNoVideo);
+}
+std::int64_t VideoDecoder::countFrames(int*, std::string* error) {
+  fail(error, std::string("countFrames") + kNoVideo);
+  return -1;
+}
+bool probeVideo(const std::string& path, VideoInfo&, std::string* error) {
+  if (error) *error = path + kNoVideo;
+  return false;
+}
+
+struct VideoWriter::State {};
+VideoWriter::VideoWriter() = default;
+VideoWriter::~VideoWriter() = default;
+bool VideoWriter::open(const std::string& path, const VideoWriterOptions&, std::string* error) {
+  if (error) *error = path + kNoVideo;
+  return false;
+}
+bool VideoWriter::write(const std::uint8_t*, std::string* error) {
+  if (error) *error = std::string("write") + kNoVideo;
+  return false;
+}
+bool VideoWriter::close(std::string*) { return true; }
+std::string VideoWriter::codecName() const { return "none"; }
+bool VideoWriter::encode(bool, std::string*) { return false; }
+
+void installFfmpegLogHook() {}
+const std::string& lastFfmpegError() {
+  static const std::string none;
+  return none;
+}
+void clearLastFfmpegError() {}
+std::string ffmpegErrorText(int code) { return "FFmpeg error " + std::to_string(code) + " (no FFmpeg in this build)"; }
+
+}  // namespace amp::data
