@@ -21,6 +21,25 @@ std::string paramKey(const torch::Tensor& p) { return c10::guts::to_string(p.uns
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) { throw std::runtime_error(path + ": " + why); }
 
+// Adam and AdamW keep the same per-parameter state under different types.
+template <class State>
+void saveAdamState(const State& st, c10::impl::GenericDict& s) {
+  s.insert("step", torch::tensor(static_cast<double>(st.step())));
+  s.insert("exp_avg", st.exp_avg().cpu());
+  s.insert("exp_avg_sq", st.exp_avg_sq().cpu());
+  if (st.max_exp_avg_sq().defined()) s.insert("max_exp_avg_sq", st.max_exp_avg_sq().cpu());
+}
+
+template <class State, class Get>
+std::unique_ptr<State> loadAdamState(int64_t step, const Get& tensor, bool amsgrad) {
+  auto st = std::make_unique<State>();
+  st->step(step);
+  st->exp_avg(tensor("exp_avg"));
+  st->exp_avg_sq(tensor("exp_avg_sq"));
+  if (amsgrad) st->max_exp_avg_sq(tensor("max_exp_avg_sq"));
+  return st;
+}
+
 // PyTorch's optimizer.state_dict(): {"state": {index: {...}}, "param_groups": [{..., "params": [index...]}]}.
 c10::IValue optimizerState(const torch::optim::Optimizer& opt) {
   c10::impl::GenericDict state(c10::IntType::get(), c10::AnyType::get());
@@ -55,15 +74,9 @@ c10::IValue optimizerState(const torch::optim::Optimizer& opt) {
         if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
           if (sgd->momentum_buffer().defined()) s.insert("momentum_buffer", sgd->momentum_buffer().cpu());
         } else if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(it->second.get())) {
-          s.insert("step", torch::tensor(static_cast<double>(adam->step())));
-          s.insert("exp_avg", adam->exp_avg().cpu());
-          s.insert("exp_avg_sq", adam->exp_avg_sq().cpu());
-          if (adam->max_exp_avg_sq().defined()) s.insert("max_exp_avg_sq", adam->max_exp_avg_sq().cpu());
+          saveAdamState(*adam, s);
         } else if (const auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
-          s.insert("step", torch::tensor(static_cast<double>(adamw->step())));
-          s.insert("exp_avg", adamw->exp_avg().cpu());
-          s.insert("exp_avg_sq", adamw->exp_avg_sq().cpu());
-          if (adamw->max_exp_avg_sq().defined()) s.insert("max_exp_avg_sq", adamw->max_exp_avg_sq().cpu());
+          saveAdamState(*adamw, s);
         }
         if (s.size()) state.insert(index, s);
       }
@@ -109,21 +122,10 @@ void restoreOptimizer(const std::string& path, const c10::IValue& value, torch::
       opt.state()[paramKey(p)] = std::move(st);
     } else if (s.contains("exp_avg")) {
       const auto step = static_cast<int64_t>(s.at("step").isTensor() ? s.at("step").toTensor().item<double>() : s.at("step").toDouble());
-      if (dynamic_cast<const torch::optim::AdamWOptions*>(&opt.param_groups()[0].options())) {
-        auto st = std::make_unique<torch::optim::AdamWParamState>();
-        st->step(step);
-        st->exp_avg(tensor("exp_avg"));
-        st->exp_avg_sq(tensor("exp_avg_sq"));
-        if (s.contains("max_exp_avg_sq")) st->max_exp_avg_sq(tensor("max_exp_avg_sq"));
-        opt.state()[paramKey(p)] = std::move(st);
-      } else {
-        auto st = std::make_unique<torch::optim::AdamParamState>();
-        st->step(step);
-        st->exp_avg(tensor("exp_avg"));
-        st->exp_avg_sq(tensor("exp_avg_sq"));
-        if (s.contains("max_exp_avg_sq")) st->max_exp_avg_sq(tensor("max_exp_avg_sq"));
-        opt.state()[paramKey(p)] = std::move(st);
-      }
+      if (dynamic_cast<const torch::optim::AdamWOptions*>(&opt.param_groups()[0].options()))
+        opt.state()[paramKey(p)] = loadAdamState<torch::optim::AdamWParamState>(step, tensor, s.contains("max_exp_avg_sq"));
+      else
+        opt.state()[paramKey(p)] = loadAdamState<torch::optim::AdamParamState>(step, tensor, s.contains("max_exp_avg_sq"));
     }
   }
 }
