@@ -3,11 +3,16 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTextCursor>
 #include <QSplitter>
 #include <QVBoxLayout>
 
 #include "ConfigTextEdit.h"
 #include "DiagnosticsView.h"
+#include "PrecisionForm.h"
+#include "config/YamlEdit.h"
 #include "util/AtomicFile.h"
 
 namespace amp::widgets {
@@ -17,7 +22,7 @@ QString countText(int n, const QString& one, const QString& many) {
 }
 
 ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
-    : QWidget(parent), edit_(new ConfigTextEdit), diagnostics_(new DiagnosticsView), summary_(new QLabel) {
+    : QWidget(parent), edit_(new ConfigTextEdit), form_(new PrecisionForm), diagnostics_(new DiagnosticsView), summary_(new QLabel) {
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(edit_);
   auto* bottom = new QWidget;
@@ -28,9 +33,23 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
   split->addWidget(bottom);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(form_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setMinimumWidth(form_->sizeHint().width() + 16);
+  auto* sides = new QSplitter(Qt::Horizontal);
+  sides->addWidget(scroll);
+  sides->addWidget(split);
+  sides->setStretchFactor(0, 0);
+  sides->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  layout->addWidget(sides);
+  connect(form_, &PrecisionForm::keysEdited, this, [this](const KeyEdits& edits) {
+    QString error;
+    if (!applyKeyEdits(edits, &error)) summary_->setText(error);
+  });
 
   debounce_.setSingleShot(true);
   debounce_.setInterval(300);
@@ -101,6 +120,30 @@ void ConfigEditorPanel::setText(const QString& yaml) {
   validateNow();
 }
 
+bool ConfigEditorPanel::applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits, QString* error) {
+  std::string text = edit_->toPlainText().toStdString();
+  for (const auto& [key, value] : edits) {
+    std::string why;
+    auto next = config::setYamlKey(text, key, config::yamlScalarText(value), &why);
+    if (!next) {
+      if (error) *error = QString::fromStdString(why);
+      return false;
+    }
+    text = std::move(*next);
+  }
+  const QString updated = QString::fromStdString(text);
+  if (updated == edit_->toPlainText()) return true;
+  QTextCursor cursor(edit_->document());
+  const int scroll = edit_->verticalScrollBar()->value();
+  cursor.beginEditBlock();
+  cursor.select(QTextCursor::Document);
+  cursor.insertText(updated);
+  cursor.endEditBlock();
+  edit_->verticalScrollBar()->setValue(scroll);
+  validateNow();
+  return true;
+}
+
 QString ConfigEditorPanel::text() const { return edit_->toPlainText(); }
 
 std::optional<config::Config> ConfigEditorPanel::config() const { return config_; }
@@ -130,6 +173,10 @@ void ConfigEditorPanel::validateNow() {
   diagnostics_->setDiagnostics(lastDiagnostics_, name);
   if (errors_ == 0 && warnings_ == 0) summary_->setText(tr("Valid PySlowFast config."));
   else summary_->setText(countText(errors_, tr("error"), tr("errors")) + ", " + countText(warnings_, tr("warning"), tr("warnings")));
+  if (config_) form_->setConfig(*config_);
+  form_->setProblem(config_ ? QString()
+                            : tr("The YAML has %1 (listed under the text); the form shows the last valid values.")
+                                  .arg(countText(errors_, tr("error"), tr("errors"))));
   emit validated(errors_, warnings_);
 }
 

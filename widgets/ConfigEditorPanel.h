@@ -1,5 +1,6 @@
 #pragma once
-// Edits one config file as YAML text, validated by the engine as you type.
+// Edits one config file: a form for the mixed-precision and everyday keys beside the full YAML
+// text, kept in sync both ways and validated by the engine as you type.
 #include <QTimer>
 #include <QWidget>
 #include <optional>
@@ -15,6 +16,7 @@ QString countText(int n, const QString& one, const QString& many);
 
 class ConfigTextEdit;
 class DiagnosticsView;
+class PrecisionForm;
 
 class ConfigEditorPanel : public QWidget {
   Q_OBJECT
@@ -40,6 +42,11 @@ class ConfigEditorPanel : public QWidget {
   std::optional<config::Config> config() const;
   const config::Diagnostics& diagnostics() const { return lastDiagnostics_; }
   ConfigTextEdit* textEdit() const { return edit_; }
+  PrecisionForm* form() const { return form_; }
+
+  /// Writes keys into the YAML text as one undoable edit (comments and layout kept), then
+  /// validates. False with `error` when a key cannot be written (e.g. a flow-style section).
+  bool applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits, QString* error = nullptr);
   DiagnosticsView* diagnosticsView() const { return diagnostics_; }
 
  public slots:
@@ -56,6 +63,7 @@ class ConfigEditorPanel : public QWidget {
   void setDirty(bool dirty);
 
   ConfigTextEdit* edit_;
+  PrecisionForm* form_;
   DiagnosticsView* diagnostics_;
   QLabel* summary_;
   QTimer debounce_;

@@ -2,10 +2,12 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <set>
 
 #include "ConfigEditorPanel.h"
 #include "runlog/RunDirectory.h"
@@ -21,13 +23,17 @@ QString durationText(double seconds) {
 }  // namespace
 
 RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabel), table_(new QTableWidget) {
-  table_->setColumnCount(6);
-  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Model"), tr("Precision"), tr("Started"), tr("Time")});
+  table_->setColumnCount(ColumnCount);
+  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Model"), tr("Precision"), tr("Best val top-1"), tr("Peak memory"),
+                                     tr("Time"), tr("Started")});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSortingEnabled(false);
+  table_->setAlternatingRowColors(true);
+  table_->setToolTip(tr("Double-click a run to show it in the dashboard; select two or more to compare them."));
   header_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -38,6 +44,7 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   connect(table_, &QTableWidget::cellActivated, this, [this](int row, int) {
     emit runActivated(table_->item(row, 0)->data(Qt::UserRole).toString());
   });
+  connect(table_, &QTableWidget::itemSelectionChanged, this, [this] { emit selectionChanged(selectedRuns()); });
 }
 
 void RunListPanel::setRunsFolder(const QString& folder) {
@@ -46,10 +53,51 @@ void RunListPanel::setRunsFolder(const QString& folder) {
   timer_.start();
 }
 
+void RunListPanel::addRunDirectory(const QString& dir) {
+  const QString abs = QDir(dir).absolutePath();
+  if (!extra_.contains(abs)) extra_ << abs;
+  refresh();
+}
+
+QStringList RunListPanel::selectedRuns() const {
+  std::set<int> rows;
+  for (const QModelIndex& i : table_->selectionModel()->selectedRows()) rows.insert(i.row());
+  QStringList dirs;
+  for (int r : rows) dirs << table_->item(r, 0)->data(Qt::UserRole).toString();
+  return dirs;
+}
+
+void RunListPanel::selectRuns(const QStringList& dirs) {
+  table_->clearSelection();
+  table_->setSelectionMode(QAbstractItemView::MultiSelection);
+  for (int r = 0; r < table_->rowCount(); ++r)
+    if (dirs.contains(table_->item(r, 0)->data(Qt::UserRole).toString())) table_->selectRow(r);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+}
+
+int RunListPanel::runCount() const { return table_->rowCount(); }
+
+const runlog::RunSummary& RunListPanel::summaryOf(const QString& dir) {
+  const QFileInfo info(QString::fromStdString(runlog::RunDirectory(dir.toStdString()).metricsPath()));
+  Cached& c = cache_[dir];
+  const qint64 size = info.exists() ? info.size() : 0, mtime = info.exists() ? info.lastModified().toMSecsSinceEpoch() : 0;
+  if (size != c.size || mtime != c.mtime) {  // read again only when the log changed
+    runlog::RunRecord record;
+    record.loadRunDirectory(dir.toStdString(), nullptr);
+    c = {size, mtime, record.summary()};
+  }
+  return c.summary;
+}
+
 void RunListPanel::refresh() {
-  const auto runs = runlog::RunDirectory::findRuns(folder_.toStdString());
+  std::vector<std::string> runs = runlog::RunDirectory::findRuns(folder_.toStdString());
+  for (const QString& e : extra_)
+    if (std::find(runs.begin(), runs.end(), e.toStdString()) == runs.end()) runs.push_back(e.toStdString());
   const QString shownFolder = QDir::toNativeSeparators(folder_);
-  header_->setText(runs.empty() ? tr("No runs in %1 yet.").arg(shownFolder) : tr("%1 in %2").arg(countText(static_cast<int>(runs.size()), tr("run"), tr("runs")), shownFolder));
+  header_->setText(runs.empty() ? tr("No runs in %1 yet.").arg(shownFolder)
+                                : tr("%1 in %2").arg(countText(static_cast<int>(runs.size()), tr("run"), tr("runs")), shownFolder));
+  const QStringList selected = selectedRuns();
+  QSignalBlocker block(table_);
   table_->setRowCount(static_cast<int>(runs.size()));
   const double now = runlog::unixTimeNow();
   for (int row = 0; row < static_cast<int>(runs.size()); ++row) {
@@ -57,25 +105,40 @@ void RunListPanel::refresh() {
     std::string error;
     auto meta = runlog::RunDirectory(runs[static_cast<size_t>(row)]).readMetadata(&error);
     QStringList cells;
+    QString status;
     if (!meta) {
-      cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(), QString()};
+      cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(), QString(), QString(), QString()};
     } else {
-      QString status = QString::fromLatin1(runlog::toString(meta->status));
+      status = QString::fromLatin1(runlog::toString(meta->status));
       if (runlog::RunDirectory::isAbandoned(*meta)) status = tr("abandoned");
       const double end = meta->endedAt > 0 ? meta->endedAt : (meta->status == runlog::RunStatus::Running ? now : meta->updatedAt);
-      cells = {meta->name.empty() ? QDir(dir).dirName() : QString::fromStdString(meta->name), status,
-               QString::fromStdString(meta->model), QString::fromStdString(meta->precision),
-               meta->startedAt > 0 ? QDateTime::fromSecsSinceEpoch(static_cast<qint64>(meta->startedAt)).toString("yyyy-MM-dd hh:mm") : QString(),
-               meta->startedAt > 0 ? durationText(end - meta->startedAt) : QString()};
+      const runlog::RunSummary& s = summaryOf(dir);
+      cells = {meta->name.empty() ? QDir(dir).dirName() : QString::fromStdString(meta->name),
+               status,
+               QString::fromStdString(meta->model),
+               QString::fromStdString(meta->precision),
+               s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString(),
+               s.peakMemoryBytes ? QStringLiteral("%1 MiB").arg(*s.peakMemoryBytes / (1024.0 * 1024.0), 0, 'f', 0) : QString(),
+               meta->startedAt > 0 ? durationText(end - meta->startedAt) : QString(),
+               meta->startedAt > 0 ? QDateTime::fromSecsSinceEpoch(static_cast<qint64>(meta->startedAt)).toString("yyyy-MM-dd hh:mm") : QString()};
     }
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
-      item->setToolTip(meta ? QDir::toNativeSeparators(dir) : QString::fromStdString(error));
+      item->setToolTip(meta ? QDir::toNativeSeparators(dir) + (meta->error.empty() ? QString() : "\n" + QString::fromStdString(meta->error))
+                            : QString::fromStdString(error));
       if (c == 0) item->setData(Qt::UserRole, dir);
+      if (c == Status && status == "failed") item->setForeground(QColor("#d62728"));
+      if (c == Status && status == "running") item->setForeground(QColor("#1f77b4"));
+      if (c == BestTop1 || c == PeakMemory || c == Time) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(row, c, item);
     }
   }
   table_->resizeColumnsToContents();
+  block.unblock();
+  if (!selected.isEmpty()) {
+    QSignalBlocker again(table_);
+    selectRuns(selected);
+  }
 }
 
 }  // namespace amp::widgets

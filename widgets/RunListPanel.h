@@ -1,8 +1,13 @@
 #pragma once
-// The runs under a folder (including ones a CLI process is still writing), refreshed
-// periodically: name, status, model, precision, start time, duration.
+// The runs under a folder (including ones a CLI process is still writing) and any opened from
+// elsewhere, refreshed every 2 s: name, status, model, precision, best val top-1, peak memory,
+// duration, start. Select several (Ctrl/Shift+click) to compare them.
+#include <QStringList>
 #include <QTimer>
 #include <QWidget>
+#include <map>
+
+#include "runlog/RunRecord.h"
 
 class QLabel;
 class QTableWidget;
@@ -12,22 +17,40 @@ namespace amp::widgets {
 class RunListPanel : public QWidget {
   Q_OBJECT
  public:
+  enum Column { Name, Status, Model, Precision, BestTop1, PeakMemory, Time, Started, ColumnCount };
+
   explicit RunListPanel(QWidget* parent = nullptr);
   void setRunsFolder(const QString& folder);
   QString runsFolder() const { return folder_; }
+  /// Lists a run directory outside the runs folder too (e.g. copied back from a GPU server).
+  void addRunDirectory(const QString& dir);
+  QStringList extraDirectories() const { return extra_; }
   QTableWidget* table() const { return table_; }
+  /// Run directories of the selected rows, in table order.
+  QStringList selectedRuns() const;
+  void selectRuns(const QStringList& dirs);
+  int runCount() const;
 
  public slots:
   void refresh();
 
  signals:
   void runActivated(const QString& runDir);
+  void selectionChanged(const QStringList& runDirs);
 
  private:
+  struct Cached {
+    qint64 size = -1;
+    qint64 mtime = 0;
+    runlog::RunSummary summary;
+  };
+  const runlog::RunSummary& summaryOf(const QString& dir);
   QString folder_;
+  QStringList extra_;
   QLabel* header_;
   QTableWidget* table_;
   QTimer timer_;
+  std::map<QString, Cached> cache_;
 };
 
 }  // namespace amp::widgets

@@ -3,18 +3,33 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
+#include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <atomic>
+#include <fstream>
+#include <thread>
 
+#include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
+#include "DashboardPanel.h"
 #include "RunListPanel.h"
 #include "SchemaBrowser.h"
+#include "TrainingController.h"
+#include "config/ConfigLoader.h"
+#include "data/DemoDataGenerator.h"
 #include "system/DeviceInfo.h"
 
 namespace amp::gui {
@@ -23,21 +38,44 @@ constexpr int kMaxRecent = 8;
 
 QString deviceSummary() {
   const auto d = system::probeDevices();
-  if (!d.cuda_devices.empty())
-    return QObject::tr("CUDA: %1").arg(QString::fromStdString(d.cuda_devices.front().name));
+  if (!d.cuda_devices.empty()) return QObject::tr("CUDA: %1").arg(QString::fromStdString(d.cuda_devices.front().name));
   return QObject::tr("CPU · %1 cores · %2").arg(d.cpu_cores).arg(QString::fromStdString(d.blas));
+}
+
+QString clock(double seconds) {
+  const auto s = static_cast<qint64>(std::max(0.0, seconds));
+  return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+/// True when `dir` holds a demo dataset of the current generator version.
+bool demoDataCurrent(const QString& dir) {
+  std::ifstream in(QDir(dir).filePath("demo-data.json").toStdString());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  return QFileInfo::exists(QDir(dir).filePath("train.csv")) && j.is_object() && j.value("version", 0) == data::kDemoDataVersion;
 }
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       editor_(new widgets::ConfigEditorPanel),
+      dashboard_(new widgets::DashboardPanel),
+      compare_(new widgets::ComparisonPanel),
       runs_(new widgets::RunListPanel),
       keys_(new widgets::SchemaBrowser),
+      controller_(new widgets::TrainingController(this)),
+      tabs_(new QTabWidget),
       validity_(new QLabel),
-      device_(new QLabel) {
+      progress_(new QLabel),
+      progressBar_(new QProgressBar),
+      device_(new QLabel),
+      startReason_(new QLabel) {
   setObjectName("AmpStudioMainWindow");
-  setCentralWidget(editor_);
+  tabs_->addTab(editor_, tr("Config"));
+  tabs_->addTab(dashboard_, tr("Dashboard"));
+  tabs_->addTab(compare_, tr("Compare"));
+  tabs_->setDocumentMode(true);
+  setCentralWidget(tabs_);
   auto* runsDock = new QDockWidget(tr("Runs"), this);
   runsDock->setObjectName("RunsDock");
   runsDock->setWidget(runs_);
@@ -46,26 +84,91 @@ MainWindow::MainWindow(QWidget* parent)
   keysDock->setObjectName("KeysDock");
   keysDock->setWidget(keys_);
   addDockWidget(Qt::RightDockWidgetArea, keysDock);
+  keysDock->hide();
 
+  progressBar_->setMaximumWidth(180);
+  progressBar_->setTextVisible(false);
+  progressBar_->hide();
   statusBar()->addWidget(validity_, 1);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(progressBar_);
   statusBar()->addPermanentWidget(device_);
   device_->setText(deviceSummary());
 
+  createActions();
   createMenus();
   connect(editor_, &widgets::ConfigEditorPanel::dirtyChanged, this, &MainWindow::updateTitle);
   connect(editor_, &widgets::ConfigEditorPanel::filePathChanged, this, &MainWindow::updateTitle);
   connect(editor_, &widgets::ConfigEditorPanel::validated, this, [this](int errors, int warnings) {
     validity_->setText(errors ? tr("Config: %1").arg(widgets::countText(errors, tr("error"), tr("errors")))
-                              : warnings ? tr("Config valid, %1").arg(widgets::countText(warnings, tr("warning"), tr("warnings")))
-                                         : tr("Config valid"));
+                       : warnings ? tr("Config valid, %1").arg(widgets::countText(warnings, tr("warning"), tr("warnings")))
+                                  : tr("Config valid"));
+    updateRunActions();
+  });
+  connect(controller_, &widgets::TrainingController::eventsReady, dashboard_, &widgets::DashboardPanel::appendEvents);
+  connect(controller_, &widgets::TrainingController::progressChanged, this, &MainWindow::updateProgress);
+  connect(controller_, &widgets::TrainingController::stateChanged, this, [this](train::TrainerState s) {
+    if (s == train::TrainerState::Running || s == train::TrainerState::Paused)
+      dashboard_->setRunState(widgets::TrainingController::stateName(s));
+    updateRunActions();
+    updateProgress();
+  });
+  connect(controller_, &widgets::TrainingController::ended, this, [this](train::TrainerState s, const QString& error) {
+    dashboard_->setRunState(widgets::TrainingController::stateName(s), error);
+    runs_->refresh();
+    compare_->reload();
+    updateRunActions();
+    statusBar()->showMessage(s == train::TrainerState::Failed ? tr("The run failed: %1").arg(error)
+                                                              : tr("The run %1.").arg(widgets::TrainingController::stateName(s).toLower()),
+                             15000);
+  });
+  connect(runs_, &widgets::RunListPanel::runActivated, this, [this](const QString& dir) {
+    if (QDir(dir) == QDir(controller_->runDir()) && controller_->isActive()) showTab("dashboard");
+    else followRun(dir);
+  });
+  connect(runs_, &widgets::RunListPanel::selectionChanged, this, [this](const QStringList& dirs) {
+    if (dirs.size() < 2) return;
+    const bool first = compare_->runs().size() < 2;
+    compare_->setRuns(dirs);
+    tabs_->setTabText(2, tr("Compare (%1)").arg(dirs.size()));
+    if (first) showTab("compare");
   });
   editor_->validateNow();
 
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1280, 800);
+  if (!settings.contains("window/geometry")) resize(1440, 900);
+  dashboard_->setSmoothing(settings.value("dashboard/smoothing", 0.9).toDouble());
+  for (const QString& dir : settings.value("runs/extra").toStringList())
+    if (QFileInfo::exists(dir)) runs_->addRunDirectory(dir);
   updateTitle();
+  updateRunActions();
+}
+
+void MainWindow::createActions() {
+  start_ = new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start Training"), this);
+  start_->setShortcut(Qt::Key_F5);
+  connect(start_, &QAction::triggered, this, [this] { startTraining(); });
+  pause_ = new QAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
+  pause_->setShortcut(Qt::Key_F6);
+  connect(pause_, &QAction::triggered, this, [this] {
+    if (controller_->state() == train::TrainerState::Paused) controller_->resume();
+    else controller_->pause();
+  });
+  stop_ = new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
+  stop_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  stop_->setToolTip(tr("Stop after the current iteration and write a checkpoint (Shift+F5)"));
+  connect(stop_, &QAction::triggered, controller_, &widgets::TrainingController::stop);
+  auto* bar = addToolBar(tr("Training"));
+  bar->setObjectName("TrainingToolBar");
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->addAction(start_);
+  bar->addAction(pause_);
+  bar->addAction(stop_);
+  bar->addSeparator();
+  startReason_->setContentsMargins(8, 0, 8, 0);
+  bar->addWidget(startReason_);
 }
 
 void MainWindow::createMenus() {
@@ -85,18 +188,153 @@ void MainWindow::createMenus() {
   file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
   file->addAction(tr("Re&vert"), this, [this] { editor_->revert(); });
   file->addSeparator();
+  file->addAction(tr("Open Run &Folder…"), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a run folder (holding run.json)"), runs_->runsFolder());
+    if (dir.isEmpty()) return;
+    runs_->addRunDirectory(dir);
+    QSettings().setValue("runs/extra", runs_->extraDirectories());
+    followRun(dir);
+  });
+  file->addAction(tr("Export Metrics as &CSV…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the dashboard run's metrics"), "metrics.csv", tr("CSV files (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !dashboard_->exportCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  });
+  file->addAction(tr("Export &Charts…"), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the dashboard's charts (PNG and PDF)"));
+    if (dir.isEmpty()) return;
+    const QStringList written = dashboard_->exportCharts(dir, "png") + dashboard_->exportCharts(dir, "pdf");
+    statusBar()->showMessage(tr("Wrote %1 files to %2").arg(written.size()).arg(dir), 8000);
+  });
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(start_);
+  run->addAction(pause_);
+  run->addAction(stop_);
+  run->addSeparator();
+  run->addAction(tr("Train the &Demo"), this, [this] {
+    if (maybeSave()) startDemo(QStringLiteral("configs/demo/DEMO_X3D_TINY.yaml"));
+  });
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Config"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { showTab("config"); });
+  view->addAction(tr("&Dashboard"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { showTab("dashboard"); });
+  view->addAction(tr("Co&mpare"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { showTab("compare"); });
+  view->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About AMP Studio"), this, [this] {
     QMessageBox::about(this, tr("About AMP Studio"),
                        tr("<b>AMP Studio %1</b><p>PySlowFast-style mixed-precision training of video models, "
-                          "in a desktop studio.</p><p>GPL-3.0-or-later.</p>").arg(AMPSTUDIO_VERSION));
+                          "in a desktop studio.</p><p>GPL-3.0-or-later.</p>")
+                           .arg(AMPSTUDIO_VERSION));
   });
   updateRecentMenu();
+}
+
+void MainWindow::showTab(const QString& name) {
+  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : 0;
+  tabs_->setCurrentIndex(i);
+}
+
+void MainWindow::compareRuns(const QStringList& dirs) {
+  runs_->selectRuns(dirs);
+  compare_->setRuns(dirs);
+  tabs_->setTabText(2, tr("Compare (%1)").arg(dirs.size()));
+  showTab("compare");
+}
+
+bool MainWindow::followRun(const QString& dir) {
+  QString error;
+  if (!dashboard_->openRunDirectory(dir, &error)) {
+    QMessageBox::warning(this, tr("Cannot open run"), error);
+    return false;
+  }
+  showTab("dashboard");
+  return true;
+}
+
+bool MainWindow::startTraining(bool quiet) {
+  auto cfg = editor_->config();
+  QString why;
+  if (controller_->isActive()) why = tr("A run is active: stop it first.");
+  else if (!cfg) why = tr("The config has errors: fix them first (they are listed under the text).");
+  if (!why.isEmpty()) {
+    if (!quiet) QMessageBox::information(this, tr("Cannot start"), why);
+    return false;
+  }
+  const QString name = QFileInfo(QString::fromStdString(cfg->getString("OUTPUT_DIR"))).fileName();
+  dashboard_->beginRun(name);
+  QString error;
+  if (!controller_->start(*cfg, editor_->filePath(), &error)) {
+    dashboard_->setRunState(tr("Failed"), error);
+    if (!quiet) QMessageBox::warning(this, tr("Cannot start"), error);
+    return false;
+  }
+  if (controller_->outputDirUsed() != QString::fromStdString(cfg->getString("OUTPUT_DIR")))
+    statusBar()->showMessage(tr("%1 holds a finished run: this one goes to %2").arg(QString::fromStdString(cfg->getString("OUTPUT_DIR")),
+                                                                                      controller_->outputDirUsed()),
+                             10000);
+  dashboard_->beginRun(QFileInfo(controller_->runDir()).fileName());
+  dashboard_->setRunState(tr("Running"));
+  runs_->refresh();
+  showTab("dashboard");
+  return true;
+}
+
+bool MainWindow::startDemo(const QString& configPath) {
+  if (!openConfig(configPath)) return false;
+  auto cfg = editor_->config();
+  if (!cfg) return false;
+  const QString dataDir = QString::fromStdString(cfg->getString("DATA.PATH_TO_DATA_DIR"));
+  if (!demoDataCurrent(dataDir)) {
+    QDir(dataDir).removeRecursively();
+    data::DemoDataOptions o;
+    o.out_dir = dataDir.toStdString();
+    o.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    std::atomic<int> done{0}, total{1};
+    std::atomic<bool> finished{false};
+    bool ok = false;
+    std::string error;
+    data::DemoDataSummary summary;
+    QProgressDialog dialog(tr("Writing the demo dataset to %1 (8 motion classes, 1,200 short clips)…").arg(dataDir), QString(), 0, 100, this);
+    dialog.setWindowTitle(tr("Demo dataset"));
+    dialog.setWindowModality(Qt::WindowModal);
+    dialog.setMinimumDuration(0);
+    std::thread worker([&] {
+      ok = data::generateDemoData(o, summary, &error, [&](int d, int t) { done = d, total = std::max(1, t); });
+      finished = true;
+    });
+    QTimer poll;
+    QEventLoop loop;
+    connect(&poll, &QTimer::timeout, &loop, [&] {
+      dialog.setValue(100 * done / total);
+      if (finished) loop.quit();
+    });
+    poll.start(50);
+    loop.exec();
+    worker.join();
+    dialog.setValue(100);
+    if (!ok) {
+      QMessageBox::warning(this, tr("Demo dataset"), QString::fromStdString(error));
+      return false;
+    }
+    statusBar()->showMessage(tr("Wrote %1 train, %2 val, %3 test clips to %4").arg(summary.train).arg(summary.val).arg(summary.test).arg(dataDir), 10000);
+  }
+  return startTraining();
+}
+
+void MainWindow::offerDemoIfNoRuns(const QString& demoConfig) {
+  if (runs_->runCount() > 0) return;
+  const auto answer = QMessageBox::question(
+      this, tr("Welcome to AMP Studio"),
+      tr("<p>There are no runs yet.</p><p>Train the built-in demo? A tiny X3D learns to tell eight kinds of motion apart "
+         "on a generated video dataset, with mixed precision, and the dashboard shows its curves live within a minute.</p>"),
+      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+  if (answer == QMessageBox::Yes) startDemo(demoConfig);
 }
 
 bool MainWindow::openConfig(const QString& path) {
@@ -111,9 +349,44 @@ bool MainWindow::openConfig(const QString& path) {
 
 void MainWindow::setRunsFolder(const QString& folder) { runs_->setRunsFolder(folder); }
 
+void MainWindow::updateRunActions() {
+  const bool active = controller_->isActive();
+  const bool valid = editor_->config().has_value();
+  start_->setEnabled(!active && valid);
+  const QString reason = active ? tr("A run is training.") : !valid ? tr("Start is off: %1 in the config.").arg(widgets::countText(editor_->errorCount(), tr("error"), tr("errors"))) : QString();
+  start_->setToolTip(reason.isEmpty() ? tr("Train this config (F5)") : reason);
+  startReason_->setText(reason);
+  pause_->setEnabled(active);
+  stop_->setEnabled(active);
+  const bool paused = controller_->state() == train::TrainerState::Paused;
+  pause_->setText(paused ? tr("&Resume") : tr("&Pause"));
+  pause_->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+}
+
+void MainWindow::updateProgress() {
+  const auto p = controller_->progress();
+  const auto state = controller_->state();
+  if (state == train::TrainerState::Idle) {
+    progress_->clear();
+    progressBar_->hide();
+    return;
+  }
+  const std::int64_t total = p.steps_per_epoch * p.max_epoch;
+  QString text = tr("%1 · epoch %2/%3 · step %4/%5")
+                     .arg(widgets::TrainingController::stateName(state))
+                     .arg(std::min<std::int64_t>(p.step / std::max<std::int64_t>(1, p.steps_per_epoch) + 1, p.max_epoch))
+                     .arg(p.max_epoch)
+                     .arg(p.step)
+                     .arg(total);
+  if (auto eta = controller_->etaSeconds(); eta && controller_->isActive()) text += tr(" · ETA %1").arg(clock(*eta));
+  progress_->setText(text);
+  progressBar_->setVisible(total > 0);
+  progressBar_->setRange(0, static_cast<int>(std::max<std::int64_t>(1, total)));
+  progressBar_->setValue(static_cast<int>(p.step));
+}
+
 bool MainWindow::saveAs() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save config as"), editor_->filePath(),
-                                                    tr("PySlowFast configs (*.yaml *.yml)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save config as"), editor_->filePath(), tr("PySlowFast configs (*.yaml *.yml)"));
   if (path.isEmpty()) return false;
   QString error;
   if (!editor_->saveAs(path, &error)) {
@@ -126,8 +399,7 @@ bool MainWindow::saveAs() {
 
 bool MainWindow::maybeSave() {
   if (!editor_->isDirty()) return true;
-  const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-                                            tr("The config has unsaved changes. Save them first?"),
+  const auto answer = QMessageBox::question(this, tr("Unsaved changes"), tr("The config has unsaved changes. Save them first?"),
                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
   if (answer == QMessageBox::Cancel) return false;
   if (answer == QMessageBox::Discard) return true;
@@ -169,9 +441,21 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->ignore();
     return;
   }
+  if (controller_->isActive()) {
+    const auto answer = QMessageBox::question(this, tr("A run is training"),
+                                              tr("Stop the run (after the current iteration, with a checkpoint) and quit?"),
+                                              QMessageBox::Yes | QMessageBox::Cancel);
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+    controller_->stop();
+    controller_->waitForEnd();
+  }
   QSettings settings;
   settings.setValue("window/geometry", saveGeometry());
   settings.setValue("window/state", saveState());
+  settings.setValue("dashboard/smoothing", dashboard_->smoothing());
   event->accept();
 }
 

@@ -1,14 +1,23 @@
 #pragma once
-// Assembles the studio's panels, menus and status bar. Holds no logic of its own beyond wiring.
+// Assembles the studio's panels, menus, toolbar and status bar, and wires the training
+// controller to them. Holds no logic of its own beyond wiring.
 #include <QMainWindow>
 
+#include "train/Trainer.h"
+
+class QAction;
 class QLabel;
 class QMenu;
+class QProgressBar;
+class QTabWidget;
 
 namespace amp::widgets {
+class ComparisonPanel;
 class ConfigEditorPanel;
+class DashboardPanel;
 class RunListPanel;
 class SchemaBrowser;
+class TrainingController;
 }  // namespace amp::widgets
 
 namespace amp::gui {
@@ -20,24 +29,54 @@ class MainWindow : public QMainWindow {
 
   bool openConfig(const QString& path);
   void setRunsFolder(const QString& folder);
+  /// Starts training the config in the editor. False (with a message box unless `quiet`) when
+  /// the config has errors or a run is active.
+  bool startTraining(bool quiet = false);
+  /// The demo: writes the demo dataset if it is missing (with progress), opens `config` and
+  /// starts it.
+  bool startDemo(const QString& config);
+  /// With no runs yet: asks whether to train the demo.
+  void offerDemoIfNoRuns(const QString& demoConfig);
+  void showTab(const QString& name);  ///< "config", "dashboard" or "compare"
+  void compareRuns(const QStringList& dirs);
+  bool followRun(const QString& dir);
+
   widgets::ConfigEditorPanel* editor() const { return editor_; }
+  widgets::DashboardPanel* dashboard() const { return dashboard_; }
+  widgets::ComparisonPanel* comparison() const { return compare_; }
+  widgets::RunListPanel* runList() const { return runs_; }
+  widgets::TrainingController* controller() const { return controller_; }
+  QAction* startAction() const { return start_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  void createActions();
   void createMenus();
   void updateTitle();
+  void updateRunActions();
+  void updateProgress();
   void updateRecentMenu();
   void rememberRecent(const QString& path);
   bool saveAs();
   bool maybeSave();
 
   widgets::ConfigEditorPanel* editor_;
+  widgets::DashboardPanel* dashboard_;
+  widgets::ComparisonPanel* compare_;
   widgets::RunListPanel* runs_;
   widgets::SchemaBrowser* keys_;
+  widgets::TrainingController* controller_;
+  QTabWidget* tabs_;
   QLabel* validity_;
+  QLabel* progress_;
+  QProgressBar* progressBar_;
   QLabel* device_;
+  QLabel* startReason_;
+  QAction* start_ = nullptr;
+  QAction* pause_ = nullptr;
+  QAction* stop_ = nullptr;
   QMenu* recentMenu_ = nullptr;
 };
 

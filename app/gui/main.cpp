@@ -3,10 +3,10 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
-#include <QScreen>
 #include <QTimer>
 
 #include "MainWindow.h"
+#include "TrainingController.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -21,22 +21,42 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("config", "PySlowFast YAML config to open");
-  QCommandLineOption demo("demo", "Open the built-in demo config.", "config");
+  QCommandLineOption demo("demo", "Train the built-in demo config (writing the demo dataset first if needed).", "config");
   QCommandLineOption runs("runs", "Folder whose runs are listed (default: ./runs).", "folder", "runs");
-  QCommandLineOption screenshot("screenshot", "Save a PNG of the window after it is shown, then quit.", "png");
-  parser.addOptions({demo, runs, screenshot});
+  QCommandLineOption follow("follow", "Show this run folder in the dashboard (followed live while it is written).", "run-dir");
+  QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
+  QCommandLineOption tab("tab", "Start on this tab: config, dashboard or compare.", "name");
+  QCommandLineOption screenshot("screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
+  QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).", "seconds", "2");
+  QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
+  parser.addOptions({demo, runs, follow, compare, tab, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
   window.setRunsFolder(QDir(parser.value(runs)).absolutePath());
-  const QString config = parser.isSet(demo) ? parser.value(demo) : parser.positionalArguments().value(0);
+  if (parser.isSet(size)) {
+    const QStringList wh = parser.value(size).split('x');
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+  }
+  const QString config = parser.positionalArguments().value(0);
   if (!config.isEmpty() && !window.openConfig(config)) return 1;
   window.show();
+  if (parser.isSet(demo)) {
+    const QString demoConfig = parser.value(demo);
+    QTimer::singleShot(0, &window, [&window, demoConfig] { window.startDemo(demoConfig); });
+  } else if (config.isEmpty() && !parser.isSet(screenshot) && !parser.isSet(follow) && !parser.isSet(compare)) {
+    QTimer::singleShot(300, &window, [&window] { window.offerDemoIfNoRuns(QStringLiteral("configs/demo/DEMO_X3D_TINY.yaml")); });
+  }
+  if (parser.isSet(follow)) window.followRun(parser.value(follow));
+  if (parser.isSet(compare)) window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts));
+  if (parser.isSet(tab)) window.showTab(parser.value(tab));
 
   if (parser.isSet(screenshot)) {
     const QString png = parser.value(screenshot);
-    QTimer::singleShot(1500, &window, [&window, png] {
+    QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window, [&window, png] {
       const bool ok = window.grab().save(png);
+      window.controller()->stop();
+      window.controller()->waitForEnd();
       QApplication::exit(ok ? 0 : 1);
     });
   }

@@ -70,7 +70,8 @@ std::vector<std::pair<double, double>> outline(int kind) {
 Color randomColor(Rng& rng, double lo, double hi) { return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)}; }
 
 // Fills the polygon (centre cx, cy; scale; angle) into the image with 2 x 2 supersampling.
-void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, double cy, double scale, double angle) {
+void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, double cy, double scale, double angle,
+                 double opacity = 1.0) {
   std::vector<std::pair<double, double>> p;
   double minX = 1e9, maxX = -1e9, minY = 1e9, maxY = -1e9;
   const double c = std::cos(angle), sn = std::sin(angle);
@@ -95,7 +96,7 @@ void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, dou
       for (double oy : {0.25, 0.75})
         for (double ox : {0.25, 0.75}) hits += inside(x + ox, y + oy) ? 1 : 0;
       if (!hits) continue;
-      const double a = hits / 4.0;
+      const double a = opacity * hits / 4.0;
       std::uint8_t* px = img + (static_cast<size_t>(y) * w + x) * 3;
       px[0] = static_cast<std::uint8_t>(std::lround(px[0] * (1 - a) + 255 * s.color.r * a));
       px[1] = static_cast<std::uint8_t>(std::lround(px[1] * (1 - a) + 255 * s.color.g * a));
@@ -120,7 +121,7 @@ struct Job {
 
 const std::vector<std::string>& demoClassNames() {
   static const std::vector<std::string> names = {"moving_right", "moving_left", "moving_down", "moving_up",
-                                                 "turning_clockwise", "turning_counterclockwise", "growing", "shrinking"};
+                                                 "blinking", "standing_still", "growing", "shrinking"};
   return names;
 }
 
@@ -152,15 +153,16 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
   Shape mover{outline(rng.pick(4)), randomColor(rng, 0.5, 1.0)};
   const double duration = frames - 1.0;
   double scale = rng.uniform(9, 14), angle = rng.uniform(0, 2 * kPi);
-  double vx = 0, vy = 0, spin = 0, growth = 1.0;
+  double vx = 0, vy = 0, growth = 1.0;
+  double blinkPeriod = 0, blinkPhase = 0;  // blinking: frames per cycle of the opacity
   const double speed = rng.uniform(1.6, 2.2);  // pixels per frame
   switch (label) {
     case 0: vx = speed; break;
     case 1: vx = -speed; break;
     case 2: vy = speed; break;
     case 3: vy = -speed; break;
-    case 4: spin = rng.uniform(0.15, 0.25); break;
-    case 5: spin = -rng.uniform(0.15, 0.25); break;
+    case 4: blinkPeriod = rng.uniform(7, 11), blinkPhase = rng.uniform(0, 2 * kPi); break;
+    case 5: break;  // standing still: only the absence of change tells it apart
     case 6: growth = rng.uniform(1.035, 1.050), scale = rng.uniform(5, 8); break;
     default: growth = 1.0 / rng.uniform(1.035, 1.050), scale = rng.uniform(17, 23); break;
   }
@@ -174,7 +176,8 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
     std::copy(background.begin(), background.end(), img);
     for (const auto& d : still) fillPolygon(img, w, h, d.shape, d.x, d.y, d.scale, d.angle);
     const double t = f - duration / 2;
-    fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle + spin * f);
+    const double opacity = blinkPeriod > 0 ? 0.55 + 0.45 * std::cos(2 * kPi * f / blinkPeriod + blinkPhase) : 1.0;
+    fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle, opacity);
   }
   return video;
 }

@@ -38,7 +38,7 @@ class TestRunListPanel : public QObject {
     QCOMPARE(panel.table()->item(0, 0)->text(), QString("demo-fp32"));
     QCOMPARE(panel.table()->item(1, 1)->text(), QString("failed"));
     QCOMPARE(panel.table()->item(1, 3)->text(), QString("bf16"));
-    QCOMPARE(panel.table()->item(0, 5)->text(), QString("0:02:05"));
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Time)->text(), QString("0:02:05"));
   }
 
   void damagedMetadataIsShownNotHidden() {

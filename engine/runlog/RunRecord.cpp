@@ -1,0 +1,175 @@
+#include "runlog/RunRecord.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "runlog/MetricsReader.h"
+#include "runlog/RunDirectory.h"
+
+namespace amp::runlog {
+
+void Series::truncateAfterStep(double lastStep) {
+  std::size_t keep = 0;
+  while (keep < step.size() && step[keep] <= lastStep) ++keep;
+  step.resize(keep), epoch.resize(keep), time.resize(keep), value.resize(keep);
+}
+
+void RunRecord::add(const MetricEvent& e) {
+  if (e.kind == kind::kEvent && e.name == "resumed") {
+    const double s = static_cast<double>(e.step);
+    bool dropped = false;
+    for (auto& [name, ser] : series_) {
+      const std::size_t before = ser.size();
+      ser.truncateAfterStep(s);
+      dropped = dropped || ser.size() != before;
+    }
+    const auto later = [s](const MetricEvent& x) { return static_cast<double>(x.step) > s; };
+    const std::size_t before = notable_.size() + rows_.size();
+    notable_.erase(std::remove_if(notable_.begin(), notable_.end(), later), notable_.end());
+    rows_.erase(std::remove_if(rows_.begin(), rows_.end(), later), rows_.end());
+    if (dropped || before != notable_.size() + rows_.size()) ++generation_;
+    count_ = notable_.size() + rows_.size();
+  }
+  ++count_;
+  lastStep_ = std::max(lastStep_, static_cast<double>(e.step));
+  lastEpoch_ = std::max(lastEpoch_, e.epoch);
+  lastTime_ = std::max(lastTime_, e.time_s);
+  if (e.kind == kind::kEvent) {
+    notable_.push_back(e);
+    return;
+  }
+  rows_.push_back(e);
+  for (const auto& [name, v] : e.values) {
+    Series& s = series_[e.kind + "/" + name];
+    s.step.push_back(static_cast<double>(e.step));
+    s.epoch.push_back(e.epoch);
+    s.time.push_back(e.time_s);
+    s.value.push_back(v);
+  }
+}
+
+void RunRecord::addAll(const std::vector<MetricEvent>& events) {
+  for (const auto& e : events) add(e);
+}
+
+void RunRecord::clear() {
+  series_.clear();
+  notable_.clear();
+  rows_.clear();
+  count_ = 0;
+  lastStep_ = lastEpoch_ = lastTime_ = 0;
+  ++generation_;
+}
+
+const Series* RunRecord::series(const std::string& kind, const std::string& metric) const {
+  auto it = series_.find(kind + "/" + metric);
+  return it == series_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> RunRecord::seriesNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, s] : series_) names.push_back(name);
+  return names;
+}
+
+RunSummary RunRecord::summary() const {
+  RunSummary r;
+  r.wallTimeSeconds = lastTime_;
+  if (const Series* val = series(kind::kVal, "top1_err"); val && val->size()) {
+    double best = 1e300;
+    for (double v : val->value)
+      if (std::isfinite(v)) best = std::min(best, v);
+    if (best < 1e300) r.bestValTop1 = 100.0 - best;
+    if (std::isfinite(val->value.back())) r.finalValTop1 = 100.0 - val->value.back();
+  }
+  if (const Series* ep = series(kind::kEpoch, "loss"); ep && ep->size()) {
+    r.finalLoss = ep->value.back();
+  } else if (const Series* tr = series(kind::kTrain, "loss"); tr && tr->size()) {
+    const std::size_t n = std::min<std::size_t>(20, tr->size());
+    double sum = 0;
+    for (std::size_t i = tr->size() - n; i < tr->size(); ++i) sum += tr->value[i];
+    r.finalLoss = sum / static_cast<double>(n);
+  }
+  for (const char* name : {"mem_peak_bytes", "mem_peak_rss_bytes"}) {
+    double peak = -1;
+    for (const char* k : {kind::kTrain, kind::kEpoch})
+      if (const Series* s = series(k, name))
+        for (double v : s->value) peak = std::max(peak, v);
+    if (peak >= 0) {
+      r.peakMemoryBytes = peak;
+      break;
+    }
+  }
+  if (const Series* it = series(kind::kTrain, "iter_time_s"); it && it->size()) {
+    double total = 0;
+    for (double v : it->value) total += v;
+    r.steps = static_cast<std::int64_t>(it->size());
+    if (total > 0) r.itersPerSecond = static_cast<double>(it->size()) / total;
+    if (const Series* w = series(kind::kTrain, "data_wait_s"); w && w->size() && total > 0) {
+      double wait = 0;
+      for (double v : w->value) wait += v;
+      r.dataWaitFraction = wait / total;
+    }
+  }
+  if (const Series* c = series(kind::kTrain, "clips_per_s"); c && c->size()) {
+    double sum = 0;
+    for (double v : c->value) sum += v;
+    r.clipsPerSecond = sum / static_cast<double>(c->size());
+  }
+  if (const Series* s = series(kind::kTrain, "skipped"))
+    for (double v : s->value) r.skippedSteps += v > 0.5 ? 1 : 0;
+  if (const Series* l = series(kind::kTrain, "loss"); l && r.steps == 0) r.steps = static_cast<std::int64_t>(l->size());
+  return r;
+}
+
+namespace {
+std::string csvNumber(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream out;
+  out.precision(10);
+  out << v;
+  return out.str();
+}
+}  // namespace
+
+std::string RunRecord::toCsv() const {
+  std::set<std::string> names;
+  for (const auto& e : rows_)
+    for (const auto& [name, v] : e.values) names.insert(name);
+  std::ostringstream out;
+  out << "kind,step,epoch,time_s";
+  for (const auto& n : names) out << ',' << n;
+  out << '\n';
+  for (const auto& e : rows_) {
+    out << e.kind << ',' << e.step << ',' << csvNumber(e.epoch) << ',' << csvNumber(e.time_s);
+    for (const auto& n : names) {
+      out << ',';
+      if (auto v = e.value(n)) out << csvNumber(*v);
+    }
+    out << '\n';
+  }
+  return out.str();
+}
+
+bool RunRecord::loadRunDirectory(const std::string& dir, std::string* error) {
+  clear();
+  const std::string path = RunDirectory(dir).metricsPath();
+  MetricsReader::ReadStats stats;
+  auto events = MetricsReader::readAll(path, &stats);
+  if (events.empty() && !RunDirectory(dir).exists()) {
+    if (error) *error = dir + ": not a run directory (no run.json)";
+    return false;
+  }
+  addAll(events);
+  return true;
+}
+
+std::optional<double> ratio(const std::optional<double>& value, const std::optional<double>& baseline) {
+  if (!value || !baseline || *baseline == 0) return std::nullopt;
+  return *value / *baseline;
+}
+
+}  // namespace amp::runlog

@@ -1,0 +1,80 @@
+#pragma once
+// A run's metrics in memory, as columns a chart or a table reads directly: one series per
+// (kind, metric), the notable events, and the summary researchers quote. Fed event by event
+// (live from the engine or a followed metrics.jsonl) or from a finished run directory.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runlog/MetricEvent.h"
+#include "runlog/RunMetadata.h"
+
+namespace amp::runlog {
+
+/// One metric over a run: parallel columns, in step order.
+struct Series {
+  std::vector<double> step, epoch, time, value;
+  std::size_t size() const { return value.size(); }
+  void truncateAfterStep(double lastStep);  ///< drops points with step > lastStep
+};
+
+/// The run's figures for the summary table; absent where the run has no such data yet.
+struct RunSummary {
+  std::optional<double> bestValTop1;   ///< percent (100 - the lowest val top-1 error)
+  std::optional<double> finalValTop1;  ///< percent, the last validation
+  std::optional<double> finalLoss;     ///< the last epoch's mean training loss (else the mean of the last 20 steps)
+  std::optional<double> peakMemoryBytes;  ///< CUDA peak allocated, else peak process RSS
+  std::optional<double> itersPerSecond;   ///< steps / summed iteration time
+  std::optional<double> clipsPerSecond;   ///< mean over steps
+  std::optional<double> dataWaitFraction; ///< summed data wait / summed iteration time
+  std::int64_t steps = 0;
+  std::int64_t skippedSteps = 0;
+  double wallTimeSeconds = 0;  ///< time of the last event
+};
+
+class RunRecord {
+ public:
+  /// Adds one event; a "resumed" event at step S first drops everything after S (the work the
+  /// interrupted process lost), as MetricsReader::applyResumes does.
+  void add(const MetricEvent& e);
+  void addAll(const std::vector<MetricEvent>& events);
+  void clear();
+
+  /// The series of `metric` in events of `kind`, or nullptr when the run has none.
+  const Series* series(const std::string& kind, const std::string& metric) const;
+  /// "kind/metric" names of every series, sorted.
+  std::vector<std::string> seriesNames() const;
+  /// Events of kind "event" (checkpoints, scaler changes, decode failures, errors ...).
+  const std::vector<MetricEvent>& notableEvents() const { return notable_; }
+  /// Count of all events added (after resume truncation, the count kept).
+  std::size_t eventCount() const { return count_; }
+  /// Bumped by every change that removes data (resume truncation, clear): views then rebuild.
+  std::uint64_t generation() const { return generation_; }
+  double lastStep() const { return lastStep_; }
+  double lastEpoch() const { return lastEpoch_; }
+  double lastTime() const { return lastTime_; }
+
+  RunSummary summary() const;
+
+  /// Every event's values as CSV: kind, step, epoch, time_s, one column per metric name.
+  std::string toCsv() const;
+
+  /// Reads a run directory's metrics.jsonl (resume rule applied). False with `error`.
+  bool loadRunDirectory(const std::string& dir, std::string* error);
+
+ private:
+  std::map<std::string, Series> series_;  ///< key "kind/metric"
+  std::vector<MetricEvent> notable_;
+  std::vector<MetricEvent> rows_;  ///< non-event lines, for CSV export
+  std::size_t count_ = 0;
+  std::uint64_t generation_ = 0;
+  double lastStep_ = 0, lastEpoch_ = 0, lastTime_ = 0;
+};
+
+/// A summary figure against a baseline's: value / baseline, or nullopt when either is missing or
+/// the baseline is zero.
+std::optional<double> ratio(const std::optional<double>& value, const std::optional<double>& baseline);
+
+}  // namespace amp::runlog

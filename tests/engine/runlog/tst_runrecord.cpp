@@ -1,0 +1,112 @@
+// A run's metrics as columns, its summary figures, CSV export and the config diff the
+// comparison view shows.
+#include <QtTest>
+
+#include <cmath>
+
+#include "config/ConfigDiff.h"
+#include "config/ConfigLoader.h"
+#include "runlog/RunRecord.h"
+
+using namespace amp::runlog;
+
+namespace {
+MetricEvent ev(const char* kind, std::int64_t step, std::map<std::string, double> values) {
+  MetricEvent e;
+  e.kind = kind;
+  e.step = step;
+  e.epoch = static_cast<double>(step) / 4.0;
+  e.time_s = static_cast<double>(step) * 2.0;
+  e.values = std::move(values);
+  return e;
+}
+}  // namespace
+
+class TestRunRecord : public QObject {
+  Q_OBJECT
+ private slots:
+  void seriesPerKindAndMetric() {
+    RunRecord r;
+    for (int s = 1; s <= 4; ++s) r.add(ev(kind::kTrain, s, {{"loss", 2.0 - 0.1 * s}, {"lr", 0.1}}));
+    r.add(ev(kind::kVal, 4, {{"top1_err", 40}, {"loss", 1.5}}));
+    const Series* loss = r.series("train", "loss");
+    QVERIFY(loss);
+    QCOMPARE(loss->size(), std::size_t(4));
+    QCOMPARE(loss->step.back(), 4.0);
+    QCOMPARE(loss->epoch.back(), 1.0);
+    QCOMPARE(loss->time.back(), 8.0);
+    QCOMPARE(r.series("val", "loss")->value.front(), 1.5);
+    QVERIFY(!r.series("train", "top1_err"));
+    QCOMPARE(r.seriesNames(), (std::vector<std::string>{"train/loss", "train/lr", "val/loss", "val/top1_err"}));
+  }
+
+  void resumeDropsTheLostSteps() {
+    RunRecord r;
+    for (int s = 1; s <= 6; ++s) r.add(ev(kind::kTrain, s, {{"loss", 1.0 * s}}));
+    MetricEvent ck = ev(kind::kEvent, 6, {});
+    ck.name = "checkpoint";
+    r.add(ck);
+    const auto gen = r.generation();
+    MetricEvent resumed = ev(kind::kEvent, 4, {});
+    resumed.name = "resumed";
+    r.add(resumed);
+    QVERIFY(r.generation() != gen);
+    QCOMPARE(r.series("train", "loss")->size(), std::size_t(4));
+    QCOMPARE(r.notableEvents().size(), std::size_t(1));
+    QCOMPARE(r.notableEvents().front().name, std::string("resumed"));
+    r.add(ev(kind::kTrain, 5, {{"loss", 50}}));
+    QCOMPARE(r.series("train", "loss")->value.back(), 50.0);
+  }
+
+  void summaryFigures() {
+    RunRecord r;
+    QVERIFY(!r.summary().bestValTop1);
+    for (int s = 1; s <= 4; ++s)
+      r.add(ev(kind::kTrain, s, {{"loss", 1}, {"iter_time_s", 0.5}, {"data_wait_s", 0.05}, {"clips_per_s", 10.0 * s},
+                                 {"skipped", s == 2 ? 1.0 : 0.0}, {"mem_peak_rss_bytes", 100.0 * s}}));
+    r.add(ev(kind::kVal, 2, {{"top1_err", 30}}));
+    r.add(ev(kind::kVal, 4, {{"top1_err", 35}}));
+    r.add(ev(kind::kEpoch, 4, {{"loss", 0.75}}));
+    const RunSummary s = r.summary();
+    QCOMPARE(*s.bestValTop1, 70.0);
+    QCOMPARE(*s.finalValTop1, 65.0);
+    QCOMPARE(*s.finalLoss, 0.75);
+    QCOMPARE(*s.peakMemoryBytes, 400.0);
+    QCOMPARE(*s.itersPerSecond, 2.0);
+    QCOMPARE(*s.clipsPerSecond, 25.0);
+    QCOMPARE(*s.dataWaitFraction, 0.1);
+    QCOMPARE(s.steps, std::int64_t(4));
+    QCOMPARE(s.skippedSteps, std::int64_t(1));
+    QCOMPARE(s.wallTimeSeconds, 8.0);
+    // CUDA's peak allocated wins over RSS when present.
+    r.add(ev(kind::kTrain, 5, {{"mem_peak_bytes", 50}}));
+    QCOMPARE(*r.summary().peakMemoryBytes, 50.0);
+    QCOMPARE(*ratio(std::optional<double>(3.0), std::optional<double>(2.0)), 1.5);
+    QVERIFY(!ratio(std::optional<double>(3.0), std::nullopt));
+    QVERIFY(!ratio(std::optional<double>(3.0), std::optional<double>(0.0)));
+  }
+
+  void csvHasOneColumnPerMetric() {
+    RunRecord r;
+    r.add(ev(kind::kTrain, 1, {{"loss", 2.5}, {"lr", 0.1}}));
+    r.add(ev(kind::kVal, 1, {{"top1_err", std::nan("")}}));
+    QCOMPARE(r.toCsv(), std::string("kind,step,epoch,time_s,loss,lr,top1_err\ntrain,1,0.25,2,2.5,0.1,\nval,1,0.25,2,,,nan\n"));
+  }
+
+  void configDiffShowsOnlyTheKeysThatDiffer() {
+    amp::config::ConfigLoader loader;
+    auto a = loader.loadText("TRAIN:\n  MIXED_PRECISION: False\nSOLVER:\n  BASE_LR: 0.1\n", "a.yaml", ".");
+    auto b = loader.loadText("TRAIN:\n  MIXED_PRECISION: True\nSOLVER:\n  BASE_LR: 0.1\n  LR_SCALE: 0.6\n", "b.yaml", ".");
+    QVERIFY(a.ok() && b.ok());
+    auto diff = amp::config::diffConfigs({&a.config, &b.config});
+    QCOMPARE(diff.size(), std::size_t(2));
+    QCOMPARE(diff[0].key, std::string("TRAIN.MIXED_PRECISION"));
+    QCOMPARE(diff[0].values, (std::vector<std::string>{"False", "True"}));
+    QCOMPARE(diff[1].key, std::string("SOLVER.LR_SCALE"));
+    QCOMPARE(diff[1].values, (std::vector<std::string>{"1.0", "0.6"}));
+    QVERIFY(amp::config::diffConfigs({&a.config}).empty());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunRecord)
+#include "tst_runrecord.moc"

@@ -1,0 +1,121 @@
+// Comparing recorded runs: both curves on every chart, the summary's ratios against the chosen
+// baseline, and a config diff with only the keys that differ.
+#include <QtTest>
+
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <fstream>
+
+#include "ComparisonPanel.h"
+#include "MetricChart.h"
+#include "runlog/MetricsWriter.h"
+#include "runlog/RunDirectory.h"
+
+using namespace amp;
+
+namespace {
+// A finished run of `steps` steps: loss from 2 down, 10 s per step / `speed`, peak memory `mem` MiB.
+void recordRun(const QString& dir, const std::string& name, const std::string& precision, double speed, double memMiB,
+               double finalErr, const std::string& yaml) {
+  runlog::RunDirectory run(dir.toStdString());
+  run.ensureExists();
+  runlog::RunMetadata m;
+  m.name = name;
+  m.status = runlog::RunStatus::Finished;
+  m.precision = precision;
+  m.startedAt = 1.79e9;
+  m.endedAt = 1.79e9 + 100;
+  run.writeMetadata(m);
+  std::ofstream(run.configPath()) << yaml;
+  runlog::MetricsWriter w;
+  w.open(run.metricsPath());
+  for (int s = 1; s <= 20; ++s) {
+    runlog::MetricEvent e;
+    e.step = s;
+    e.epoch = s / 10.0;
+    e.time_s = s * 1.0 / speed;
+    e.values = {{"loss", 2.0 - s * 0.05}, {"iter_time_s", 1.0 / speed}, {"clips_per_s", 8 * speed}, {"lr", 0.1},
+                {"loss_scale", 1.0}, {"skipped", 0.0}, {"mem_peak_rss_bytes", memMiB * 1024 * 1024}};
+    w.write(e);
+  }
+  runlog::MetricEvent val;
+  val.kind = runlog::kind::kVal;
+  val.step = 20;
+  val.epoch = 2;
+  val.time_s = 20.0 / speed;
+  val.values = {{"top1_err", finalErr}};
+  w.write(val);
+  runlog::MetricEvent epoch;
+  epoch.kind = runlog::kind::kEpoch;
+  epoch.step = 20;
+  epoch.epoch = 2;
+  epoch.values = {{"loss", 1.0}};
+  w.write(epoch);
+}
+}  // namespace
+
+class TestComparisonPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void twoRunsSideBySide() {
+    QTemporaryDir dir;
+    const QString fp32 = dir.path() + "/fp32", amp = dir.path() + "/amp";
+    recordRun(fp32, "demo-fp32", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\nSOLVER:\n  BASE_LR: 0.1\n");
+    recordRun(amp, "demo-amp", "bf16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\nSOLVER:\n  BASE_LR: 0.1\n  LR_SCALE: 0.6\n");
+    widgets::ComparisonPanel panel;
+    panel.setRuns({fp32, amp});
+    for (widgets::MetricChart* c : panel.charts()) {
+      QCOMPARE(c->seriesCount(), 2);
+      QVERIFY2(c->pointCount(0) > 0 && c->pointCount(1) > 0, qPrintable(c->title()));
+      QCOMPARE(c->seriesGraph(0)->name(), QString("demo-fp32"));
+      QVERIFY(c->seriesGraph(0)->pen().color() != c->seriesGraph(1)->pen().color());  // one colour per run
+    }
+    // Aligned by relative time, the faster AMP run ends earlier.
+    panel.setAlign(widgets::ComparisonPanel::Align::Time);
+    QCOMPARE(panel.charts()[0]->seriesGraph(0)->data()->at(19)->key, 10.0);
+    QCOMPARE(panel.charts()[0]->seriesGraph(1)->data()->at(19)->key, 20.0 / 3.0);
+
+    QTableWidget* t = panel.summaryTable();
+    QCOMPARE(t->rowCount(), 2);
+    auto cell = [t](int row, const QString& column) {
+      for (int c = 0; c < t->columnCount(); ++c)
+        if (t->horizontalHeaderItem(c)->text() == column) return t->item(row, c)->text();
+      return QString("no column %1").arg(column);
+    };
+    QCOMPARE(cell(0, "Run"), QString("demo-fp32 (baseline)"));
+    QCOMPARE(cell(0, "Peak memory"), QString("400 MiB"));
+    QCOMPARE(cell(1, "Peak memory"), QString("200 MiB (0.50×)"));
+    QCOMPARE(cell(1, "Iterations/s"), QString("3.00 (1.50×)"));
+    QCOMPARE(cell(1, "Best val top-1"), QString("75.0 % (0.94×)"));
+    QCOMPARE(cell(1, "Final loss"), QString("1.0000 (1.00×)"));
+    QCOMPARE(cell(1, "Precision"), QString("bf16"));
+    panel.setBaseline(1);
+    QCOMPARE(cell(0, "Peak memory"), QString("400 MiB (2.00×)"));
+    QCOMPARE(cell(1, "Run"), QString("demo-amp (baseline)"));
+    QVERIFY(panel.summaryMarkdown().startsWith("| Run | Precision | Best val top-1 |"));
+    QVERIFY(panel.summaryMarkdown().contains("| demo-fp32 | fp32 |"));
+
+    QTableWidget* d = panel.diffTable();
+    QCOMPARE(d->columnCount(), 3);
+    QCOMPARE(d->rowCount(), 2);
+    QCOMPARE(d->item(0, 0)->text(), QString("TRAIN.MIXED_PRECISION"));
+    QCOMPARE(d->item(0, 1)->text(), QString("False"));
+    QCOMPARE(d->item(0, 2)->text(), QString("True"));
+    QCOMPARE(d->item(1, 0)->text(), QString("SOLVER.LR_SCALE"));
+    QCOMPARE(d->item(1, 2)->text(), QString("0.6"));
+  }
+
+  void anUnreadableRunIsNamedNotHidden() {
+    QTemporaryDir dir;
+    const QString good = dir.path() + "/good", bad = dir.path() + "/bad";
+    recordRun(good, "good", "fp32", 1.0, 100, 10, "SOLVER:\n  BASE_LR: 0.1\n");
+    QDir().mkpath(bad);
+    widgets::ComparisonPanel panel;
+    panel.setRuns({good, bad});
+    QCOMPARE(panel.summaryTable()->rowCount(), 2);
+    QVERIFY(panel.summaryTable()->item(1, panel.summaryTable()->columnCount() - 1)->text().contains("run.json"));
+  }
+};
+
+QTEST_MAIN(TestComparisonPanel)
+#include "tst_comparisonpanel.moc"

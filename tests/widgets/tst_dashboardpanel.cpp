@@ -1,0 +1,168 @@
+// The live dashboard: a real (tiny) run through the training controller fills the charts and
+// stops cleanly; a run another process writes is followed; axes, smoothing and export work.
+#include <QtTest>
+
+#include <QListWidget>
+#include <QTemporaryDir>
+#include <unistd.h>
+
+#include "DashboardPanel.h"
+#include "MetricChart.h"
+#include "TrainingController.h"
+#include "config/ConfigLoader.h"
+#include "data/DemoDataGenerator.h"
+#include "runlog/MetricsWriter.h"
+#include "runlog/RunDirectory.h"
+
+using namespace amp;
+
+namespace {
+runlog::MetricEvent trainEvent(std::int64_t step, double loss) {
+  runlog::MetricEvent e;
+  e.step = step;
+  e.epoch = static_cast<double>(step) / 10.0;
+  e.time_s = static_cast<double>(step) * 0.5;
+  e.values = {{"loss", loss}, {"lr", 0.1}, {"loss_scale", 65536.0}, {"skipped", step == 3 ? 1.0 : 0.0},
+              {"top1_err", 50}, {"clips_per_s", 20}, {"iter_time_s", 0.5}, {"data_wait_s", 0.01}};
+  return e;
+}
+}  // namespace
+
+class TestDashboardPanel : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+
+ private slots:
+  void controllerRunFillsThePlotsAndStopsCleanly() {
+    const std::string data = dir_.path().toStdString() + "/data";
+    data::DemoDataOptions o;
+    o.out_dir = data;
+    o.clips_per_class = 2;
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    const std::string out = dir_.path().toStdString() + "/run-live";
+    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
+                                             {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data, "OUTPUT_DIR", out,
+                                              "TRAIN.BATCH_SIZE", "4", "SOLVER.MAX_EPOCH", "50", "DATA_LOADER.NUM_WORKERS", "1",
+                                              "X3D.DIM_C5", "32"});
+    QVERIFY(r.ok());
+
+    widgets::TrainingController controller;
+    widgets::DashboardPanel dashboard;
+    dashboard.beginRun("run-live");
+    connect(&controller, &widgets::TrainingController::eventsReady, &dashboard, &widgets::DashboardPanel::appendEvents);
+    QSignalSpy ended(&controller, &widgets::TrainingController::ended);
+    QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
+    QString why;
+    QVERIFY2(controller.start(r.config, "demo.yaml", &why), qPrintable(why));
+    QVERIFY(controller.isActive());
+    QString again;
+    QVERIFY(!controller.start(r.config, "demo.yaml", &again));  // one run at a time
+    QVERIFY(again.contains("active"));
+
+    widgets::MetricChart* loss = dashboard.chart("Loss");
+    QTRY_VERIFY_WITH_TIMEOUT(loss->pointCount(0) >= 6, 120000);  // raw training loss
+    controller.stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!ended.isEmpty(), 60000);
+    QCOMPARE(ended.first().at(0).value<train::TrainerState>(), train::TrainerState::Stopped);
+    QCOMPARE(controller.state(), train::TrainerState::Stopped);
+    QVERIFY(!controller.isActive());
+    QVERIFY(batches.size() >= 2);  // delivered in timer ticks, not one call per event
+    const auto progress = controller.progress();
+    QVERIFY(progress.step >= 6 && progress.step < 50 * 4);
+    // Every step reached the charts: loss raw and smoothed, accuracy, lr, loss scale, throughput, memory.
+    QCOMPARE(loss->pointCount(0), static_cast<std::size_t>(progress.step));
+    QCOMPARE(loss->pointCount(1), static_cast<std::size_t>(progress.step));
+    for (const char* title : {"Accuracy", "Learning rate", "Loss scale", "Throughput", "Memory", "Gradient norm", "Iteration time"})
+      QVERIFY2(dashboard.chart(title)->pointCount(0) > 0 || dashboard.chart(title)->pointCount(3) > 0, title);
+    // The stop wrote a checkpoint; the message list says so, the run directory says stopped.
+    bool checkpoint = false;
+    for (int i = 0; i < dashboard.messages()->count(); ++i) checkpoint = checkpoint || dashboard.messages()->item(i)->text().contains("checkpoint");
+    QVERIFY(checkpoint);
+    auto meta = runlog::RunDirectory(out).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, runlog::RunStatus::Stopped);
+    // Starting the same config again resumes the stopped run in the same folder.
+    QVERIFY(controller.start(r.config, "demo.yaml", &why));
+    QCOMPARE(controller.outputDirUsed(), QString::fromStdString(out));
+    controller.stop();
+    controller.waitForEnd();
+  }
+
+  void followsARunAnotherProcessWrites() {
+    const std::string out = dir_.path().toStdString() + "/run-cli";
+    runlog::RunDirectory run(out);
+    QCOMPARE(run.ensureExists(), std::string());
+    runlog::RunMetadata m;
+    m.name = "cli-run";
+    m.status = runlog::RunStatus::Running;
+    m.host = runlog::hostName();
+    m.pid = getpid();
+    m.updatedAt = runlog::unixTimeNow();
+    QCOMPARE(run.writeMetadata(m), std::string());
+    runlog::MetricsWriter w;
+    QCOMPARE(w.open(run.metricsPath()), std::string());
+    for (int s = 1; s <= 10; ++s) w.write(trainEvent(s, 2.0 / s));
+    widgets::DashboardPanel dashboard;
+    QString error;
+    QVERIFY2(dashboard.openRunDirectory(QString::fromStdString(out), &error), qPrintable(error));
+    QCOMPARE(dashboard.chart("Loss")->pointCount(0), std::size_t(10));
+    QVERIFY(dashboard.stateText().contains("Running"));
+    for (int s = 11; s <= 15; ++s) w.write(trainEvent(s, 2.0 / s));
+    QTRY_COMPARE(dashboard.chart("Loss")->pointCount(0), std::size_t(15));
+    // A skipped step is marked on the loss-scale chart.
+    QCOMPARE(dashboard.chart("Loss scale")->pointCount(1), std::size_t(1));
+    m.status = runlog::RunStatus::Finished;
+    m.endedAt = runlog::unixTimeNow();
+    run.writeMetadata(m);
+    QTRY_VERIFY_WITH_TIMEOUT(dashboard.stateText().contains("Finished"), 5000);
+  }
+
+  void axisSmoothingAndExport() {
+    widgets::DashboardPanel dashboard;
+    dashboard.beginRun("synthetic");
+    std::vector<runlog::MetricEvent> events;
+    for (int s = 1; s <= 40; ++s) events.push_back(trainEvent(s, s % 2 ? 1.0 : 3.0));
+    runlog::MetricEvent backoff;
+    backoff.kind = runlog::kind::kEvent;
+    backoff.name = "scaler_backoff";
+    backoff.step = 3;
+    backoff.values = {{"loss_scale", 32768.0}};
+    events.push_back(backoff);
+    dashboard.appendEvents(events);
+    widgets::MetricChart* loss = dashboard.chart("Loss");
+    QCOMPARE(loss->seriesGraph(0)->data()->at(39)->key, 40.0);
+    QCOMPARE(dashboard.chart("Loss scale")->pointCount(2), std::size_t(1));  // the backoff marker
+    QCOMPARE(dashboard.messages()->count(), 1);
+    // Smoothing 0.9 flattens the 1, 3, 1, 3 ... loss; 0 gives the raw values back.
+    const double smoothedLast = loss->seriesGraph(1)->data()->at(39)->value;
+    QVERIFY(smoothedLast > 1.5 && smoothedLast < 2.5);
+    dashboard.setSmoothing(0.0);
+    QCOMPARE(loss->seriesGraph(1)->data()->at(39)->value, 3.0);
+    dashboard.setXAxis(widgets::DashboardPanel::XAxis::Epoch);
+    QCOMPARE(loss->seriesGraph(0)->data()->at(39)->key, 4.0);
+    QCOMPARE(loss->xAxis->range().upper, 4.0);  // following: fitted to the data
+    dashboard.setXAxis(widgets::DashboardPanel::XAxis::Time);
+    QCOMPARE(loss->seriesGraph(0)->data()->at(39)->key, 20.0);
+    QVERIFY(!loss->valuesAt(10.0).isEmpty());  // the tracker's text
+
+    const QString folder = dir_.path() + "/export";
+    QDir().mkpath(folder);
+    QString error;
+    QVERIFY(dashboard.exportCsv(folder + "/metrics.csv", &error));
+    QFile csv(folder + "/metrics.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readLine(), QByteArray("kind,step,epoch,time_s,clips_per_s,data_wait_s,iter_time_s,loss,loss_scale,lr,skipped,top1_err\n"));
+    const QStringList png = dashboard.exportCharts(folder, "png"), pdf = dashboard.exportCharts(folder, "pdf");
+    QCOMPARE(png.size(), 8);
+    QCOMPARE(pdf.size(), 8);
+    for (const QString& f : png + pdf) QVERIFY2(QFileInfo(f).size() > 1000, qPrintable(f));
+    QImage image(folder + "/loss.png");
+    QVERIFY(!image.isNull());
+  }
+};
+
+QTEST_MAIN(TestDashboardPanel)
+#include "tst_dashboardpanel.moc"

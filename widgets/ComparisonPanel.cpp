@@ -1,0 +1,370 @@
+#include "ComparisonPanel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+#include <optional>
+
+#include "MetricChart.h"
+#include "config/ConfigDiff.h"
+#include "config/ConfigLoader.h"
+#include "runlog/RunDirectory.h"
+
+namespace amp::widgets {
+
+struct ComparisonPanel::Run {
+  QString dir;
+  QString name;
+  std::optional<runlog::RunMetadata> meta;
+  std::optional<config::Config> cfg;
+  QString problem;
+  runlog::RunRecord record;
+  QColor color;
+};
+
+namespace {
+struct ChartSpec {
+  const char* title;
+  const char* unit;
+  const char* kind;
+  std::vector<const char*> metrics;  ///< the first present one is drawn
+  bool smooth;
+  bool accuracy;
+  double divide;
+  bool log2;
+};
+const std::vector<ChartSpec>& chartSpecs() {
+  static const std::vector<ChartSpec> specs = {
+      {"Training loss (smoothed)", "cross entropy", "train", {"loss"}, true, false, 1, false},
+      {"Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false},
+      {"Peak memory", "MiB", "train", {"mem_peak_bytes", "mem_peak_rss_bytes"}, false, false, 1024.0 * 1024.0, false},
+      {"Loss scale", "factor (log2)", "train", {"loss_scale"}, false, false, 1, true},
+      {"Throughput (smoothed)", "clips/s", "train", {"clips_per_s"}, true, false, 1, false},
+      {"Learning rate", "", "train", {"lr"}, false, false, 1, false},
+  };
+  return specs;
+}
+
+QString mib(double bytes) { return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 0); }
+QString duration(double s) {
+  const auto t = static_cast<qint64>(std::lround(s));
+  return t >= 3600 ? QStringLiteral("%1:%2:%3").arg(t / 3600).arg((t / 60) % 60, 2, 10, QLatin1Char('0')).arg(t % 60, 2, 10, QLatin1Char('0'))
+                   : QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
+}
+}  // namespace
+
+ComparisonPanel::ComparisonPanel(QWidget* parent)
+    : QWidget(parent),
+      header_(new QLabel),
+      alignCombo_(new QComboBox),
+      baselineCombo_(new QComboBox),
+      summary_(new QTableWidget),
+      diff_(new QTableWidget),
+      tabs_(new QTabWidget),
+      liveTimer_(new QTimer(this)) {
+  header_->setWordWrap(true);
+  alignCombo_->addItems({tr("Step"), tr("Epoch"), tr("Relative time")});
+  alignCombo_->setToolTip(tr("How the runs' curves are lined up on the X axis"));
+  baselineCombo_->setToolTip(tr("The run the ratios in the summary are taken against"));
+  auto* copy = new QPushButton(tr("Copy as Markdown"));
+  copy->setToolTip(tr("Copy the summary table, ratios included, for a paper or an issue"));
+  auto* top = new QHBoxLayout;
+  top->addWidget(header_, 1);
+  top->addWidget(new QLabel(tr("Align by:")));
+  top->addWidget(alignCombo_);
+  top->addSpacing(8);
+  top->addWidget(new QLabel(tr("Baseline:")));
+  top->addWidget(baselineCombo_);
+  top->addWidget(copy);
+
+  auto* chartsBox = new QWidget;
+  auto* grid = new QGridLayout(chartsBox);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->setSpacing(4);
+  for (std::size_t i = 0; i < chartSpecs().size(); ++i) {
+    auto* c = new MetricChart(tr(chartSpecs()[i].title), tr(chartSpecs()[i].unit));
+    if (chartSpecs()[i].log2) c->setYScale(MetricChart::YScale::Log2);
+    charts_.push_back(c);
+    grid->addWidget(c, static_cast<int>(i) / 3, static_cast<int>(i) % 3);
+  }
+  for (MetricChart* c : charts_) {
+    connect(c, &MetricChart::trackerMoved, this, [this](double x) {
+      for (MetricChart* o : charts_) o->showTrackerAt(x);
+    });
+    connect(c, &MetricChart::trackerLeft, this, [this] {
+      for (MetricChart* o : charts_) o->hideTracker();
+    });
+    connect(c, &MetricChart::userChangedXRange, this, [this, c](const QCPRange& r) {
+      for (MetricChart* o : charts_)
+        if (o != c) {
+          o->setFollowing(false);
+          o->xAxis->setRange(r);
+          o->fitY();
+          o->replot(QCustomPlot::rpQueuedReplot);
+        }
+    });
+    connect(c, &MetricChart::followingChanged, this, [this](bool on) {
+      if (!on) return;
+      for (MetricChart* o : charts_) {
+        o->setFollowing(true);
+        o->replot(QCustomPlot::rpQueuedReplot);
+      }
+    });
+  }
+  for (QTableWidget* t : {summary_, diff_}) {
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->verticalHeader()->hide();
+    t->setAlternatingRowColors(true);
+    t->horizontalHeader()->setStretchLastSection(true);
+  }
+  tabs_->addTab(summary_, tr("Summary"));
+  tabs_->addTab(diff_, tr("Config diff"));
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(chartsBox);
+  split->addWidget(tabs_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(top);
+  layout->addWidget(split, 1);
+
+  connect(alignCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) { setAlign(static_cast<Align>(i)); });
+  connect(baselineCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    if (i >= 0) setBaseline(i);
+  });
+  connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(summaryMarkdown()); });
+  liveTimer_->setInterval(2000);
+  connect(liveTimer_, &QTimer::timeout, this, &ComparisonPanel::reload);
+  setRuns({});
+}
+
+ComparisonPanel::~ComparisonPanel() = default;
+
+QStringList ComparisonPanel::runs() const {
+  QStringList dirs;
+  for (const auto& r : runs_) dirs << r->dir;
+  return dirs;
+}
+
+void ComparisonPanel::setRuns(const QStringList& dirs) {
+  runs_.clear();
+  for (const QString& dir : dirs) {
+    auto run = std::make_unique<Run>();
+    run->dir = dir;
+    run->color = stableColor(QDir(dir).absolutePath());
+    runs_.push_back(std::move(run));
+  }
+  // Two runs of one palette colour would look like one: give the later one the next free colour.
+  for (std::size_t i = 1; i < runs_.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (runs_[i]->color == runs_[j]->color) {
+        for (int k = 0; k < 10; ++k) {
+          const QColor c = seriesColor(k);
+          bool used = false;
+          for (std::size_t m = 0; m < runs_.size(); ++m) used = used || (m != i && runs_[m]->color == c);
+          if (!used) {
+            runs_[i]->color = c;
+            break;
+          }
+        }
+      }
+  baseline_ = 0;
+  reload();
+}
+
+void ComparisonPanel::reload() {
+  bool live = false;
+  for (auto& run : runs_) {
+    runlog::RunDirectory rd(run->dir.toStdString());
+    std::string why;
+    run->meta = rd.readMetadata(&why);
+    run->problem = run->meta ? QString() : QString::fromStdString(why);
+    run->name = run->meta && !run->meta->name.empty() ? QString::fromStdString(run->meta->name) : QDir(run->dir).dirName();
+    run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
+    auto loaded = config::ConfigLoader().loadFile(rd.configPath());
+    run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
+    live = live || (run->meta && run->meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*run->meta));
+  }
+  if (live) liveTimer_->start();
+  else liveTimer_->stop();
+  {
+    QSignalBlocker block(baselineCombo_);
+    baselineCombo_->clear();
+    for (const auto& r : runs_) baselineCombo_->addItem(r->name);
+    if (baseline_ >= static_cast<int>(runs_.size())) baseline_ = 0;
+    baselineCombo_->setCurrentIndex(baseline_);
+  }
+  header_->setText(runs_.size() < 2 ? tr("Select two or more runs in the run list to compare them (Ctrl+click).")
+                                    : tr("Comparing %1 runs").arg(runs_.size()));
+  rebuildCharts();
+  rebuildSummary();
+  rebuildDiff();
+}
+
+void ComparisonPanel::setAlign(Align a) {
+  align_ = a;
+  {
+    QSignalBlocker block(alignCombo_);
+    alignCombo_->setCurrentIndex(static_cast<int>(a));
+  }
+  for (MetricChart* c : charts_) c->setFollowing(true);
+  rebuildCharts();
+}
+
+void ComparisonPanel::setBaseline(int index) {
+  baseline_ = std::clamp(index, 0, std::max(0, static_cast<int>(runs_.size()) - 1));
+  {
+    QSignalBlocker block(baselineCombo_);
+    baselineCombo_->setCurrentIndex(baseline_);
+  }
+  rebuildSummary();
+}
+
+void ComparisonPanel::rebuildCharts() {
+  const QString label = align_ == Align::Step ? tr("step") : align_ == Align::Epoch ? tr("epoch") : tr("time (s)");
+  for (std::size_t ci = 0; ci < charts_.size(); ++ci) {
+    MetricChart* c = charts_[ci];
+    const ChartSpec& spec = chartSpecs()[ci];
+    c->removeAllSeries();
+    c->setXLabel(label);
+    for (const auto& run : runs_) {
+      const runlog::Series* s = nullptr;
+      for (const char* m : spec.metrics)
+        if ((s = run->record.series(spec.kind, m))) break;
+      const int idx = c->addSeries(run->name, run->color, spec.kind == std::string("val") ? MetricChart::Style::Points : MetricChart::Style::Line);
+      if (!s) continue;
+      const std::vector<double>& xs = align_ == Align::Step ? s->step : align_ == Align::Epoch ? s->epoch : s->time;
+      QVector<double> x, y;
+      x.reserve(static_cast<int>(s->size()));
+      y.reserve(static_cast<int>(s->size()));
+      double ema = 0;
+      std::size_t n = 0;
+      for (std::size_t i = 0; i < s->size(); ++i) {
+        double v = s->value[i];
+        if (spec.accuracy) v = 100.0 - v;
+        v /= spec.divide;
+        if (spec.smooth) {
+          if (!std::isfinite(v)) continue;
+          ema = 0.95 * ema + 0.05 * v;
+          v = ema / (1 - std::pow(0.95, static_cast<double>(++n)));
+        }
+        x.push_back(xs[i]);
+        y.push_back(v);
+      }
+      c->appendPoints(idx, x, y);
+    }
+    c->fitIfFollowing();
+    c->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void ComparisonPanel::rebuildSummary() {
+  const QStringList columns = {tr("Run"),          tr("Precision"),   tr("Best val top-1"), tr("Final val top-1"),
+                               tr("Final loss"),   tr("Peak memory"), tr("Iterations/s"),   tr("Clips/s"),
+                               tr("Skipped steps"), tr("Wall time"),  tr("Status")};
+  summary_->clear();
+  summary_->setColumnCount(static_cast<int>(columns.size()));
+  summary_->setHorizontalHeaderLabels(columns);
+  summary_->setRowCount(static_cast<int>(runs_.size()));
+  std::optional<runlog::RunSummary> base;
+  if (baseline_ < static_cast<int>(runs_.size())) base = runs_[static_cast<std::size_t>(baseline_)]->record.summary();
+  for (int row = 0; row < static_cast<int>(runs_.size()); ++row) {
+    const Run& run = *runs_[static_cast<std::size_t>(row)];
+    const runlog::RunSummary s = run.record.summary();
+    const bool isBase = row == baseline_;
+    // value text, and its ratio to the baseline in brackets (not on the baseline's own row)
+    auto cell = [&](const std::optional<double>& v, const std::optional<double>& b, const QString& text) {
+      if (!v) return QStringLiteral("–");
+      if (isBase || runs_.size() < 2) return text;
+      const auto r = runlog::ratio(v, b);
+      return r ? QStringLiteral("%1 (%2×)").arg(text).arg(*r, 0, 'f', 2) : text;
+    };
+    const auto pct = [](const std::optional<double>& v) { return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QString(); };
+    QStringList cells;
+    cells << run.name << (run.meta ? QString::fromStdString(run.meta->precision) : QString());
+    cells << cell(s.bestValTop1, base ? base->bestValTop1 : std::nullopt, pct(s.bestValTop1));
+    cells << cell(s.finalValTop1, base ? base->finalValTop1 : std::nullopt, pct(s.finalValTop1));
+    cells << cell(s.finalLoss, base ? base->finalLoss : std::nullopt, s.finalLoss ? QString::number(*s.finalLoss, 'f', 4) : QString());
+    cells << cell(s.peakMemoryBytes, base ? base->peakMemoryBytes : std::nullopt, s.peakMemoryBytes ? mib(*s.peakMemoryBytes) : QString());
+    cells << cell(s.itersPerSecond, base ? base->itersPerSecond : std::nullopt, s.itersPerSecond ? QString::number(*s.itersPerSecond, 'f', 2) : QString());
+    cells << cell(s.clipsPerSecond, base ? base->clipsPerSecond : std::nullopt, s.clipsPerSecond ? QString::number(*s.clipsPerSecond, 'f', 1) : QString());
+    cells << QString::number(s.skippedSteps);
+    const std::optional<double> wall = s.wallTimeSeconds > 0 ? std::optional<double>(s.wallTimeSeconds) : std::nullopt;
+    const std::optional<double> baseWall = base && base->wallTimeSeconds > 0 ? std::optional<double>(base->wallTimeSeconds) : std::nullopt;
+    cells << cell(wall, baseWall, duration(s.wallTimeSeconds));
+    cells << (run.meta ? QString::fromLatin1(runlog::toString(run.meta->status)) + (run.meta->error.empty() ? QString() : ": " + QString::fromStdString(run.meta->error))
+                       : run.problem);
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (c == 0) {
+        item->setForeground(run.color);
+        QFont f = item->font();
+        f.setBold(true);
+        item->setFont(f);
+        item->setToolTip(QDir::toNativeSeparators(run.dir) + (isBase ? tr("\n(baseline)") : QString()));
+        if (isBase) item->setText(run.name + tr(" (baseline)"));
+      }
+      summary_->setItem(row, c, item);
+    }
+  }
+  summary_->resizeColumnsToContents();
+}
+
+QString ComparisonPanel::summaryMarkdown() const {
+  QString md;
+  QStringList head;
+  for (int c = 0; c < summary_->columnCount(); ++c) head << summary_->horizontalHeaderItem(c)->text();
+  md += "| " + head.join(" | ") + " |\n|" + QString("---|").repeated(head.size()) + "\n";
+  for (int r = 0; r < summary_->rowCount(); ++r) {
+    QStringList row;
+    for (int c = 0; c < summary_->columnCount(); ++c) row << (summary_->item(r, c) ? summary_->item(r, c)->text() : QString());
+    md += "| " + row.join(" | ") + " |\n";
+  }
+  return md;
+}
+
+void ComparisonPanel::rebuildDiff() {
+  diff_->clear();
+  std::vector<const config::Config*> cfgs;
+  QStringList header{tr("Key")};
+  QStringList missing;
+  for (const auto& r : runs_) {
+    if (r->cfg) {
+      cfgs.push_back(&*r->cfg);
+      header << r->name;
+    } else {
+      missing << r->name;
+    }
+  }
+  const auto diffs = config::diffConfigs(cfgs);
+  diff_->setColumnCount(static_cast<int>(header.size()));
+  diff_->setHorizontalHeaderLabels(header);
+  diff_->setRowCount(static_cast<int>(diffs.size()));
+  for (int row = 0; row < static_cast<int>(diffs.size()); ++row) {
+    const auto& d = diffs[static_cast<std::size_t>(row)];
+    auto* key = new QTableWidgetItem(QString::fromStdString(d.key));
+    if (const config::KeyDef* def = cfgs.front()->schema().find(d.key)) key->setToolTip(QString::fromStdString(def->doc));
+    diff_->setItem(row, 0, key);
+    for (std::size_t i = 0; i < d.values.size(); ++i) diff_->setItem(row, static_cast<int>(i) + 1, new QTableWidgetItem(QString::fromStdString(d.values[i])));
+  }
+  diff_->resizeColumnsToContents();
+  QString title = cfgs.size() >= 2 ? tr("Config diff (%1)").arg(diffs.size()) : tr("Config diff");
+  tabs_->setTabText(1, title);
+  tabs_->setTabToolTip(1, missing.isEmpty() ? tr("Only the keys whose values differ")
+                                             : tr("No readable config.yaml in: %1").arg(missing.join(", ")));
+}
+
+}  // namespace amp::widgets

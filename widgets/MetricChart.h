@@ -1,0 +1,83 @@
+#pragma once
+// One live chart of the studio: a QCustomPlot with the behaviour every chart shares: series
+// appended incrementally (adaptive sampling keeps spikes visible at millions of points),
+// linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
+// follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
+#include <QString>
+#include <qcustomplot.h>
+
+namespace amp::widgets {
+
+class MetricChart : public QCustomPlot {
+  Q_OBJECT
+ public:
+  enum class Style { Line, Faint, Points, Markers };
+  enum class YScale { Linear, Log10, Log2 };
+
+  MetricChart(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
+
+  /// Adds a series and returns its index.
+  int addSeries(const QString& name, const QColor& color, Style style = Style::Line,
+                QCPScatterStyle::ScatterShape marker = QCPScatterStyle::ssCircle);
+  int seriesCount() const { return graphCount(); }
+  /// Appends points whose x are not below the series' last x (the usual, fast path).
+  void appendPoints(int series, const QVector<double>& x, const QVector<double>& y);
+  void clearPoints();      ///< every series' points, keeping the series
+  void removeAllSeries();  ///< series and points
+  std::size_t pointCount(int series) const;
+  QCPGraph* seriesGraph(int series) const { return graph(series); }
+
+  void setYScale(YScale scale);
+  YScale yScale() const { return yScale_; }
+  void setXLabel(const QString& label);
+  const QString& title() const { return title_; }
+
+  /// Following: the X range spans all data and Y fits it after every update. Turned off by any
+  /// zoom or pan; double-click turns it on again.
+  void setFollowing(bool on);
+  bool following() const { return following_; }
+  /// Fits the axes to the data when following (call after appending, before replot).
+  void fitIfFollowing();
+  /// Fits Y to the data inside the current X range.
+  void fitY();
+
+  /// The tracker: a vertical line at x with every series' value there (nearest point).
+  void showTrackerAt(double x);
+  void hideTracker();
+  /// "name: value" for each series at x (what the tracker shows).
+  QStringList valuesAt(double x) const;
+
+  bool exportTo(const QString& path, int width = 0, int height = 0);  ///< .png or .pdf by suffix
+
+ signals:
+  void trackerMoved(double x);  ///< the mouse moved over the plot (x in axis units)
+  void trackerLeft();
+  void followingChanged(bool on);
+  void userChangedXRange(const QCPRange& range);
+
+ protected:
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+
+ private:
+  void userInteracted();
+  QString title_;
+  YScale yScale_ = YScale::Linear;
+  bool following_ = true;
+  QCPItemStraightLine* trackerLine_;
+  QCPItemText* trackerText_;
+  QCPTextElement* titleElement_;
+};
+
+/// A number for a tracker or a table: 4 significant digits, thousands plain.
+QString formatMetric(double v);
+/// The chart palette (10 colours that stay apart on light and dark backgrounds).
+QColor seriesColor(int index);
+/// A colour that stays with a name (a run) whichever other names are shown.
+QColor stableColor(const QString& key);
+
+}  // namespace amp::widgets
