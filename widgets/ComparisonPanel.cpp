@@ -96,6 +96,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   for (std::size_t i = 0; i < chartSpecs().size(); ++i) {
     auto* c = new MetricChart(tr(chartSpecs()[i].title), tr(chartSpecs()[i].unit));
     if (chartSpecs()[i].log2) c->setYScale(MetricChart::YScale::Log2);
+    if (chartSpecs()[i].accuracy) c->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
     charts_.push_back(c);
     grid->addWidget(c, static_cast<int>(i) / 3, static_cast<int>(i) % 3);
   }

@@ -37,12 +37,13 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
   scroll->setWidget(form_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setMinimumWidth(form_->sizeHint().width() + 16);
+  scroll->setMinimumWidth(300);
   auto* sides = new QSplitter(Qt::Horizontal);
   sides->addWidget(scroll);
   sides->addWidget(split);
   sides->setStretchFactor(0, 0);
   sides->setStretchFactor(1, 1);
+  sides->setSizes({380, 700});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(sides);

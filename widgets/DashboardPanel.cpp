@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -156,6 +157,7 @@ void DashboardPanel::buildCharts() {
   loss->addSeries(tr("decode failure"), seriesColor(3), S::Markers, QCPScatterStyle::ssCross);  // filled from events
 
   MetricChart* acc = chart(tr("Accuracy"), tr("%"));
+  acc->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
   bind(acc, tr("train top-1 (smoothed)"), 0, S::Line, "train", "top1_err", Transform::AccuracyEma);
   bind(acc, tr("train top-5 (smoothed)"), 9, S::Line, "train", "top5_err", Transform::AccuracyEma);
   bind(acc, tr("val top-1"), 1, S::Points, "val", "top1_err", Transform::Accuracy);
@@ -165,7 +167,7 @@ void DashboardPanel::buildCharts() {
   bind(mem, tr("allocated"), 0, S::Line, "train", "mem_allocated_bytes", Transform::MiB);
   bind(mem, tr("reserved"), 1, S::Line, "train", "mem_reserved_bytes", Transform::MiB);
   bind(mem, tr("peak allocated"), 3, S::Line, "train", "mem_peak_bytes", Transform::MiB);
-  bind(mem, tr("process RSS"), 0, S::Line, "train", "mem_rss_bytes", Transform::MiB);
+  bind(mem, tr("process RSS"), 0, S::Faint, "train", "mem_rss_bytes", Transform::MiB);
   bind(mem, tr("peak RSS"), 3, S::Line, "train", "mem_peak_rss_bytes", Transform::MiB);
 
   MetricChart* scale = chart(tr("Loss scale"), tr("factor (log2)"));
@@ -296,10 +298,9 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   QColor color = palette().color(QPalette::Text);
   if (e.name == "error" || e.name == "diverged") icon = QStringLiteral("✖"), color = QColor("#d62728");
   else if (e.name == "decode_failure" || e.name == "scaler_backoff" || e.name == "warning") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
-  auto* item = new QListWidgetItem(QStringLiteral("%1 step %2 · %3: %4")
-                                       .arg(icon)
-                                       .arg(e.step)
-                                       .arg(QString::fromStdString(e.name), QString::fromStdString(e.message)));
+  QString message = QString::fromStdString(e.message);
+  if (e.name == "checkpoint") message = QFileInfo(message).fileName();  // the folder is the run's
+  auto* item = new QListWidgetItem(QStringLiteral("%1 step %2 · %3: %4").arg(icon).arg(e.step).arg(QString::fromStdString(e.name), message));
   item->setForeground(color);
   item->setToolTip(QString::fromStdString(e.message));
   messages_->addItem(item);

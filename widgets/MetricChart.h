@@ -4,6 +4,7 @@
 // linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
 // follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
 #include <QString>
+#include <vector>
 #include <qcustomplot.h>
 
 namespace amp::widgets {
@@ -20,6 +21,9 @@ class MetricChart : public QCustomPlot {
   int addSeries(const QString& name, const QColor& color, Style style = Style::Line,
                 QCPScatterStyle::ScatterShape marker = QCPScatterStyle::ssCircle);
   int seriesCount() const { return graphCount(); }
+  /// Series longer than this are drawn from a min/max envelope (default 20,000 points); set
+  /// before adding points. The replot benchmark sets it huge to measure QCustomPlot alone.
+  void setDirectPointLimit(std::size_t n) { directPoints_ = n; }
   /// Appends points whose x are not below the series' last x (the usual, fast path).
   void appendPoints(int series, const QVector<double>& x, const QVector<double>& y);
   void clearPoints();      ///< every series' points, keeping the series
@@ -30,6 +34,8 @@ class MetricChart : public QCustomPlot {
   void setYScale(YScale scale);
   YScale yScale() const { return yScale_; }
   void setXLabel(const QString& label);
+  /// Where the legend sits inside the plot (default top right; bottom right for rising curves).
+  void setLegendCorner(Qt::Alignment corner) { axisRect()->insetLayout()->setInsetAlignment(0, corner); }
   const QString& title() const { return title_; }
 
   /// Following: the X range spans all data and Y fits it after every update. Turned off by any
@@ -65,6 +71,31 @@ class MetricChart : public QCustomPlot {
 
  private:
   void userInteracted();
+  void setYRange(const QCPRange& values);
+  /// Per series: running extents (following costs O(1) per update however long the run), the
+  /// points themselves, and a min/max pyramid. Up to directPoints_ points QCustomPlot holds them
+  /// all; beyond, before each replot the graph gets only the visible range as a min/max
+  /// envelope of about two points per pixel from the pyramid, so a replot costs O(pixels), not
+  /// O(points), and spikes stay visible.
+  struct Block {
+    double minKey, minValue, maxKey, maxValue;
+    bool any;
+  };
+  struct Store {
+    bool any = false;
+    double minKey = 0, maxKey = 0, minValue = 0, maxValue = 0;
+    double minPositive = 0;  ///< smallest value > 0 (log axes); 0 when none
+    std::vector<double> x, y;
+    std::vector<std::vector<Block>> levels;  ///< level L: blocks of kBlock * kFan^L points
+    bool envelope = false;                   ///< the graph shows an envelope, not every point
+  };
+  std::size_t directPoints_ = 20000;
+  static constexpr std::size_t kBlock = 64;
+  static constexpr std::size_t kFan = 8;
+  void extendPyramid(Store& s);
+  void appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1, QVector<QCPGraphData>& out) const;
+  void refreshEnvelopes();
+  std::vector<Store> stores_;
   QString title_;
   YScale yScale_ = YScale::Linear;
   bool following_ = true;

@@ -55,9 +55,9 @@ QString tooltipOf(const config::KeyDef& def) {
 }  // namespace
 
 const std::vector<PrecisionForm::PrecisionChoice>& PrecisionForm::precisionChoices() {
-  static const std::vector<PrecisionChoice> c = {{QObject::tr("Auto (BF16 mixed on the CPU, FP16 mixed on a GPU)"), true, "auto"},
+  static const std::vector<PrecisionChoice> c = {{QObject::tr("Auto (BF16 on CPU, FP16 on GPU)"), true, "auto"},
                                                  {QObject::tr("FP32"), false, "auto"},
-                                                 {QObject::tr("FP16 mixed (autocast + loss scaling)"), true, "float16"},
+                                                 {QObject::tr("FP16 mixed (+ loss scaling)"), true, "float16"},
                                                  {QObject::tr("BF16 mixed (autocast)"), true, "bfloat16"}};
   return c;
 }

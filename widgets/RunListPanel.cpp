@@ -1,6 +1,11 @@
 #include "RunListPanel.h"
 
 #include <QDateTime>
+#include <QDesktopServices>
+#include <QFileDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QUrl>
 #include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -11,6 +16,7 @@
 
 #include "ConfigEditorPanel.h"
 #include "runlog/RunDirectory.h"
+#include "util/AtomicFile.h"
 
 namespace amp::widgets {
 namespace {
@@ -45,6 +51,37 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
     emit runActivated(table_->item(row, 0)->data(Qt::UserRole).toString());
   });
   connect(table_, &QTableWidget::itemSelectionChanged, this, [this] { emit selectionChanged(selectedRuns()); });
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    QTableWidgetItem* item = table_->itemAt(pos);
+    if (!item) return;
+    const QString dir = table_->item(item->row(), 0)->data(Qt::UserRole).toString();
+    QMenu menu(this);
+    menu.addAction(tr("Show in Dashboard"), this, [this, dir] { emit runActivated(dir); });
+    const QStringList selected = selectedRuns();
+    menu.addAction(tr("Compare Selected (%1)").arg(selected.size()), this, [this, selected] { emit compareRequested(selected); })
+        ->setEnabled(selected.size() >= 2);
+    menu.addSeparator();
+    menu.addAction(tr("Export Metrics as CSV…"), this, [this, dir] {
+      const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QDir(dir).dirName() + "-metrics.csv", tr("CSV files (*.csv)"));
+      QString error;
+      if (!path.isEmpty() && !exportRunCsv(dir, path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    menu.addAction(tr("Open Folder"), this, [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+  });
+}
+
+bool RunListPanel::exportRunCsv(const QString& runDir, const QString& path, QString* error) {
+  runlog::RunRecord record;
+  std::string why;
+  if (!record.loadRunDirectory(runDir.toStdString(), &why)) {
+    if (error) *error = QString::fromStdString(why);
+    return false;
+  }
+  why = util::writeFileAtomically(path.toStdString(), record.toCsv());
+  if (!why.empty() && error) *error = QString::fromStdString(why);
+  return why.empty();
 }
 
 void RunListPanel::setRunsFolder(const QString& folder) {

@@ -30,6 +30,8 @@ class RunListPanel : public QWidget {
   QStringList selectedRuns() const;
   void selectRuns(const QStringList& dirs);
   int runCount() const;
+  /// Writes a run's metrics as CSV (one column per metric). False with `error`.
+  static bool exportRunCsv(const QString& runDir, const QString& path, QString* error);
 
  public slots:
   void refresh();
@@ -37,6 +39,7 @@ class RunListPanel : public QWidget {
  signals:
   void runActivated(const QString& runDir);
   void selectionChanged(const QStringList& runDirs);
+  void compareRequested(const QStringList& runDirs);
 
  private:
   struct Cached {

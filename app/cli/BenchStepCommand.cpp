@@ -163,6 +163,44 @@ int runStep(StepArgs a) {
   return finite ? 0 : 1;
 }
 
+struct OverheadArgs {
+  std::string cfg;
+  std::vector<std::string> overrides;
+  train::OverheadOptions options;
+};
+
+int runOverhead(const OverheadArgs& a) {
+  auto cfg = loadConfigForCommand(a.cfg, a.overrides);
+  if (!cfg) return 2;
+  train::OverheadOptions o = a.options;
+  char tmpl[] = "/tmp/ampstudio-overhead-XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    std::cerr << "bench overhead: cannot create a folder under /tmp\n";
+    return 1;
+  }
+  o.work_dir = tmpl;
+  train::OverheadResult r;
+  std::string error;
+  std::cout << "engine overhead: " << a.cfg << ", batch " << cfg->getInt("TRAIN.BATCH_SIZE") << ", " << o.rounds << " rounds of "
+            << o.warmup << " + " << o.iterations << " iterations (one fixed random batch, no decoding; medians of per-iteration times)" << std::endl;
+  const bool ok = train::benchmarkEngineOverhead(*cfg, o, r, &error);
+  ::rmdir(tmpl);
+  if (!ok) {
+    std::cerr << "bench overhead: " << error << "\n";
+    return 1;
+  }
+  std::cout << std::fixed << std::setprecision(2) << "device " << r.device << ", precision " << r.precision << "\n";
+  for (std::size_t i = 0; i < r.bare_s.size(); ++i)
+    std::cout << "round " << i + 1 << ": bare loop " << r.bare_s[i] * 1e3 << " ms/iter, trainer " << r.trainer_s[i] * 1e3
+              << " ms/iter (" << std::showpos << (r.trainer_s[i] / r.bare_s[i] - 1) * 100 << std::noshowpos << " %)\n";
+  std::cout << "median: bare loop " << r.bare_median_s * 1e3 << " ms/iter, trainer " << r.trainer_median_s * 1e3 << " ms/iter\n"
+            << "trainer between steps, outside the step (events, metrics log, progress, LR): " << std::setprecision(3)
+            << r.bookkeeping_median_s * 1e3 << " ms/iter = " << r.bookkeeping_median_s / r.bare_median_s * 100 << " % of a bare step\n"
+            << "trainer / bare (median of paired rounds): " << std::setprecision(4) << r.overhead + 1 << "  (overhead "
+            << std::showpos << std::setprecision(2) << r.overhead * 100 << std::noshowpos << " %)\n";
+  return 0;
+}
+
 }  // namespace
 
 void addBenchStepCommand(CLI::App& bench, int& exitCode) {
@@ -207,6 +245,19 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
     pargs->overrides = overridesOf(prec);
     pargs->options.real_data = !*synthetic;
     exitCode = runStep(*pargs);
+  });
+
+  auto oargs = std::make_shared<OverheadArgs>();
+  CLI::App* over = bench.add_subcommand(
+      "overhead", "The trainer's per-iteration cost against a bare LibTorch loop on the same model and batch (no data decoding on either side)");
+  over->add_option("--cfg", oargs->cfg, "PySlowFast YAML config (its train list sets the epoch length)")->required()->check(CLI::ExistingFile);
+  over->add_option("--iters,--iterations", oargs->options.iterations, "Timed iterations per round (default 20)")->check(CLI::PositiveNumber);
+  over->add_option("--warmup", oargs->options.warmup, "Untimed iterations first (default 5)")->check(CLI::PositiveNumber);
+  over->add_option("--rounds", oargs->options.rounds, "Rounds of bare then trainer, paired (default 8)")->check(CLI::PositiveNumber);
+  acceptOverrides(over);
+  over->callback([oargs, over, &exitCode] {
+    oargs->overrides = overridesOf(over);
+    exitCode = runOverhead(*oargs);
   });
 }
 

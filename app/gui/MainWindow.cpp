@@ -30,6 +30,8 @@
 #include "TrainingController.h"
 #include "config/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
+#include "runlog/MetricsReader.h"
+#include "runlog/RunDirectory.h"
 #include "system/DeviceInfo.h"
 
 namespace amp::gui {
@@ -126,6 +128,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (QDir(dir) == QDir(controller_->runDir()) && controller_->isActive()) showTab("dashboard");
     else followRun(dir);
   });
+  connect(runs_, &widgets::RunListPanel::compareRequested, this, &MainWindow::compareRuns);
   connect(runs_, &widgets::RunListPanel::selectionChanged, this, [this](const QStringList& dirs) {
     if (dirs.size() < 2) return;
     const bool first = compare_->runs().size() < 2;
@@ -138,7 +141,10 @@ MainWindow::MainWindow(QWidget* parent)
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
   restoreState(settings.value("window/state").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1440, 900);
+  if (!settings.contains("window/geometry")) {
+    resize(1440, 900);
+    resizeDocks({runsDock}, {380}, Qt::Horizontal);
+  }
   dashboard_->setSmoothing(settings.value("dashboard/smoothing", 0.9).toDouble());
   for (const QString& dir : settings.value("runs/extra").toStringList())
     if (QFileInfo::exists(dir)) runs_->addRunDirectory(dir);
@@ -279,6 +285,9 @@ bool MainWindow::startTraining(bool quiet) {
                                                                                       controller_->outputDirUsed()),
                              10000);
   dashboard_->beginRun(QFileInfo(controller_->runDir()).fileName());
+  // A resumed run: its history first. Steps the engine has already written again arrive after
+  // its "resumed" event, which drops the older copies, so nothing is shown twice.
+  dashboard_->appendEvents(runlog::MetricsReader::readAll(runlog::RunDirectory(controller_->runDir().toStdString()).metricsPath()));
   dashboard_->setRunState(tr("Running"));
   runs_->refresh();
   showTab("dashboard");

@@ -161,7 +161,7 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
     case 1: vx = -speed; break;
     case 2: vy = speed; break;
     case 3: vy = -speed; break;
-    case 4: blinkPeriod = rng.uniform(7, 11), blinkPhase = rng.uniform(0, 2 * kPi); break;
+    case 4: blinkPeriod = rng.uniform(6, 9), blinkPhase = rng.uniform(0, 2 * kPi), scale = rng.uniform(12, 16); break;
     case 5: break;  // standing still: only the absence of change tells it apart
     case 6: growth = rng.uniform(1.035, 1.050), scale = rng.uniform(5, 8); break;
     default: growth = 1.0 / rng.uniform(1.035, 1.050), scale = rng.uniform(17, 23); break;
@@ -176,7 +176,8 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
     std::copy(background.begin(), background.end(), img);
     for (const auto& d : still) fillPolygon(img, w, h, d.shape, d.x, d.y, d.scale, d.angle);
     const double t = f - duration / 2;
-    const double opacity = blinkPeriod > 0 ? 0.55 + 0.45 * std::cos(2 * kPi * f / blinkPeriod + blinkPhase) : 1.0;
+    // Blinking: fully on to fully off and back, one to two cycles over the sampled frames.
+    const double opacity = blinkPeriod > 0 ? 0.5 + 0.5 * std::cos(2 * kPi * f / blinkPeriod + blinkPhase) : 1.0;
     fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle, opacity);
   }
   return video;

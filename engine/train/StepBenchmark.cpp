@@ -11,23 +11,16 @@
 #include "train/LrSchedule.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
+#include "train/Trainer.h"
+#include "runlog/MetricEvent.h"
+#include "config/ConfigLoader.h"
+#include <filesystem>
+#include <mutex>
 
 namespace amp::train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-MicroBatch randomBatch(const config::Config& c, int64_t batch, const torch::Device& device, bool channelsLast) {
-  const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
-  const int64_t t = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
-  const bool slowfast = c.getString("MODEL.ARCH") == "slowfast";
-  MicroBatch mb;
-  for (size_t p = 0; p < channels.size(); ++p)
-    mb.inputs.push_back(torch::randn({batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
-  mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
-  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch}, torch::TensorOptions().dtype(torch::kLong)).to(device);
-  return mb;
-}
 
 bool isOutOfMemory(const std::exception& e) {
   const std::string what = e.what();
@@ -45,7 +38,7 @@ int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const
       if (cl) toChannelsLast3d(*net);
       auto opt = buildOptimizer(c, *net);
       TrainStep step(c, *net, *opt, policy);
-      step.run({randomBatch(c, b, device, cl)});
+      step.run({randomMicroBatch(c, b, device, cl)});
       torch::cuda::synchronize();
       return true;
     } catch (const std::exception& e) {
@@ -117,7 +110,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       }
       int epoch = 0;
       auto nextBatch = [&]() -> MicroBatch {
-        if (!loader) return randomBatch(cfg, o.batch, device, channelsLast);
+        if (!loader) return randomMicroBatch(cfg, o.batch, device, channelsLast);
         auto b = loader->next();
         if (!b) {
           if (!loader->error().empty()) throw std::runtime_error(loader->error());
@@ -144,7 +137,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         torch::NoGradGuard noGrad;
         net->eval();  // one clip: batch norm on running statistics
         models::FlopCounter counter;
-        net->forward(randomBatch(cfg, 1, device, channelsLast).inputs);
+        net->forward(randomMicroBatch(cfg, 1, device, channelsLast).inputs);
         r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) * o.batch;  // backward costs about twice the forward
         net->train();
       }
@@ -194,6 +187,123 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
     return fail(e.what());
   }
   return true;
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Median seconds per iteration of the bare loop over `iterations` after `warmup` (the median
+// keeps a shared machine's hiccups out of the figure).
+double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy, const torch::Device& device, int warmup, int iterations) {
+  torch::manual_seed(0);
+  auto net = models::buildVideoNet(cfg);
+  net->to(device);
+  const bool cl = useChannelsLast3d(cfg, device);
+  if (cl) toChannelsLast3d(*net);
+  net->train();
+  auto opt = buildOptimizer(cfg, *net);
+  precision::GradScaler scaler({cfg.getFloat("AMP.INIT_SCALE"), cfg.getFloat("AMP.GROWTH_FACTOR"), cfg.getFloat("AMP.BACKOFF_FACTOR"),
+                                cfg.getInt("AMP.GROWTH_INTERVAL"), policy.scaler});
+  const MicroBatch b = randomMicroBatch(cfg, cfg.getInt("TRAIN.BATCH_SIZE"), device, cl);
+  std::vector<double> durations;
+  Clock::time_point last = Clock::now();
+  for (int i = 0; i < warmup + iterations; ++i) {
+    opt->zero_grad();
+    torch::Tensor y;
+    {
+      precision::AutocastGuard guard(policy.mixed, policy.autocastDevice(), policy.autocastType());
+      y = net->forward(b.inputs);
+    }
+    auto loss = torch::nn::functional::cross_entropy(y.to(torch::kFloat), b.labels);
+    scaler.scale(loss).backward();
+    scaler.step(*opt);
+    scaler.update();
+    if (device.is_cuda()) torch::cuda::synchronize();
+    const auto now = Clock::now();
+    if (i >= warmup) durations.push_back(std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+  return median(durations);
+}
+
+// Median seconds per iteration through the Trainer: the gaps between its own events' times
+// (steps warmup..warmup+iterations), everything the loop does between two steps included.
+double trainerLoop(const config::Config& base, const std::string& dir, int warmup, int iterations, double& bookkeeping,
+                   std::string* error) {
+  config::Config c = base;
+  std::filesystem::remove_all(dir);
+  c.set("OUTPUT_DIR", dir);
+  c.set("TRAIN.AUTO_RESUME", false);
+  c.set("TRAIN.EVAL_PERIOD", 100000);
+  c.set("TRAIN.CHECKPOINT_PERIOD", 100000);
+  c.set("SOLVER.MAX_EPOCH", 100000);
+  c.set("RNG_SEED", 0);
+  Trainer t(c, "bench overhead");
+  t.setSyntheticClips(true);
+  std::mutex m;
+  std::vector<double> times, stepTimes;
+  const std::int64_t last = warmup + iterations;
+  t.setEventSink([&](const runlog::MetricEvent& e) {
+    if (e.kind != runlog::kind::kTrain) return;
+    std::lock_guard<std::mutex> lock(m);
+    times.push_back(e.time_s);
+    stepTimes.push_back(e.value("iter_time_s").value_or(0.0));
+    if (e.step >= last) t.stop();
+  });
+  if (!t.start(error)) return -1;
+  t.wait();
+  std::filesystem::remove_all(dir);
+  if (static_cast<std::int64_t>(times.size()) < last) {
+    if (error) *error = "the trainer ended after " + std::to_string(times.size()) + " steps: " + t.error();
+    return -1;
+  }
+  std::vector<double> gaps, outside;
+  for (std::int64_t i = warmup; i < last; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    gaps.push_back(times[k] - times[k - 1]);
+    outside.push_back(gaps.back() - stepTimes[k]);
+  }
+  bookkeeping = median(outside);
+  return median(gaps);
+}
+
+}  // namespace
+
+bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o, OverheadResult& out, std::string* error) {
+  try {
+    const torch::Device device = trainingDevice(cfg);
+    const PrecisionPolicy policy = PrecisionPolicy::fromConfig(cfg);
+    out.precision = policy.name;
+    out.device = device.str();
+    out.batch = static_cast<int>(cfg.getInt("TRAIN.BATCH_SIZE"));
+    if (cfg.getInt("SOLVER.GRAD_ACCUM_STEPS") != 1) {
+      if (error) *error = "SOLVER.GRAD_ACCUM_STEPS: bench overhead compares single-batch steps; set it to 1";
+      return false;
+    }
+    const int warmup = std::max(1, o.warmup);
+    for (int r = 0; r < std::max(1, o.rounds); ++r) {
+      out.bare_s.push_back(bareLoop(cfg, policy, device, warmup, o.iterations));
+      double bookkeeping = 0;
+      const double t = trainerLoop(cfg, o.work_dir + "/overhead-run", warmup, o.iterations, bookkeeping, error);
+      if (t < 0) return false;
+      out.trainer_s.push_back(t);
+      out.bookkeeping_s.push_back(bookkeeping);
+    }
+    out.bare_median_s = median(out.bare_s);
+    out.trainer_median_s = median(out.trainer_s);
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < out.bare_s.size(); ++i) ratios.push_back(out.trainer_s[i] / out.bare_s[i]);
+    out.overhead = median(ratios) - 1;  // paired rounds: the machine's drift cancels
+    out.bookkeeping_median_s = median(out.bookkeeping_s);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
+    return false;
+  }
 }
 
 }  // namespace amp::train

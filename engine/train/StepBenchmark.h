@@ -41,6 +41,26 @@ struct StepBenchResult {
   int max_batch = 0;             ///< largest batch that fit (0: not searched)
 };
 
+/// Engine overhead: the config's model and batch trained through the Trainer (events, metrics
+/// log, progress, LR schedule, grad norm: everything but data decoding, which both sides skip
+/// by training on one fixed random batch) against a bare LibTorch loop (zero_grad, forward under
+/// autocast, loss, backward, scaler step) with no logging. Rounds alternate bare / trainer.
+struct OverheadOptions {
+  int iterations = 20;  ///< timed iterations per round
+  int warmup = 5;       ///< untimed iterations first
+  int rounds = 8;
+  std::string work_dir;  ///< where the trainer's throw-away run directories go
+};
+struct OverheadResult {
+  std::string precision, device;
+  int batch = 0;
+  std::vector<double> bare_s, trainer_s;  ///< median seconds per iteration, one per round
+  std::vector<double> bookkeeping_s;      ///< per round: the trainer's time between steps outside the step itself
+  double bare_median_s = 0, trainer_median_s = 0, bookkeeping_median_s = 0;
+  double overhead = 0;  ///< median over rounds of trainer / bare, minus 1
+};
+bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& options, OverheadResult& out, std::string* error);
+
 /// Runs the benchmark. False with `error` naming the config key or device problem.
 bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& options, std::vector<StepBenchResult>& out,
                            std::string* error);

@@ -122,4 +122,16 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   return out;
 }
 
+MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device, bool channelsLast) {
+  const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
+  const int64_t t = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
+  const bool slowfast = c.getString("MODEL.ARCH") == "slowfast";
+  MicroBatch mb;
+  for (size_t p = 0; p < channels.size(); ++p)
+    mb.inputs.push_back(torch::randn({batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
+  mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
+  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch}, torch::TensorOptions().dtype(torch::kLong)).to(device);
+  return mb;
+}
+
 }  // namespace amp::train

@@ -59,6 +59,9 @@ struct MicroBatch {
   torch::Tensor labels;
 };
 
+/// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
+MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device, bool channelsLast);
+
 struct StepOutcome {
   double loss = 0;              ///< mean loss over the micro-batches (unscaled)
   torch::Tensor logits;         ///< float32, detached, the micro-batches' logits concatenated

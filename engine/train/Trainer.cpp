@@ -201,6 +201,8 @@ void Trainer::run() {
     if (channelsLast) toChannelsLast3d(*net);
     auto optimizer = buildOptimizer(c, *net);
     TrainStep stepper(c, *net, *optimizer, policy);
+    const MicroBatch syntheticBatch =
+        synthetic_ ? randomMicroBatch(c, c.getInt("TRAIN.BATCH_SIZE"), device, channelsLast) : MicroBatch{};
     const LrSchedule schedule(c);
     const double killFactor = c.getFloat("TRAIN.KILL_LOSS_EXPLOSION_FACTOR");
     const int maxEpoch = static_cast<int>(c.getInt("SOLVER.MAX_EPOCH"));
@@ -254,7 +256,7 @@ void Trainer::run() {
     for (int epoch = startEpoch; epoch < maxEpoch; ++epoch) {
       net->train();
       const std::int64_t firstIter = epoch == startEpoch ? startIter : 0;
-      trainLoader.startEpoch(epoch, static_cast<int>(firstIter * accum));
+      if (!synthetic_) trainLoader.startEpoch(epoch, static_cast<int>(firstIter * accum));
       double epochLoss = 0, epochTop1 = 0, epochTop5 = 0;
       int epochIters = 0;
       for (std::int64_t it = firstIter; it < itersPerEpoch; ++it) {
@@ -271,7 +273,8 @@ void Trainer::run() {
         }
         std::vector<MicroBatch> micro;
         double dataWait = 0;
-        for (std::int64_t k = 0; k < accum; ++k) {
+        for (std::int64_t k = 0; k < accum && synthetic_; ++k) micro.push_back(syntheticBatch);
+        for (std::int64_t k = 0; k < accum && !synthetic_; ++k) {
           const auto t0 = Clock::now();
           auto batch = trainLoader.next();
           dataWait += since(t0);
@@ -357,7 +360,7 @@ void Trainer::run() {
       meta.updatedAt = runlog::unixTimeNow();
       dir.writeMetadata(meta);
 
-      if ((epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch) {  // validation, in FP32 as PySlowFast
+      if (!synthetic_ && ((epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch)) {  // validation, in FP32 as PySlowFast
         torch::NoGradGuard noGrad;
         net->eval();
         valLoader.startEpoch(epoch);

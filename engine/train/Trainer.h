@@ -36,6 +36,10 @@ class Trainer {
   /// Called on the engine thread for every event (after it is written to the run log). Set
   /// before start(); it must be quick and must not call back into the trainer.
   void setEventSink(std::function<void(const runlog::MetricEvent&)> sink);
+  /// Benchmarks only (bench overhead): every step trains on one fixed random batch of the
+  /// config's clip shape instead of decoding the dataset, whose train list still sets the
+  /// epoch length; validation is skipped. Set before start().
+  void setSyntheticClips(bool on) { synthetic_ = on; }
   /// Starts the engine thread. False with `error` when it cannot (e.g. OUTPUT_DIR unwritable).
   bool start(std::string* error);
   /// Takes effect between iterations.
@@ -61,6 +65,7 @@ class Trainer {
   std::atomic<TrainerState> state_{TrainerState::Idle};
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> pauseRequested_{false};
+  bool synthetic_ = false;
   mutable std::mutex mutex_;
   std::string error_;
   TrainerProgress progress_;

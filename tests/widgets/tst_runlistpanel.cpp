@@ -4,6 +4,7 @@
 #include <QTemporaryDir>
 
 #include "RunListPanel.h"
+#include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
 
 using namespace amp;
@@ -39,6 +40,42 @@ class TestRunListPanel : public QObject {
     QCOMPARE(panel.table()->item(1, 1)->text(), QString("failed"));
     QCOMPARE(panel.table()->item(1, 3)->text(), QString("bf16"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Time)->text(), QString("0:02:05"));
+  }
+
+  void summaryColumnsSelectionAndCsvExport() {
+    QTemporaryDir dir;
+    makeRun(dir.path() + "/a", "a", runlog::RunStatus::Finished, "fp32");
+    makeRun(dir.path() + "/b", "b", runlog::RunStatus::Finished, "bf16");
+    {
+      runlog::MetricsWriter w;
+      QCOMPARE(w.open(runlog::RunDirectory((dir.path() + "/b").toStdString()).metricsPath()), std::string());
+      runlog::MetricEvent t;
+      t.step = 1;
+      t.values = {{"loss", 2.0}, {"mem_peak_rss_bytes", 300.0 * 1024 * 1024}};
+      w.write(t);
+      runlog::MetricEvent v;
+      v.kind = runlog::kind::kVal;
+      v.step = 1;
+      v.values = {{"top1_err", 12.5}};
+      w.write(v);
+    }
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    QCOMPARE(panel.table()->item(1, widgets::RunListPanel::BestTop1)->text(), QString("87.5 %"));
+    QCOMPARE(panel.table()->item(1, widgets::RunListPanel::PeakMemory)->text(), QString("300 MiB"));
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(), QString());
+    QSignalSpy selection(&panel, &widgets::RunListPanel::selectionChanged);
+    panel.selectRuns({dir.path() + "/a", dir.path() + "/b"});
+    QCOMPARE(panel.selectedRuns(), (QStringList{dir.path() + "/a", dir.path() + "/b"}));
+    panel.refresh();  // keeps the selection
+    QCOMPARE(panel.selectedRuns().size(), 2);
+    QString error;
+    QVERIFY2(widgets::RunListPanel::exportRunCsv(dir.path() + "/b", dir.path() + "/b.csv", &error), qPrintable(error));
+    QFile csv(dir.path() + "/b.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readAll(), QByteArray("kind,step,epoch,time_s,loss,mem_peak_rss_bytes,top1_err\ntrain,1,0,0,2,314572800,\nval,1,0,0,,,12.5\n"));
+    QVERIFY(!widgets::RunListPanel::exportRunCsv(dir.path() + "/missing", dir.path() + "/m.csv", &error));
+    QVERIFY(error.contains("missing"));
   }
 
   void damagedMetadataIsShownNotHidden() {

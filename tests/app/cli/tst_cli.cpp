@@ -123,6 +123,16 @@ class TestCli : public QObject {
     QVERIFY2(prec.out.contains("training data") && prec.out.contains("\nfp32 ") && prec.out.contains("\nbf16 ") &&
                  prec.out.contains("bf16 / fp32:") && prec.out.contains("loss@2"),
              qPrintable(prec.out));
+    // Engine overhead: the trainer against a bare loop, one round (the ratio itself is noise at
+    // this size; docs/training.md has the measured figure).
+    auto over = runCli(QStringList{"bench", "overhead", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--iters", "3", "--warmup", "1",
+                                   "--rounds", "1", "TRAIN.BATCH_SIZE", "2", "X3D.DIM_C5", "32"} + dataArgs);
+    QCOMPARE(over.exitCode, 0);
+    QVERIFY2(over.out.contains("round 1: bare loop ") && over.out.contains("trainer / bare (median of paired rounds): ") && over.out.contains("precision bf16"),
+             qPrintable(over.out));
+    auto accum = runCli(QStringList{"bench", "overhead", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "SOLVER.GRAD_ACCUM_STEPS", "2"} + dataArgs);
+    QCOMPARE(accum.exitCode, 1);
+    QVERIFY2(accum.err.contains("SOLVER.GRAD_ACCUM_STEPS"), qPrintable(accum.err));
   }
 
   void benchStepComparesPrecisions() {

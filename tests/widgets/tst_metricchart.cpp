@@ -1,0 +1,74 @@
+// The chart under long runs: past its direct-point limit it draws a min/max envelope (spikes
+// stay), zooming in shows every point again, following fits the axes from running extents.
+#include <QtTest>
+
+#include "MetricChart.h"
+
+using amp::widgets::MetricChart;
+
+class TestMetricChart : public QObject {
+  Q_OBJECT
+ private slots:
+  void envelopeKeepsSpikesAndZoomShowsEveryPoint() {
+    MetricChart chart("test", "value");
+    chart.resize(600, 300);
+    const int s = chart.addSeries("loss", Qt::blue);
+    QVector<double> x, y;
+    for (int i = 0; i < 100000; ++i) {
+      x.push_back(i);
+      y.push_back(i == 54321 ? 1000.0 : (i % 7) / 7.0);
+    }
+    // In two appends, as live updates arrive.
+    chart.appendPoints(s, x.mid(0, 60000), y.mid(0, 60000));
+    chart.appendPoints(s, x.mid(60000), y.mid(60000));
+    QCOMPARE(chart.pointCount(s), std::size_t(100000));
+    chart.fitIfFollowing();
+    QCOMPARE(chart.xAxis->range().lower, 0.0);
+    QCOMPARE(chart.xAxis->range().upper, 99999.0);
+    QVERIFY(chart.yAxis->range().upper >= 1000.0);
+    chart.replot();
+    const auto* data = chart.seriesGraph(s)->data().data();
+    QVERIFY2(data->size() < 5000, qPrintable(QString::number(data->size())));  // about two points per pixel
+    double top = 0;
+    for (auto it = data->constBegin(); it != data->constEnd(); ++it) top = std::max(top, it->value);
+    QCOMPARE(top, 1000.0);  // the one spike survives the envelope
+    // Zoomed in: the raw points of the range (and one beyond each side).
+    chart.setFollowing(false);
+    chart.xAxis->setRange(54300, 54340);
+    chart.replot();
+    data = chart.seriesGraph(s)->data().data();
+    QCOMPARE(data->size(), 43);
+    QCOMPARE(data->at(22)->key, 54321.0);
+    QCOMPARE(data->at(22)->value, 1000.0);
+    QVERIFY(chart.valuesAt(54321.2).join(' ').contains("loss: 1000"));
+    chart.fitY();
+    QVERIFY(chart.yAxis->range().upper > 1000.0 && chart.yAxis->range().lower < 0.0);
+  }
+
+  void log2AxisShowsAConstantScale() {
+    MetricChart chart("scale", "factor");
+    const int s = chart.addSeries("loss scale", Qt::red);
+    chart.setYScale(MetricChart::YScale::Log2);
+    chart.appendPoints(s, {1, 2, 3}, {1, 1, 1});
+    chart.fitIfFollowing();
+    QCOMPARE(chart.yAxis->range().lower, 0.25);
+    QCOMPARE(chart.yAxis->range().upper, 4.0);
+    QCOMPARE(chart.yAxis->scaleType(), QCPAxis::stLogarithmic);
+  }
+
+  void exportWritesPngAndPdf() {
+    QTemporaryDir dir;
+    MetricChart chart("lr", "");
+    const int s = chart.addSeries("lr", Qt::darkGreen);
+    chart.appendPoints(s, {0, 1, 2}, {0.1, 0.05, 0.0});
+    QVERIFY(chart.exportTo(dir.path() + "/lr.png", 400, 300));
+    QVERIFY(chart.exportTo(dir.path() + "/lr.pdf", 400, 300));
+    QCOMPARE(QImage(dir.path() + "/lr.png").width(), 800);  // 2x for sharp text
+    QFile pdf(dir.path() + "/lr.pdf");
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(5) == "%PDF-");
+  }
+};
+
+QTEST_MAIN(TestMetricChart)
+#include "tst_metricchart.moc"
