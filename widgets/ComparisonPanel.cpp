@@ -100,30 +100,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
     charts_.push_back(c);
     grid->addWidget(c, static_cast<int>(i) / 3, static_cast<int>(i) % 3);
   }
-  for (MetricChart* c : charts_) {
-    connect(c, &MetricChart::trackerMoved, this, [this](double x) {
-      for (MetricChart* o : charts_) o->showTrackerAt(x);
-    });
-    connect(c, &MetricChart::trackerLeft, this, [this] {
-      for (MetricChart* o : charts_) o->hideTracker();
-    });
-    connect(c, &MetricChart::userChangedXRange, this, [this, c](const QCPRange& r) {
-      for (MetricChart* o : charts_)
-        if (o != c) {
-          o->setFollowing(false);
-          o->xAxis->setRange(r);
-          o->fitY();
-          o->replot(QCustomPlot::rpQueuedReplot);
-        }
-    });
-    connect(c, &MetricChart::followingChanged, this, [this](bool on) {
-      if (!on) return;
-      for (MetricChart* o : charts_) {
-        o->setFollowing(true);
-        o->replot(QCustomPlot::rpQueuedReplot);
-      }
-    });
-  }
+  linkCharts(charts_, this);
   for (QTableWidget* t : {summary_, diff_}) {
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->verticalHeader()->hide();

@@ -108,28 +108,17 @@ DashboardPanel::DashboardPanel(QWidget* parent)
     for (MetricChart* c : charts_) c->replot();
     emit followingChanged(on);
   });
-  for (MetricChart* c : charts_) {
-    connect(c, &MetricChart::trackerMoved, this, [this](double x) {
-      for (MetricChart* o : charts_) o->showTrackerAt(x);
-    });
-    connect(c, &MetricChart::trackerLeft, this, [this] {
-      for (MetricChart* o : charts_) o->hideTracker();
-    });
-    connect(c, &MetricChart::userChangedXRange, this, [this, c](const QCPRange& r) {
-      for (MetricChart* o : charts_) {
-        if (o == c) continue;
-        o->setFollowing(false);
-        o->xAxis->setRange(r);
-        o->fitY();
-        o->replot(QCustomPlot::rpQueuedReplot);
-      }
-      QSignalBlocker block(followCheck_);
-      followCheck_->setChecked(false);
-    });
+  linkCharts(charts_, this, [this] {
+    QSignalBlocker block(followCheck_);
+    followCheck_->setChecked(false);
+  });
+  for (MetricChart* c : charts_)
     connect(c, &MetricChart::followingChanged, this, [this](bool on) {
-      if (on && !followCheck_->isChecked()) followCheck_->setChecked(true);  // double-click: all follow again
+      if (on && !followCheck_->isChecked()) {  // double-click: all follow again
+        QSignalBlocker block(followCheck_);
+        followCheck_->setChecked(true);
+      }
     });
-  }
   followTimer_->setInterval(40);
   connect(followTimer_, &QTimer::timeout, this, &DashboardPanel::pollFollowed);
   setSmoothing(0.9);

@@ -24,6 +24,34 @@ QColor seriesColor(int index) {
   return colors[static_cast<unsigned>(index) % 10];
 }
 
+void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const std::function<void()>& userRanged) {
+  for (MetricChart* c : charts) {
+    QObject::connect(c, &MetricChart::trackerMoved, context, [charts](double x) {
+      for (MetricChart* o : charts) o->showTrackerAt(x);
+    });
+    QObject::connect(c, &MetricChart::trackerLeft, context, [charts] {
+      for (MetricChart* o : charts) o->hideTracker();
+    });
+    QObject::connect(c, &MetricChart::userChangedXRange, context, [charts, c, userRanged](const QCPRange& r) {
+      for (MetricChart* o : charts) {
+        if (o == c) continue;
+        o->setFollowing(false);
+        o->xAxis->setRange(r);
+        o->fitY();
+        o->replot(QCustomPlot::rpQueuedReplot);
+      }
+      if (userRanged) userRanged();
+    });
+    QObject::connect(c, &MetricChart::followingChanged, context, [charts](bool on) {
+      if (!on) return;
+      for (MetricChart* o : charts) {
+        o->setFollowing(true);
+        o->replot(QCustomPlot::rpQueuedReplot);
+      }
+    });
+  }
+}
+
 QColor stableColor(const QString& key) { return seriesColor(static_cast<int>(qHash(key) % 10)); }
 
 MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* parent)

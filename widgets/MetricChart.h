@@ -4,6 +4,7 @@
 // linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
 // follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
 #include <QString>
+#include <functional>
 #include <vector>
 #include <qcustomplot.h>
 
@@ -103,6 +104,11 @@ class MetricChart : public QCustomPlot {
   QCPItemText* trackerText_;
   QCPTextElement* titleElement_;
 };
+
+/// Makes charts act as one view: the tracker shows on all, a zoom or pan of one sets the others'
+/// X range (and stops their following), a double-click on one makes all follow again.
+/// `userRanged` (optional) runs after a user's zoom or pan.
+void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const std::function<void()>& userRanged = {});
 
 /// A number for a tracker or a table: 4 significant digits, thousands plain.
 QString formatMetric(double v);
