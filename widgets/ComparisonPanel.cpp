@@ -57,12 +57,6 @@ const std::vector<ChartSpec>& chartSpecs() {
   return specs;
 }
 
-QString mib(double bytes) { return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 0); }
-QString duration(double s) {
-  const auto t = static_cast<qint64>(std::lround(s));
-  return t >= 3600 ? QStringLiteral("%1:%2:%3").arg(t / 3600).arg((t / 60) % 60, 2, 10, QLatin1Char('0')).arg(t % 60, 2, 10, QLatin1Char('0'))
-                   : QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QLatin1Char('0'));
-}
 }  // namespace
 
 ComparisonPanel::ComparisonPanel(QWidget* parent)
@@ -228,16 +222,14 @@ void ComparisonPanel::rebuildCharts() {
       QVector<double> x, y;
       x.reserve(static_cast<int>(s->size()));
       y.reserve(static_cast<int>(s->size()));
-      double ema = 0;
-      std::size_t n = 0;
+      SmoothedValue smooth(0.95);
       for (std::size_t i = 0; i < s->size(); ++i) {
         double v = s->value[i];
         if (spec.accuracy) v = 100.0 - v;
         v /= spec.divide;
         if (spec.smooth) {
           if (!std::isfinite(v)) continue;
-          ema = 0.95 * ema + 0.05 * v;
-          v = ema / (1 - std::pow(0.95, static_cast<double>(++n)));
+          v = smooth.add(v);
         }
         x.push_back(xs[i]);
         y.push_back(v);
@@ -276,13 +268,13 @@ void ComparisonPanel::rebuildSummary() {
     cells << cell(s.bestValTop1, base ? base->bestValTop1 : std::nullopt, pct(s.bestValTop1));
     cells << cell(s.finalValTop1, base ? base->finalValTop1 : std::nullopt, pct(s.finalValTop1));
     cells << cell(s.finalLoss, base ? base->finalLoss : std::nullopt, s.finalLoss ? QString::number(*s.finalLoss, 'f', 4) : QString());
-    cells << cell(s.peakMemoryBytes, base ? base->peakMemoryBytes : std::nullopt, s.peakMemoryBytes ? mib(*s.peakMemoryBytes) : QString());
+    cells << cell(s.peakMemoryBytes, base ? base->peakMemoryBytes : std::nullopt, s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString());
     cells << cell(s.itersPerSecond, base ? base->itersPerSecond : std::nullopt, s.itersPerSecond ? QString::number(*s.itersPerSecond, 'f', 2) : QString());
     cells << cell(s.clipsPerSecond, base ? base->clipsPerSecond : std::nullopt, s.clipsPerSecond ? QString::number(*s.clipsPerSecond, 'f', 1) : QString());
     cells << QString::number(s.skippedSteps);
     const std::optional<double> wall = s.wallTimeSeconds > 0 ? std::optional<double>(s.wallTimeSeconds) : std::nullopt;
     const std::optional<double> baseWall = base && base->wallTimeSeconds > 0 ? std::optional<double>(base->wallTimeSeconds) : std::nullopt;
-    cells << cell(wall, baseWall, duration(s.wallTimeSeconds));
+    cells << cell(wall, baseWall, formatDuration(s.wallTimeSeconds));
     cells << (run.meta ? QString::fromLatin1(runlog::toString(run.meta->status)) + (run.meta->error.empty() ? QString() : ": " + QString::fromStdString(run.meta->error))
                        : run.problem);
     for (int c = 0; c < cells.size(); ++c) {

@@ -31,8 +31,7 @@ struct DashboardPanel::Binding {
   Transform transform;
   std::string onlyWhere;  ///< markers: only points where this train metric is > 0.5
   std::size_t done = 0;
-  double ema = 0;
-  std::size_t emaCount = 0;
+  SmoothedValue smooth{0.9};
 };
 
 DashboardPanel::DashboardPanel(QWidget* parent)
@@ -234,7 +233,7 @@ double DashboardPanel::xOf(const runlog::MetricEvent& e) const {
 
 void DashboardPanel::rebuild() {
   for (MetricChart* c : charts_) c->clearPoints();
-  for (auto& b : bindings_) b->done = 0, b->ema = 0, b->emaCount = 0;
+  for (auto& b : bindings_) b->done = 0, b->smooth = SmoothedValue(smoothing_);
   notableDone_ = 0;
   messages_->clear();
   const QString label = xAxis_ == XAxis::Step ? tr("step") : xAxis_ == XAxis::Epoch ? tr("epoch") : tr("time (s)");
@@ -258,10 +257,7 @@ void DashboardPanel::updateCharts() {
       if (b->transform == Transform::MiB) v /= kMiB;
       if (b->transform == Transform::Ema || b->transform == Transform::AccuracyEma) {
         if (!std::isfinite(v)) continue;  // one NaN step must not poison the average
-        b->ema = smoothing_ * b->ema + (1 - smoothing_) * v;
-        ++b->emaCount;
-        const double debias = 1 - std::pow(smoothing_, static_cast<double>(b->emaCount));
-        v = debias > 0 ? b->ema / debias : v;
+        v = b->smooth.add(v);
       }
       x.push_back(xs[i]);
       y.push_back(v);

@@ -17,6 +17,13 @@ QString formatMetric(double v) {
   return QString::number(v, 'g', 4);
 }
 
+QString formatDuration(double seconds) {
+  const auto s = static_cast<qint64>(std::max(0.0, std::round(seconds)));
+  return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString formatMiB(double bytes) { return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 0); }
+
 QColor seriesColor(int index) {
   static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
                                   QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),

@@ -4,6 +4,7 @@
 // linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
 // follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
 #include <QString>
+#include <cmath>
 #include <functional>
 #include <vector>
 #include <qcustomplot.h>
@@ -112,6 +113,27 @@ void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const
 
 /// A number for a tracker or a table: 4 significant digits, thousands plain.
 QString formatMetric(double v);
+/// Seconds as H:MM:SS ("0:02:05").
+QString formatDuration(double seconds);
+/// Bytes as whole mebibytes ("380 MiB").
+QString formatMiB(double bytes);
+
+/// Exponential moving average with TensorBoard's bias correction (the first values are not
+/// pulled towards 0). weight 0 returns the raw values.
+class SmoothedValue {
+ public:
+  explicit SmoothedValue(double weight = 0.9) : weight_(weight) {}
+  double add(double v) {
+    value_ = weight_ * value_ + (1 - weight_) * v;
+    const double debias = 1 - std::pow(weight_, static_cast<double>(++count_));
+    return debias > 0 ? value_ / debias : v;
+  }
+
+ private:
+  double weight_;
+  double value_ = 0;
+  std::size_t count_ = 0;
+};
 /// The chart palette (10 colours that stay apart on light and dark backgrounds).
 QColor seriesColor(int index);
 /// A colour that stays with a name (a run) whichever other names are shown.

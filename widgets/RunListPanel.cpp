@@ -15,19 +15,11 @@
 #include <set>
 
 #include "ConfigEditorPanel.h"
+#include "MetricChart.h"
 #include "runlog/RunDirectory.h"
 #include "util/AtomicFile.h"
 
 namespace amp::widgets {
-namespace {
-
-QString durationText(double seconds) {
-  const auto s = static_cast<qint64>(std::max(0.0, seconds));
-  return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
-
-}  // namespace
-
 RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabel), table_(new QTableWidget) {
   table_->setColumnCount(ColumnCount);
   table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Model"), tr("Precision"), tr("Best val top-1"), tr("Peak memory"),
@@ -155,8 +147,8 @@ void RunListPanel::refresh() {
                QString::fromStdString(meta->model),
                QString::fromStdString(meta->precision),
                s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString(),
-               s.peakMemoryBytes ? QStringLiteral("%1 MiB").arg(*s.peakMemoryBytes / (1024.0 * 1024.0), 0, 'f', 0) : QString(),
-               meta->startedAt > 0 ? durationText(end - meta->startedAt) : QString(),
+               s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString(),
+               meta->startedAt > 0 ? formatDuration(end - meta->startedAt) : QString(),
                meta->startedAt > 0 ? QDateTime::fromSecsSinceEpoch(static_cast<qint64>(meta->startedAt)).toString("yyyy-MM-dd hh:mm") : QString()};
     }
     for (int c = 0; c < cells.size(); ++c) {

@@ -25,6 +25,7 @@
 #include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
 #include "DashboardPanel.h"
+#include "MetricChart.h"
 #include "RunListPanel.h"
 #include "SchemaBrowser.h"
 #include "TrainingController.h"
@@ -44,10 +45,6 @@ QString deviceSummary() {
   return QObject::tr("CPU · %1 cores · %2").arg(d.cpu_cores).arg(QString::fromStdString(d.blas));
 }
 
-QString clock(double seconds) {
-  const auto s = static_cast<qint64>(std::max(0.0, seconds));
-  return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
-}
 
 /// True when `dir` holds a demo dataset of the current generator version.
 bool demoDataCurrent(const QString& dir) {
@@ -387,7 +384,7 @@ void MainWindow::updateProgress() {
                      .arg(p.max_epoch)
                      .arg(p.step)
                      .arg(total);
-  if (auto eta = controller_->etaSeconds(); eta && controller_->isActive()) text += tr(" · ETA %1").arg(clock(*eta));
+  if (auto eta = controller_->etaSeconds(); eta && controller_->isActive()) text += tr(" · ETA %1").arg(widgets::formatDuration(*eta));
   progress_->setText(text);
   progressBar_->setVisible(total > 0);
   progressBar_->setRange(0, static_cast<int>(std::max<std::int64_t>(1, total)));

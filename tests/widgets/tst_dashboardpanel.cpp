@@ -89,6 +89,21 @@ class TestDashboardPanel : public QObject {
     QCOMPARE(controller.outputDirUsed(), QString::fromStdString(out));
     controller.stop();
     controller.waitForEnd();
+
+    // A finished run is kept: the next start of its config goes to a fresh folder beside it.
+    const std::string done = dir_.path().toStdString() + "/run-done";
+    config::Config oneEpoch = r.config;
+    oneEpoch.set("OUTPUT_DIR", done);
+    oneEpoch.set("SOLVER.MAX_EPOCH", 1);
+    QVERIFY2(controller.start(oneEpoch, "demo.yaml", &why), qPrintable(why));
+    controller.waitForEnd();
+    QCOMPARE(controller.state(), train::TrainerState::Finished);
+    QVERIFY(controller.etaSeconds() && *controller.etaSeconds() == 0.0);
+    QVERIFY2(controller.start(oneEpoch, "demo.yaml", &why), qPrintable(why));
+    QCOMPARE(controller.outputDirUsed(), QString::fromStdString(done + "-2"));
+    controller.waitForEnd();
+    QCOMPARE(controller.state(), train::TrainerState::Finished);
+    QCOMPARE(runlog::RunDirectory(done + "-2").readMetadata()->status, runlog::RunStatus::Finished);
   }
 
   void followsARunAnotherProcessWrites() {
