@@ -209,7 +209,8 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   step->add_option("--cfg", args->cfg, "Config naming the model and input size")->required()->check(CLI::ExistingFile);
   step->add_option("--precision", args->precision, "both (fp32 then amp), fp32, amp, bf16 or fp16")
       ->check(CLI::IsMember({"both", "fp32", "amp", "bf16", "fp16"}));
-  step->add_option("--batch", args->options.batch, "Clips per step")->check(CLI::PositiveNumber);
+  args->options.batch = 0;  // the config's TRAIN.BATCH_SIZE unless --batch says otherwise
+  step->add_option("--batch", args->options.batch, "Clips per step (default TRAIN.BATCH_SIZE)")->check(CLI::PositiveNumber);
   step->add_option("--iterations", args->options.iterations, "Timed steps")->check(CLI::PositiveNumber);
   step->add_option("--warmup", args->options.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   step->add_option("--threads", args->options.threads, "CPU threads (default: all cores)");

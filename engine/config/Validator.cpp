@@ -136,6 +136,13 @@ void checkRun(Checker& ck) {
     ck.error("TRAIN.BATCH_SIZE", "is " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) +
                                      ", not divisible by NUM_GPUS x NUM_SHARDS = " +
                                      std::to_string(gpus * c.getInt("NUM_SHARDS")) + " (it is the total batch)");
+  // Batch norm after the head's global pooling sees one value per channel and clip: training
+  // needs at least two clips on each device (LibTorch fails deep inside otherwise).
+  const auto perDevice = c.getInt("TRAIN.BATCH_SIZE") / std::max<std::int64_t>(1, gpus * c.getInt("NUM_SHARDS"));
+  if (c.getBool("TRAIN.ENABLE") && c.getString("MODEL.ARCH") == "x3d" && c.getBool("X3D.BN_LIN5") && perDevice < 2)
+    ck.error(ck.blame({"TRAIN.BATCH_SIZE", "X3D.BN_LIN5"}),
+             "X3D.BN_LIN5 normalises the pooled head over the batch, which needs at least 2 clips per device; "
+             "TRAIN.BATCH_SIZE gives " + std::to_string(perDevice) + ". Raise the batch or set X3D.BN_LIN5 False");
   if (c.getBool("TRAIN.MIXED_PRECISION") && gpus == 0 && c.getString("AMP.DTYPE") == "float16")
     ck.error("AMP.DTYPE", "float16 mixed precision needs a CUDA GPU (NUM_GPUS 0 trains on the CPU); "
                           "use bfloat16 or auto on the CPU");

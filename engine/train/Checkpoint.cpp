@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "train/ErrorText.h"
 #include "util/AtomicFile.h"
 
 namespace amp::train {
@@ -209,7 +210,7 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   } catch (const std::exception& e) {
     fail(path, std::string("not a checkpoint LibTorch can read (PySlowFast's own .pyth files hold OrderedDicts, which "
-                           "LibTorch 1.13 cannot load): ") + e.what());
+                           "LibTorch 1.13 cannot load): ") + errorText(e));
   }
   if (!value.isGenericDict()) fail(path, "not a checkpoint dict");
   const auto ck = value.toGenericDict();

@@ -7,6 +7,7 @@
 #include "amp/GradScaler.h"
 #include "config/ConfigLoader.h"
 #include "models/VideoModels.h"
+#include "train/ErrorText.h"
 #include "train/TrainStep.h"
 
 namespace amp::train {
@@ -123,7 +124,7 @@ std::vector<CudaCheck> runCudaChecks(const std::string& configDir, std::string* 
     try {
       out.push_back(fn());
     } catch (const std::exception& e) {
-      out.push_back({name, false, e.what()});
+      out.push_back({name, false, errorText(e)});
     }
   };
   guarded("gradient scaler", scalerCheck);

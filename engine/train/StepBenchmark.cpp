@@ -8,6 +8,7 @@
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "system/MemoryProbe.h"
+#include "train/ErrorText.h"
 #include "train/LrSchedule.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
@@ -25,6 +26,11 @@ using Clock = std::chrono::steady_clock;
 bool isOutOfMemory(const std::exception& e) {
   const std::string what = e.what();
   return what.find("out of memory") != std::string::npos || what.find("CUDA error: out of memory") != std::string::npos;
+}
+
+// The smallest batch the model trains on: batch norm over the pooled X3D head needs two clips.
+int smallestBatch(const config::Config& c) {
+  return c.getString("MODEL.ARCH") == "x3d" && c.getBool("X3D.BN_LIN5") ? 2 : 1;
 }
 
 // Largest batch one training step fits in on the GPU: doubling, then bisection.
@@ -47,7 +53,7 @@ int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const
     }
   };
   int good = 0, bad = 0;
-  for (int b = 1; b <= 65536; b *= 2) {
+  for (int b = smallestBatch(c); b <= 65536; b *= 2) {
     const bool ok = fits(b);
     system::releaseCudaCache();
     if (!ok) {
@@ -82,6 +88,9 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
     const bool channelsLast = useChannelsLast3d(cfg, device);
     if (o.max_batch && !cuda)
       return fail("--max-batch needs CUDA (NUM_GPUS 1): on the CPU the limit is the machine's RAM, not an allocator");
+    if (o.batch < smallestBatch(cfg))
+      return fail("--batch " + std::to_string(o.batch) + ": X3D.BN_LIN5 normalises the pooled head over the batch, which needs at least " +
+                  std::to_string(smallestBatch(cfg)) + " clips");
     for (const auto& requested : o.precisions) {
       const PrecisionPolicy policy = PrecisionPolicy::forced(cfg, requested);
       torch::manual_seed(static_cast<uint64_t>(cfg.getInt("RNG_SEED")));
@@ -184,7 +193,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       out.push_back(r);
     }
   } catch (const std::exception& e) {
-    return fail(e.what());
+    return fail(errorText(e));
   }
   return true;
 }
@@ -301,7 +310,7 @@ bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o
     out.bookkeeping_median_s = median(out.bookkeeping_s);
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = e.what();
+    if (error) *error = errorText(e);
     return false;
   }
 }

@@ -7,6 +7,7 @@
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
+#include "train/ErrorText.h"
 #include "train/TrainStep.h"
 
 namespace amp::train {
@@ -90,7 +91,7 @@ bool runMultiViewTest(const config::Config& c, const TestOptions& o, TestResult&
     for (size_t i = 0; i < correct.size(); ++i)
       r.per_class_top1_err[i] = r.per_class_videos[i] ? 100.0 * (1.0 - static_cast<double>(correct[i]) / r.per_class_videos[i]) : 0.0;
   } catch (const std::exception& e) {
-    if (error) *error = e.what();
+    if (error) *error = errorText(e);
     return false;
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

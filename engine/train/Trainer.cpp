@@ -16,6 +16,7 @@
 #include "system/MemoryProbe.h"
 #include "train/LrSchedule.h"
 #include "train/Checkpoint.h"
+#include "train/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
 
@@ -187,10 +188,13 @@ void Trainer::run() {
       return list;
     };
     const auto params = data::ClipParams::fromConfig(c);
-    data::VideoLoader trainLoader(readList("train"), params, data::Split::Train, data::LoaderOptions::fromConfig(c, data::Split::Train));
-    data::VideoLoader valLoader(readList("val"), params, data::Split::Val, data::LoaderOptions::fromConfig(c, data::Split::Val));
+    // Random clips (bench overhead) need no dataset: the lists stay empty, an epoch is 1000 steps.
+    data::VideoLoader trainLoader(synthetic_ ? data::KineticsList{} : readList("train"), params, data::Split::Train,
+                                  data::LoaderOptions::fromConfig(c, data::Split::Train));
+    data::VideoLoader valLoader(synthetic_ ? data::KineticsList{} : readList("val"), params, data::Split::Val,
+                                data::LoaderOptions::fromConfig(c, data::Split::Val));
     const auto accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
-    const auto itersPerEpoch = static_cast<std::int64_t>(trainLoader.batchesPerEpoch()) / accum;
+    const auto itersPerEpoch = synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader.batchesPerEpoch()) / accum;
     if (itersPerEpoch == 0)
       throw std::runtime_error("TRAIN.BATCH_SIZE: " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) + " clips x SOLVER.GRAD_ACCUM_STEPS " +
                                std::to_string(accum) + " is more than the training set holds; no full optimizer step");
@@ -399,10 +403,10 @@ void Trainer::run() {
     finish(TrainerState::Finished, "");
   } catch (const std::exception& e) {
     try {
-      event("error", e.what(), progress().step, progress().epoch);
+      event("error", errorText(e), progress().step, progress().epoch);
     } catch (...) {
     }
-    finish(TrainerState::Failed, e.what());
+    finish(TrainerState::Failed, errorText(e));
   }
 }
 

@@ -241,6 +241,13 @@ class TestConfigLoader : public QObject {
     QVERIFY2(findDiag(cosine.diagnostics, "SOLVER.COSINE_END_LR"), dump(cosine.diagnostics).c_str());
     auto shard = ConfigLoader().loadText("NUM_SHARDS: 2\nSHARD_ID: 2\n", "sh.yaml", ".");
     QVERIFY(findDiag(shard.diagnostics, "SHARD_ID"));
+    // Batch norm over the pooled X3D head cannot train on one clip per device.
+    const std::string x3d = "MODEL:\n  ARCH: x3d\nX3D:\n  BN_LIN5: True\nTRAIN:\n  BATCH_SIZE: ";
+    auto one = ConfigLoader().loadText(x3d + "1\n", "x.yaml", ".");
+    d = findDiag(one.diagnostics, "TRAIN.BATCH_SIZE");
+    QVERIFY2(d && d->where.line == 6 && d->message.find("at least 2 clips") != std::string::npos, dump(one.diagnostics).c_str());
+    QVERIFY(!findDiag(ConfigLoader().loadText(x3d + "2\n", "x.yaml", ".").diagnostics, "TRAIN.BATCH_SIZE"));
+    QVERIFY(!findDiag(ConfigLoader().loadText(x3d + "1\n  ENABLE: False\n", "x.yaml", ".").diagnostics, "TRAIN.BATCH_SIZE"));
   }
 
   void warnings() {
