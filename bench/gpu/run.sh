@@ -6,7 +6,8 @@
 #      kernels against an injected inf; float16 / bfloat16 autocast forward + backward of each
 #      model family, plain and channels-last-3d);
 #   3. runs bench precision (FP32 vs AMP, synthetic clips) on SlowFast 8x8 R50 and X3D-M at
-#      batch 32-64, printing the table researchers quote.
+#      batch 32-64, printing the table researchers quote;
+#   4. runs bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16).
 # yaml-cpp, nlohmann-json and CLI11 come from the system or from .gpu-deps/ (bench/gpu/pack-deps.sh).
 # Usage: bench/gpu/run.sh [OUTDIR]    (results and logs go to OUTDIR, default bench-gpu-out/)
 set -euo pipefail
@@ -54,5 +55,9 @@ bench() {  # name, config, batch, extra KEY VALUE ...
 bench slowfast-8x8-r50 configs/Kinetics/SLOWFAST_8x8_R50.yaml 32
 bench x3d-m configs/Kinetics/X3D_M.yaml 64
 bench x3d-m-channels-last configs/Kinetics/X3D_M.yaml 64 AMP.CHANNELS_LAST_3D True
+
+log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
+"$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds 5 NUM_GPUS 1 \
+  TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
 log "done (status $status); results in $out/"
 exit $status

@@ -1,7 +1,10 @@
 #include "train/TrainStep.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
@@ -49,8 +52,22 @@ torch::Device trainingDevice(const config::Config& c) {
     at::globalContext().setBenchmarkCuDNN(true);  // PySlowFast: torch.backends.cudnn.benchmark
     return {torch::kCUDA, 0};
   }
-  torch::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  torch::set_num_threads(cpuTrainingThreads());
   return {torch::kCPU};
+}
+
+int cpuTrainingThreads() {
+  // OMP_NUM_THREADS as PyTorch reads it (a shared server's way to cap a job); else every core
+  // this process may run on (taskset / container limits, not the machine's total).
+  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
+    char* end = nullptr;
+    const long n = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && n > 0) return static_cast<int>(n);
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 bool useChannelsLast3d(const config::Config& c, const torch::Device& device) {

@@ -44,9 +44,12 @@ struct PrecisionPolicy {
 };
 
 /// The device NUM_GPUS asks for: CUDA device 0 with cudnn benchmark mode (as PySlowFast), or the
-/// CPU with every core as LibTorch threads. Throws std::runtime_error naming NUM_GPUS when this
-/// LibTorch has no CUDA device.
+/// CPU with cpuTrainingThreads() LibTorch threads. Throws std::runtime_error naming NUM_GPUS
+/// when this LibTorch has no CUDA device.
 torch::Device trainingDevice(const config::Config& c);
+/// LibTorch threads for CPU training: OMP_NUM_THREADS when set (as PyTorch), else the cores this
+/// process may run on (its CPU affinity).
+int cpuTrainingThreads();
 /// AMP.CHANNELS_LAST_3D and a CUDA device: convolution weights and clips in NDHWC order.
 bool useChannelsLast3d(const config::Config& c, const torch::Device& device);
 void toChannelsLast3d(torch::nn::Module& net);

@@ -37,8 +37,8 @@ class Trainer {
   /// before start(); it must be quick and must not call back into the trainer.
   void setEventSink(std::function<void(const runlog::MetricEvent&)> sink);
   /// Benchmarks only (bench overhead): every step trains on one fixed random batch of the
-  /// config's clip shape instead of decoding the dataset, whose train list still sets the
-  /// epoch length; validation is skipped. Set before start().
+  /// config's clip shape instead of decoding the dataset (no dataset needed: an epoch is 1000
+  /// steps); validation is skipped. Set before start().
   void setSyntheticClips(bool on) { synthetic_ = on; }
   /// Starts the engine thread. False with `error` when it cannot (e.g. OUTPUT_DIR unwritable).
   bool start(std::string* error);

@@ -124,9 +124,11 @@ class TestCli : public QObject {
                  prec.out.contains("bf16 / fp32:") && prec.out.contains("loss@2"),
              qPrintable(prec.out));
     // Engine overhead: the trainer against a bare loop, one round (the ratio itself is noise at
-    // this size; docs/training.md has the measured figure).
+    // this size; docs/training.md has the measured figure). Random clips: no dataset needed, as
+    // on a GPU server without one.
     auto over = runCli(QStringList{"bench", "overhead", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--iters", "3", "--warmup", "1",
-                                   "--rounds", "1", "TRAIN.BATCH_SIZE", "2", "X3D.DIM_C5", "32"} + dataArgs);
+                                   "--rounds", "1", "TRAIN.BATCH_SIZE", "2", "X3D.DIM_C5", "32", "DATA.PATH_TO_DATA_DIR",
+                                   "/nonexistent-dataset"});
     QCOMPARE(over.exitCode, 0);
     QVERIFY2(over.out.contains("round 1: bare loop ") && over.out.contains("trainer / bare (median of paired rounds): ") && over.out.contains("precision bf16"),
              qPrintable(over.out));
@@ -143,6 +145,10 @@ class TestCli : public QObject {
     auto fp16 = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--precision", "fp16"});
     QCOMPARE(fp16.exitCode, 1);
     QVERIFY2(fp16.err.contains("AMP.DTYPE: float16 mixed precision needs CUDA"), qPrintable(fp16.err));
+    // One clip cannot train the demo's batch-normalised X3D head: said in one line, no LibTorch backtrace.
+    auto one = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--batch", "1", "--precision", "bf16"});
+    QCOMPARE(one.exitCode, 1);
+    QVERIFY2(one.err.contains("--batch 1: X3D.BN_LIN5") && !one.err.contains("frame #"), qPrintable(one.err));
   }
 
   void modelSummary() {
