@@ -8,7 +8,7 @@ build_dir=${AMPSTUDIO_BUILD_DIR:-build}
 demo_cfg=configs/demo/DEMO_X3D_TINY.yaml
 cli="$build_dir/app/cli/ampstudio-cli"
 # (Re)write the demo dataset when it is missing or was written by an older generator.
-if [ ! -f demo-data/train.csv ] || ! grep -Eq '"version": 3([^0-9]|$)' demo-data/demo-data.json 2>/dev/null; then
+if [ ! -f demo-data/train.csv ] || ! grep -Eq '"version": 4([^0-9]|$)' demo-data/demo-data.json 2>/dev/null; then
   echo "== Writing the demo dataset to demo-data/ (8 motion classes, 1,200 clips, about 10 s) =="
   rm -rf demo-data
   "$cli" make-demo-data --out demo-data

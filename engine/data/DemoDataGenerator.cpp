@@ -163,8 +163,8 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
     case 3: vy = -speed; break;
     case 4: blinkPeriod = rng.uniform(6, 9), blinkPhase = rng.uniform(0, 2 * kPi), scale = rng.uniform(12, 16); break;
     case 5: break;  // standing still: only the absence of change tells it apart
-    case 6: growth = rng.uniform(1.035, 1.050), scale = rng.uniform(5, 8); break;
-    default: growth = 1.0 / rng.uniform(1.035, 1.050), scale = rng.uniform(17, 23); break;
+    case 6: growth = rng.uniform(1.045, 1.060), scale = rng.uniform(5, 7); break;  // x2.8-3.8 over 24 frames
+    default: growth = 1.0 / rng.uniform(1.045, 1.060), scale = rng.uniform(18, 24); break;
   }
   // Place the path's midpoint so the whole path stays in the frame.
   const double margin = scale * std::max(1.0, std::pow(growth, duration)) + 2;

@@ -67,6 +67,15 @@ class TestDemoData : public QObject {
     QVERIFY(a != c);
   }
 
+  void runScriptKnowsTheCurrentVersion() {
+    // scripts/run.sh rewrites demo-data/ when its version is not this one.
+    QFile f(QStringLiteral(AMPSTUDIO_SOURCE_DIR) + "/scripts/run.sh");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString script = QString::fromUtf8(f.readAll());
+    QVERIFY2(script.contains(QString("\"version\": %1([^0-9]|$)").arg(kDemoDataVersion)),
+             "scripts/run.sh checks another demo data version than kDemoDataVersion");
+  }
+
   void theClassIsInTheMotion() {
     // The moving shape's centroid (pixels that change between the first and the last frame)
     // travels in the direction the class names; no frame on its own says it.
