@@ -80,7 +80,7 @@ class TestCli : public QObject {
     auto check = runCli(QStringList{"data", "check", "--cfg", config("demo/DEMO_X3D_TINY.yaml")} + dataArgs);
     QCOMPARE(check.exitCode, 0);
     QVERIFY2(check.out.contains("total: 48 clips ok, 0 failed"), qPrintable(check.out));
-    QVERIFY(check.out.contains("size 112x84"));
+    QVERIFY(check.out.contains("size 84x84"));
     // Damage the dataset: one missing video, one file that is not a video.
     QFile::remove(data + "/videos/train/growing_0001.mp4");
     QFile junk(data + "/videos/val/shrinking_0000.mp4");
