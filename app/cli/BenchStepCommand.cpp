@@ -251,7 +251,7 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   auto oargs = std::make_shared<OverheadArgs>();
   CLI::App* over = bench.add_subcommand(
       "overhead", "The trainer's per-iteration cost against a bare LibTorch loop on the same model and batch (no data decoding on either side)");
-  over->add_option("--cfg", oargs->cfg, "PySlowFast YAML config (its train list sets the epoch length)")->required()->check(CLI::ExistingFile);
+  over->add_option("--cfg", oargs->cfg, "PySlowFast YAML config (model, clip shape, batch, optimizer; no dataset is read)")->required()->check(CLI::ExistingFile);
   over->add_option("--iters,--iterations", oargs->options.iterations, "Timed iterations per round (default 20)")->check(CLI::PositiveNumber);
   over->add_option("--warmup", oargs->options.warmup, "Untimed iterations first (default 5)")->check(CLI::PositiveNumber);
   over->add_option("--rounds", oargs->options.rounds, "Rounds of bare then trainer, paired (default 8)")->check(CLI::PositiveNumber);

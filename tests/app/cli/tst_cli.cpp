@@ -145,6 +145,11 @@ class TestCli : public QObject {
     auto fp16 = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--precision", "fp16"});
     QCOMPARE(fp16.exitCode, 1);
     QVERIFY2(fp16.err.contains("AMP.DTYPE: float16 mixed precision needs CUDA"), qPrintable(fp16.err));
+    // Without --batch: the config's TRAIN.BATCH_SIZE.
+    auto dflt = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--precision", "bf16", "--iterations", "1",
+                        "--warmup", "0", "X3D.DIM_C5", "32", "TRAIN.BATCH_SIZE", "3"});
+    QCOMPARE(dflt.exitCode, 0);
+    QVERIFY2(dflt.out.contains("batch 3,"), qPrintable(dflt.out));
     // One clip cannot train the demo's batch-normalised X3D head: said in one line, no LibTorch backtrace.
     auto one = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--batch", "1", "--precision", "bf16"});
     QCOMPARE(one.exitCode, 1);

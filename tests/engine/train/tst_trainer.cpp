@@ -222,6 +222,22 @@ class TestTrainer : public QObject {
     QCOMPARE(meta->error, t.error());
   }
 
+  void aLibTorchErrorIsOneMessage() {
+    // One clip through the batch-normalised X3D head fails inside LibTorch (the validator refuses
+    // this config; set here behind its back): the run says LibTorch's message, not its backtrace.
+    const std::string out = dir_.path().toStdString() + "/run-torch-error";
+    config::Config c = demoConfig(out);
+    c.set("TRAIN.BATCH_SIZE", 1);
+    train::Trainer t(c, "demo.yaml");
+    std::string error;
+    QVERIFY(t.start(&error));
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Failed);
+    QVERIFY2(t.error().find("Expected more than 1 value per channel") != std::string::npos, t.error().c_str());
+    QVERIFY2(t.error().find("frame #") == std::string::npos && t.error().find('\n') == std::string::npos, t.error().c_str());
+    QCOMPARE(runlog::RunDirectory(out).readMetadata()->error, t.error());
+  }
+
   void unwritableOutputIsRefusedAtStart() {
     train::Trainer t(demoConfig("/proc/ampstudio-no"), "demo.yaml");
     std::string error;

@@ -2,6 +2,9 @@
 
 #include <QTemporaryDir>
 
+#include <algorithm>
+#include <thread>
+
 #include "config/ConfigLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
@@ -36,6 +39,18 @@ class TestTrainStep : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void initTestCase() { torch::set_num_threads(2); }
+
+  void cpuThreadsFollowOmpNumThreads() {
+    const QByteArray saved = qgetenv("OMP_NUM_THREADS");
+    qputenv("OMP_NUM_THREADS", "1");
+    QCOMPARE(train::cpuTrainingThreads(), 1);
+    qputenv("OMP_NUM_THREADS", "zero");  // not a number: ignored
+    const int fromAffinity = train::cpuTrainingThreads();
+    qunsetenv("OMP_NUM_THREADS");
+    QCOMPARE(train::cpuTrainingThreads(), fromAffinity);
+    QVERIFY(fromAffinity >= 1 && fromAffinity <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    if (!saved.isNull()) qputenv("OMP_NUM_THREADS", saved);
+  }
 
   void precisionPolicyFollowsTheConfig() {
     auto p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "True"}));
