@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "train/ErrorText.h"
 #include "util/AtomicFile.h"
@@ -18,7 +20,20 @@ namespace {
 // Plain (generic) dicts and lists: what Python's torch.load reads back as dict and list.
 c10::impl::GenericDict newDict() { return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()); }
 
-std::string paramKey(const torch::Tensor& p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+// The key of a parameter's optimizer state: the TensorImpl's address printed as a string in
+// LibTorch 1.x, the address itself in 2.x.
+using StateKey = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+template <class Key>
+Key stateKeyOf(c10::TensorImpl* impl) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream s;
+    s << static_cast<const void*>(impl);
+    return s.str();
+  } else {
+    return impl;
+  }
+}
+StateKey paramKey(const torch::Tensor& p) { return stateKeyOf<StateKey>(p.unsafeGetTensorImpl()); }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) { throw std::runtime_error(path + ": " + why); }
 
