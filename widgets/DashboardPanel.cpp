@@ -282,7 +282,8 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   QString icon = QStringLiteral("•");
   QColor color = palette().color(QPalette::Text);
   if (e.name == "error" || e.name == "diverged") icon = QStringLiteral("✖"), color = QColor("#d62728");
-  else if (e.name == "decode_failure" || e.name == "scaler_backoff" || e.name == "warning") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
+  else if (e.name == "decode_failure" || e.name == "scaler_backoff" || e.name == "nonfinite_gradients" ||
+           e.name == "warning") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
   QString message = QString::fromStdString(e.message);
   if (e.name == "checkpoint") message = QFileInfo(message).fileName();  // the folder is the run's
   auto* item = new QListWidgetItem(QStringLiteral("%1 step %2 · %3: %4").arg(icon).arg(e.step).arg(QString::fromStdString(e.name), message));

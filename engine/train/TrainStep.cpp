@@ -116,7 +116,7 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     lossSum += value;
     logits.push_back(y.detach().to(torch::kFloat));
     labels.push_back(mb.labels);
-    if (!std::isfinite(value) && !policy_.mixed) {  // FP32: nothing to rescue; keep the weights
+    if (!std::isfinite(value) && !scaler_.enabled()) {  // no scaler to skip the step: keep the weights
       out.finite_loss = false;
       continue;
     }
@@ -131,6 +131,15 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   }
   scaler_.unscale(optimizer_);
   out.grad_norm = globalGradNorm(net_);
+  if (!scaler_.enabled() && !std::isfinite(out.grad_norm)) {
+    // A finite loss with inf/NaN gradients and no scaler to catch them (FP32, bfloat16, AMP.SCALER
+    // off): applying them would turn every weight into NaN. Skip the step as a scaler would; the
+    // trainer counts it against AMP.MAX_SKIPPED_STEPS. (Seen: Debian's LibTorch 2.6 on the CPU,
+    // whose bfloat16 convolution backward now and then returns NaN.)
+    optimizer_.zero_grad();
+    out.update.scale_before = out.update.scale_after = 1.0;
+    return out;
+  }
   if (clipVal_) clipGradientsByValue(net_, *clipVal_);
   else if (clipNorm_) clipGradientsByNorm(net_, *clipNorm_);
   out.stepped = scaler_.step(optimizer_);

@@ -70,8 +70,8 @@ struct StepOutcome {
   torch::Tensor logits;         ///< float32, detached, the micro-batches' logits concatenated
   torch::Tensor labels;         ///< concatenated labels
   double grad_norm = 0;         ///< global L2 norm of the unscaled gradients, before clipping
-  bool stepped = false;         ///< false when the scaler skipped the step (inf/NaN gradients)
-  bool finite_loss = true;      ///< false: FP32 loss was inf/NaN and the step was not taken
+  bool stepped = false;         ///< false when the step was skipped (inf/NaN gradients)
+  bool finite_loss = true;      ///< false: the loss was inf/NaN with no scaler running, no step taken
   precision::ScaleUpdate update;
 };
 
@@ -81,7 +81,9 @@ class TrainStep {
 
   /// One optimizer step over the micro-batches (gradient accumulation when there are several:
   /// each loss is divided by their number, gradients add up, and the scaler unscales and steps
-  /// once). In FP32 a non-finite loss leaves the weights untouched and reports finite_loss false.
+  /// once). Without a running scaler (FP32, bfloat16, AMP.SCALER off) a non-finite loss leaves the
+  /// weights untouched and reports finite_loss false, and inf/NaN gradients of a finite loss skip
+  /// the step (stepped false), as a scaler would.
   StepOutcome run(const std::vector<MicroBatch>& micro);
 
   precision::GradScaler& scaler() { return scaler_; }

@@ -205,6 +205,8 @@ void Trainer::run() {
     if (channelsLast) toChannelsLast3d(*net);
     auto optimizer = buildOptimizer(c, *net);
     TrainStep stepper(c, *net, *optimizer, policy);
+    const bool scaling = stepper.scaler().enabled();
+    const std::string noScaler = policy.mixed ? "autocast without a loss scaler" : "FP32";
     const MicroBatch syntheticBatch =
         synthetic_ ? randomMicroBatch(c, c.getInt("TRAIN.BATCH_SIZE"), device, channelsLast) : MicroBatch{};
     const LrSchedule schedule(c);
@@ -300,7 +302,7 @@ void Trainer::run() {
         if (cuda) torch::cuda::synchronize();
         if (!out.finite_loss)
           throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " + std::to_string(step + 1) +
-                                   " (FP32, nothing to skip); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
+                                   " (" + noScaler + ", nothing to skip); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
         if (killFactor > 0 && recentLosses.size() == 5 && std::isfinite(out.loss)) {
           double mean = 0;
           for (double l : recentLosses) mean += l / 5;
@@ -313,13 +315,17 @@ void Trainer::run() {
         if (update.backed_off)
           event("scaler_backoff", "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) + " -> " +
                                       std::to_string(update.scale_after), step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
+        if (!out.stepped && !scaling)
+          event("nonfinite_gradients", "inf/NaN gradients of a finite loss (" + noScaler + "): step skipped, weights kept",
+                step + 1, fracEpoch, {});
         if (update.grew)
           event("scaler_growth", "loss scale " + std::to_string(update.scale_before) + " -> " + std::to_string(update.scale_after),
                 step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
         if (skippedInARow > maxSkipped)
           throw std::runtime_error("diverged: " + std::to_string(skippedInARow) + " optimizer steps in a row had inf/NaN gradients "
                                    "(AMP.MAX_SKIPPED_STEPS " + std::to_string(maxSkipped) +
-                                   "); lower SOLVER.BASE_LR or SOLVER.LR_SCALE, or try AMP.DTYPE bfloat16");
+                                   "); lower SOLVER.BASE_LR or SOLVER.LR_SCALE" +
+                                   (scaling ? std::string(", or try AMP.DTYPE bfloat16") : std::string()));
         if (stepper.scaler().enabled() && minScale > 0 && update.scale_after < minScale)
           throw std::runtime_error("diverged: the loss scale fell to " + std::to_string(update.scale_after) +
                                    ", below AMP.MIN_LOSS_SCALE " + std::to_string(minScale) + "; lower SOLVER.BASE_LR or try bfloat16");

@@ -133,6 +133,47 @@ class TestTrainStep : public QObject {
     QVERIFY(std::isfinite(ok.grad_norm) && ok.grad_norm > 0);
   }
 
+  void withoutAScalerNonFiniteGradientsSkipTheStep_data() {
+    QTest::addColumn<QString>("mixed");
+    QTest::newRow("bf16") << "True";  // bfloat16 on the CPU: AMP.SCALER auto runs no scaler
+    QTest::newRow("fp32") << "False";
+  }
+  void withoutAScalerNonFiniteGradientsSkipTheStep() {
+    QFETCH(QString, mixed);
+    const auto c = tinyMViT({"TRAIN.MIXED_PRECISION", mixed.toStdString()});
+    auto net = models::buildVideoNet(c);
+    auto opt = train::buildOptimizer(c, *net);
+    train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
+    QVERIFY(!step.scaler().enabled());
+    std::vector<torch::Tensor> before;
+    for (const auto& p : net->parameters()) before.push_back(p.detach().clone());
+    // A finite loss whose gradients are not (as a faulty convolution backward returns them).
+    auto target = net->parameters()[1];
+    const auto hook = target.register_hook([](torch::Tensor g) { return torch::full_like(g, std::numeric_limits<float>::quiet_NaN()); });
+    const auto bad = step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    target.remove_hook(hook);
+    QVERIFY(bad.finite_loss && std::isfinite(bad.loss));
+    QVERIFY(!std::isfinite(bad.grad_norm));
+    QVERIFY(!bad.stepped);
+    QCOMPARE(bad.update.scale_after, 1.0);
+    auto params = net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) QVERIFY(torch::equal(before[i], params[i]));  // bit-identical
+    const auto ok = step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    QVERIFY(ok.stepped && std::isfinite(ok.grad_norm));
+    QVERIFY(!torch::equal(before[1], net->parameters()[1]));
+    for (const auto& p : net->parameters()) QVERIFY(torch::isfinite(p).all().item<bool>());
+
+    // A non-finite loss: nothing to skip without a scaler, the weights are kept and the caller told.
+    for (const auto& p : net->parameters()) before.push_back(p.detach().clone());
+    before.erase(before.begin(), before.begin() + static_cast<long>(params.size()));
+    auto x = torch::randn({2, 3, 4, 32, 32});
+    x[0][0][0][0][0] = std::numeric_limits<float>::quiet_NaN();
+    const auto nan = step.run({batch(x, torch::tensor({0, 1}, torch::kLong))});
+    QVERIFY(!nan.finite_loss && !nan.stepped);
+    params = net->parameters();
+    for (size_t i = 0; i < params.size(); ++i) QVERIFY(torch::equal(before[i], params[i]));
+  }
+
   void checkpointRoundTrip() {
     QTemporaryDir dir;
     const auto c = tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "SOLVER.OPTIMIZING_METHOD", "adamw"});
