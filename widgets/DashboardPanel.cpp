@@ -235,6 +235,8 @@ void DashboardPanel::rebuild() {
   for (MetricChart* c : charts_) c->clearPoints();
   for (auto& b : bindings_) b->done = 0, b->smooth = SmoothedValue(smoothing_);
   notableDone_ = 0;
+  scaleChecked_ = 0;
+  scaleVaries_ = false;
   messages_->clear();
   const QString label = xAxis_ == XAxis::Step ? tr("step") : xAxis_ == XAxis::Epoch ? tr("epoch") : tr("time (s)");
   for (MetricChart* c : charts_) c->setXLabel(label);
@@ -267,6 +269,14 @@ void DashboardPanel::updateCharts() {
   }
   const auto& notable = record_.notableEvents();
   for (; notableDone_ < notable.size(); ++notableDone_) addNotable(notable[notableDone_]);
+  if (const runlog::Series* s = record_.series("train", "loss_scale")) {
+    for (; scaleChecked_ < s->size(); ++scaleChecked_) scaleVaries_ = scaleVaries_ || s->value[scaleChecked_] != 1.0;
+    // A flat line at 1 would look like a scaler stuck at 1; say that none runs.
+    chart(tr("Loss scale"))->setNote(s->size() && !scaleVaries_ ? tr("No loss scaling in this run (1 at every step):\n"
+                                                                     "bfloat16 and FP32 have float32's exponent\n"
+                                                                     "range, small gradients do not underflow.")
+                                                                : QString());
+  }
   for (MetricChart* c : charts_) {
     for (int i = 0; i < c->seriesCount(); ++i) {
       QCPGraph* g = c->seriesGraph(i);

@@ -111,10 +111,26 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   trackerText_->setPadding(QMargins(4, 2, 4, 2));
   trackerText_->setVisible(false);
   trackerText_->setSelectable(false);
+  noteText_ = new QCPItemText(this);
+  noteText_->setPositionAlignment(Qt::AlignCenter);
+  noteText_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  noteText_->position->setCoords(0.5, 0.78);
+  noteText_->setTextAlignment(Qt::AlignCenter);
+  noteText_->setFont(small);
+  noteText_->setColor(pal.color(QPalette::PlaceholderText));
+  noteText_->setVisible(false);
+  noteText_->setSelectable(false);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::refreshEnvelopes);
   connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
     if (!following_) emit userChangedXRange(r);
   });
+}
+
+void MetricChart::setNote(const QString& text) {
+  if (text == note_) return;
+  note_ = text;
+  noteText_->setText(text);
+  noteText_->setVisible(!text.isEmpty());
 }
 
 int MetricChart::addSeries(const QString& name, const QColor& color, Style style, QCPScatterStyle::ScatterShape marker) {

@@ -39,6 +39,9 @@ class MetricChart : public QCustomPlot {
   /// Where the legend sits inside the plot (default top right; bottom right for rising curves).
   void setLegendCorner(Qt::Alignment corner) { axisRect()->insetLayout()->setInsetAlignment(0, corner); }
   const QString& title() const { return title_; }
+  /// A line or two of grey text inside the plot that says what the curves alone do not (empty: none).
+  void setNote(const QString& text);
+  const QString& note() const { return note_; }
 
   /// Following: the X range spans all data and Y fits it after every update. Turned off by any
   /// zoom or pan; double-click turns it on again.
@@ -104,6 +107,8 @@ class MetricChart : public QCustomPlot {
   QCPItemStraightLine* trackerLine_;
   QCPItemText* trackerText_;
   QCPTextElement* titleElement_;
+  QCPItemText* noteText_;
+  QString note_;
 };
 
 /// Makes charts act as one view: the tracker shows on all, a zoom or pan of one sets the others'

@@ -135,6 +135,29 @@ class TestDashboardPanel : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(dashboard.stateText().contains("Finished"), 5000);
   }
 
+  void aRunWithoutLossScalingSaysSo() {
+    widgets::DashboardPanel dashboard;
+    dashboard.beginRun("bf16");
+    widgets::MetricChart* scale = dashboard.chart("Loss scale");
+    QVERIFY(scale->note().isEmpty());  // no data yet: nothing to say
+    std::vector<runlog::MetricEvent> events;
+    for (int s = 1; s <= 5; ++s) {
+      events.push_back(trainEvent(s, 1.0));
+      events.back().values["loss_scale"] = 1.0;
+    }
+    dashboard.appendEvents(events);
+    QVERIFY2(scale->note().contains("No loss scaling"), qPrintable(scale->note()));
+    // A scale other than 1 (a float16 run's scaler at work): the curve speaks for itself.
+    dashboard.appendEvents({trainEvent(6, 1.0)});
+    QVERIFY(scale->note().isEmpty());
+    dashboard.appendEvents({trainEvent(7, 1.0)});
+    QVERIFY(scale->note().isEmpty());
+    // A new run starts over.
+    dashboard.beginRun("fp32");
+    dashboard.appendEvents(events);
+    QVERIFY(!scale->note().isEmpty());
+  }
+
   void axisSmoothingAndExport() {
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("synthetic");
