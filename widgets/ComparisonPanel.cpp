@@ -236,6 +236,13 @@ void ComparisonPanel::rebuildCharts() {
       }
       c->appendPoints(idx, x, y);
     }
+    if (spec.log2) {  // the loss scale: say when no run scaled its loss (bf16, FP32)
+      bool any = false, scaled = false;
+      for (int i = 0; i < c->seriesCount(); ++i)
+        for (auto it = c->seriesGraph(i)->data()->constBegin(); it != c->seriesGraph(i)->data()->constEnd(); ++it)
+          any = true, scaled = scaled || it->value != 1.0;
+      c->setNote(any && !scaled ? tr("No run scaled its loss (1 at every step):\nbfloat16 and FP32 need no loss scaling.") : QString());
+    }
     c->fitIfFollowing();
     c->replot(QCustomPlot::rpQueuedReplot);
   }

@@ -121,6 +121,7 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   noteText_->setVisible(false);
   noteText_->setSelectable(false);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::refreshEnvelopes);
+  connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::placeLegend);
   connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
     if (!following_) emit userChangedXRange(r);
   });
@@ -255,6 +256,61 @@ void MetricChart::appendEnvelope(const Store& s, int level, std::size_t i0, std:
     }
   }
   appendEnvelope(s, level - 1, b1 * size, i1, out);
+}
+
+void MetricChart::setLegendCorner(Qt::Alignment corner) {
+  preferredCorner_ = corner;
+  axisRect()->insetLayout()->setInsetAlignment(0, corner);
+}
+
+// Data points (of the drawn graphs, inside the visible X range) whose pixels fall in `area`;
+// long series are sampled so that about `budget` points per graph are looked at.
+int MetricChart::pointsUnder(const QRectF& area, int budget) const {
+  int n = 0;
+  const QCPRange r = xAxis->range();
+  for (int i = 0; i < graphCount(); ++i) {
+    const QCPGraph* g = graph(i);
+    if (!g->visible() || g->dataCount() == 0) continue;
+    const auto data = g->data();
+    const auto begin = data->findBegin(r.lower), end = data->findEnd(r.upper);
+    const auto count = end - begin;
+    const auto stride = std::max<decltype(count)>(1, count / std::max(1, budget));
+    for (auto it = begin; it < end; it += stride) {
+      if (!std::isfinite(it->value)) continue;
+      const QPointF p(xAxis->coordToPixel(it->key), yAxis->coordToPixel(it->value));
+      if (area.contains(p)) n += static_cast<int>(stride);
+    }
+  }
+  return n;
+}
+
+void MetricChart::placeLegend() {
+  if (!legend->visible() || legend->itemCount() == 0) return;
+  const QSizeF size = legend->outerRect().size();  // from the last layout
+  const QRectF plot = axisRect()->rect();
+  if (size.isEmpty() || plot.isEmpty()) return;
+  auto areaOf = [&](Qt::Alignment c) {
+    const double x = c & Qt::AlignLeft ? plot.left() : plot.right() - size.width();
+    const double y = c & Qt::AlignTop ? plot.top() : plot.bottom() - size.height();
+    return QRectF(QPointF(x, y), size);
+  };
+  const Qt::Alignment corners[] = {preferredCorner_, Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                   Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft};
+  const Qt::Alignment current = legendCorner();
+  if (current != preferredCorner_ && pointsUnder(areaOf(preferredCorner_), 2000) == 0) {
+    axisRect()->insetLayout()->setInsetAlignment(0, preferredCorner_);  // its own corner is clear again
+    return;
+  }
+  const int here = pointsUnder(areaOf(current), 2000);
+  if (here == 0) return;
+  Qt::Alignment best = current;
+  int fewest = here;
+  for (Qt::Alignment c : corners) {
+    const int n = pointsUnder(areaOf(c), 2000);
+    // Another corner only when it hides clearly fewer points: the legend must not flicker.
+    if (n < fewest && (c == preferredCorner_ ? n * 4 <= here * 3 : n * 2 <= here)) best = c, fewest = n;
+  }
+  if (best != current) axisRect()->insetLayout()->setInsetAlignment(0, best);
 }
 
 void MetricChart::refreshEnvelopes() {

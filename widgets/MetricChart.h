@@ -36,8 +36,10 @@ class MetricChart : public QCustomPlot {
   void setYScale(YScale scale);
   YScale yScale() const { return yScale_; }
   void setXLabel(const QString& label);
-  /// Where the legend sits inside the plot (default top right; bottom right for rising curves).
-  void setLegendCorner(Qt::Alignment corner) { axisRect()->insetLayout()->setInsetAlignment(0, corner); }
+  /// The corner the legend prefers (default top right). Before each replot the legend moves to
+  /// the corner that hides the fewest data points, and back when its own corner is clear again.
+  void setLegendCorner(Qt::Alignment corner);
+  Qt::Alignment legendCorner() const { return axisRect()->insetLayout()->insetAlignment(0); }
   const QString& title() const { return title_; }
   /// A line or two of grey text inside the plot that says what the curves alone do not (empty: none).
   void setNote(const QString& text);
@@ -100,6 +102,9 @@ class MetricChart : public QCustomPlot {
   void extendPyramid(Store& s);
   void appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1, QVector<QCPGraphData>& out) const;
   void refreshEnvelopes();
+  void placeLegend();
+  int pointsUnder(const QRectF& area, int budget) const;
+  Qt::Alignment preferredCorner_ = Qt::AlignTop | Qt::AlignRight;
   std::vector<Store> stores_;
   QString title_;
   YScale yScale_ = YScale::Linear;

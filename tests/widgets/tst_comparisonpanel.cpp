@@ -16,7 +16,7 @@ using namespace amp;
 namespace {
 // A finished run of `steps` steps: loss from 2 down, 10 s per step / `speed`, peak memory `mem` MiB.
 void recordRun(const QString& dir, const std::string& name, const std::string& precision, double speed, double memMiB,
-               double finalErr, const std::string& yaml) {
+               double finalErr, const std::string& yaml, double lossScale = 1.0) {
   runlog::RunDirectory run(dir.toStdString());
   run.ensureExists();
   runlog::RunMetadata m;
@@ -35,7 +35,7 @@ void recordRun(const QString& dir, const std::string& name, const std::string& p
     e.epoch = s / 10.0;
     e.time_s = s * 1.0 / speed;
     e.values = {{"loss", 2.0 - s * 0.05}, {"iter_time_s", 1.0 / speed}, {"clips_per_s", 8 * speed}, {"lr", 0.1},
-                {"loss_scale", 1.0}, {"skipped", 0.0}, {"mem_peak_rss_bytes", memMiB * 1024 * 1024}};
+                {"loss_scale", lossScale}, {"skipped", 0.0}, {"mem_peak_rss_bytes", memMiB * 1024 * 1024}};
     w.write(e);
   }
   runlog::MetricEvent val;
@@ -70,6 +70,17 @@ class TestComparisonPanel : public QObject {
       QCOMPARE(c->seriesGraph(0)->name(), QString("demo-fp32"));
       QVERIFY(c->seriesGraph(0)->pen().color() != c->seriesGraph(1)->pen().color());  // one colour per run
     }
+    // Neither run scaled its loss: the loss-scale chart says so rather than show two flat lines.
+    widgets::MetricChart* scale = nullptr;
+    for (widgets::MetricChart* c : panel.charts())
+      if (c->title() == "Loss scale") scale = c;
+    QVERIFY(scale);
+    QVERIFY2(scale->note().contains("No run scaled its loss"), qPrintable(scale->note()));
+    const QString fp16 = dir.path() + "/fp16";
+    recordRun(fp16, "demo-fp16", "fp16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\n", 65536.0);
+    panel.setRuns({fp32, fp16});
+    QVERIFY(scale->note().isEmpty());
+    panel.setRuns({fp32, amp});
     // Aligned by relative time, the faster AMP run ends earlier.
     panel.setAlign(widgets::ComparisonPanel::Align::Time);
     QCOMPARE(panel.charts()[0]->seriesGraph(0)->data()->at(19)->key, 10.0);

@@ -45,6 +45,32 @@ class TestMetricChart : public QObject {
     QVERIFY(chart.yAxis->range().upper > 1000.0 && chart.yAxis->range().lower < 0.0);
   }
 
+  void theLegendMovesOffTheCurves() {
+    MetricChart chart("accuracy", "%");
+    chart.resize(400, 300);
+    const int a = chart.addSeries("rising", Qt::blue);
+    const int b = chart.addSeries("second", Qt::red);
+    const auto topRight = Qt::AlignTop | Qt::AlignRight;
+    QCOMPARE(chart.legendCorner(), topRight);
+    // A curve from the bottom left to the top right (and one along it): the top-right corner is
+    // taken, the top-left and bottom-right ones are free.
+    QVector<double> x, y;
+    for (int i = 0; i <= 200; ++i) x.push_back(i), y.push_back(i / 2.0);
+    chart.appendPoints(a, x, y);
+    chart.appendPoints(b, x, y);
+    chart.fitIfFollowing();
+    chart.replot();  // lays the legend out
+    chart.replot();
+    const auto moved = chart.legendCorner();
+    QVERIFY2(moved == (Qt::AlignTop | Qt::AlignLeft) || moved == (Qt::AlignBottom | Qt::AlignRight), qPrintable(QString::number(moved)));
+    // The curve leaves: the legend goes back to its own corner.
+    chart.clearPoints();
+    chart.appendPoints(a, {0, 100, 200}, {0, 10, 0});
+    chart.fitIfFollowing();
+    chart.replot();
+    QCOMPARE(chart.legendCorner(), topRight);
+  }
+
   void log2AxisShowsAConstantScale() {
     MetricChart chart("scale", "factor");
     const int s = chart.addSeries("loss scale", Qt::red);
