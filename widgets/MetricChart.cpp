@@ -294,19 +294,20 @@ void MetricChart::placeLegend() {
     const double y = c & Qt::AlignTop ? plot.top() : plot.bottom() - size.height();
     return QRectF(QPointF(x, y), size);
   };
-  const Qt::Alignment corners[] = {preferredCorner_, Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
-                                   Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft};
+  const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight,
+                                   Qt::AlignBottom | Qt::AlignLeft};
   const Qt::Alignment current = legendCorner();
-  if (current != preferredCorner_ && pointsUnder(areaOf(preferredCorner_), 2000) == 0) {
+  if (current != preferredCorner_ && pointsUnder(areaOf(preferredCorner_), 500) == 0) {
     axisRect()->insetLayout()->setInsetAlignment(0, preferredCorner_);  // its own corner is clear again
     return;
   }
-  const int here = pointsUnder(areaOf(current), 2000);
+  const int here = pointsUnder(areaOf(current), 500);
   if (here == 0) return;
   Qt::Alignment best = current;
   int fewest = here;
   for (Qt::Alignment c : corners) {
-    const int n = pointsUnder(areaOf(c), 2000);
+    if (c == current) continue;
+    const int n = pointsUnder(areaOf(c), 500);
     // Another corner only when it hides clearly fewer points: the legend must not flicker.
     if (n < fewest && (c == preferredCorner_ ? n * 4 <= here * 3 : n * 2 <= here)) best = c, fewest = n;
   }

@@ -168,6 +168,16 @@ class TestTrainer : public QObject {
     QCOMPARE(b.state(), train::TrainerState::Failed);
     QVERIFY2(b.error().find("AMP.MAX_SKIPPED_STEPS 3") != std::string::npos, b.error().c_str());
     QCOMPARE(backoffs.load(), 4);  // skipped steps are normal under AMP until the limit
+
+    // bfloat16 runs no scaler: a NaN loss has nothing to skip either and stops the run, saying why.
+    const std::string bf16 = dir_.path().toStdString() + "/run-nan-bf16";
+    train::Trainer d(demoConfig(bf16, {"AMP.DTYPE", "bfloat16", "AMP.SCALER", "auto", "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38",
+                                       "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
+    QVERIFY(d.start(&error));
+    d.wait();
+    QCOMPARE(d.state(), train::TrainerState::Failed);
+    QVERIFY2(d.error().rfind("diverged: the loss is", 0) == 0 && d.error().find("autocast without a loss scaler") != std::string::npos,
+             d.error().c_str());
   }
 
   void learnsTheDirectionOfMotion() {
