@@ -25,11 +25,8 @@ chroot "$root" bash -c "export DEBIAN_FRONTEND=noninteractive
   dpkg-query -W libtorch-dev qt6-base-dev ffmpeg >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
     build-essential cmake ninja-build pkg-config libtorch-dev libopenblas0-pthread libgloo-dev libyaml-cpp-dev \
     nlohmann-json3-dev libcli11-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev qt6-base-dev ffmpeg; }"
-# The tests read ../shared (reference facts, test videos) beside the source tree.
-mkdir -p "$root/work/main" "$root/work/shared"
-if [ -d ../shared ] && ! mountpoint -q "$root/work/shared"; then
-  mount --bind "$(realpath ../shared)" "$root/work/shared"; mounted+=("$root/work/shared")
-fi
+# The tests read only the repository (tests/data/), so the tracked files are all they need.
+mkdir -p "$root/work/main"
 echo "== the working tree (tracked files) into $root/work/main"
 git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$root/work/main"
 chroot "$root" bash -c "cd /work/main && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSTUDIO_BUILD_GUI=OFF > /tmp/configure.log \

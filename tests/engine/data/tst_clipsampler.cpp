@@ -6,7 +6,7 @@
 using namespace amp::data;
 
 namespace {
-std::string shared(const char* name) { return std::string(AMPSTUDIO_SHARED_DIR) + "/testdata/videos/" + name; }
+std::string testVideo(const char* name) { return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/videos/" + name; }
 
 ClipParams params(int frames, int rate, int crop) {
   ClipParams p;
@@ -32,7 +32,7 @@ class TestClipSampler : public QObject {
     ClipDraws draws{0.5, 0.5, 0.5, 0.25, 0.1};
     Clip clip;
     std::string error;
-    QVERIFY2(sampler.sample(shared("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
     const double span = 8.0 * 8 / 30 * 28;
     const auto expected = clipFrameIndices((280 - span) * 0.5, span, 8, 280);
     QCOMPARE(clip.frame_indices, expected);
@@ -51,8 +51,8 @@ class TestClipSampler : public QObject {
     ClipSampler sampler(params(4, 4, 224));
     Clip a, b;
     std::string error;
-    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.9}, a, &error));
-    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.1}, b, &error));
+    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.9}, a, &error));
+    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.1}, b, &error));
     QVERIFY(!a.flipped && b.flipped);
     const int s = 224;
     for (int y : {0, 100, 223})
@@ -64,14 +64,14 @@ class TestClipSampler : public QObject {
     std::string error;
     // View 7 of 10 x 3: temporal view 2, spatial crop 1 (centre); 256 short side, 256 crop.
     Clip clip;
-    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Test, 7, ClipDraws{}, clip, &error));
+    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Test, 7, ClipDraws{}, clip, &error));
     const double span = 8.0 * 8 / 30 * 28;
     QCOMPARE(clip.frame_indices, clipFrameIndices((280 - span) * 2 / 10, span, 8, 280));
     QCOMPARE(clip.scaled, (Size{256, 340}));
     QCOMPARE(clip.box, (CropBox{0, 42, 256}));
     QVERIFY(!clip.flipped);
     Clip right;
-    QVERIFY(sampler.sample(shared("demo.mp4"), Split::Test, 8, ClipDraws{}, right, &error));
+    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Test, 8, ClipDraws{}, right, &error));
     QCOMPARE(right.box, (CropBox{0, 84, 256}));
   }
 
@@ -81,7 +81,7 @@ class TestClipSampler : public QObject {
     ClipSampler sampler(p);
     Clip clip;
     std::string error;
-    QVERIFY(sampler.sample(shared("test.avi"), Split::Val, 0, ClipDraws{}, clip, &error));
+    QVERIFY(sampler.sample(testVideo("test.avi"), Split::Val, 0, ClipDraws{}, clip, &error));
     QCOMPARE(clip.slow.size(), size_t(3) * 8 * 224 * 224);
     // The slow pathway's frame t is the fast pathway's frame slowPathwayIndices(32, 4)[t].
     const auto idx = slowPathwayIndices(32, 4);
@@ -109,7 +109,7 @@ class TestClipSampler : public QObject {
     ClipSampler sampler(p);
     Clip clip;
     std::string error;
-    QVERIFY(!sampler.sample(shared("demo.mp4"), Split::Train, 0, ClipDraws{}, clip, &error));
+    QVERIFY(!sampler.sample(testVideo("demo.mp4"), Split::Train, 0, ClipDraws{}, clip, &error));
     QVERIFY2(error.find("smaller than the 224 px crop") != std::string::npos, error.c_str());
   }
 };

@@ -14,10 +14,10 @@ using namespace amp::data;
 
 namespace {
 
-std::string shared(const char* name) { return std::string(AMPSTUDIO_SHARED_DIR) + "/testdata/videos/" + name; }
+std::string testVideo(const char* name) { return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/videos/" + name; }
 
 // Fixtures FFmpeg's command-line tool makes (bootstrap installs it): formats the decoder must
-// read that the shared clips do not cover.
+// read that the real clips in tests/data/videos do not cover.
 QString makeWithFfmpeg(const QTemporaryDir& dir, const QString& name, const QStringList& args) {
   const QString out = dir.path() + "/" + name;
   QProcess p;
@@ -60,7 +60,7 @@ class TestVideoDecoder : public QObject {
   void h264InMp4() {
     VideoDecoder d;
     std::string error;
-    QVERIFY2(d.open(shared("demo.mp4"), &error), error.c_str());
+    QVERIFY2(d.open(testVideo("demo.mp4"), &error), error.c_str());
     const VideoInfo& info = d.info();
     QCOMPARE(info.codec, std::string("h264"));
     QCOMPARE(info.width, 340);
@@ -82,8 +82,8 @@ class TestVideoDecoder : public QObject {
     // Frames reached by seeking must equal the same frames reached by decoding from the start.
     VideoDecoder sequential, seeking;
     std::string error;
-    QVERIFY(sequential.open(shared("demo.mp4"), &error));
-    QVERIFY(seeking.open(shared("demo.mp4"), &error));
+    QVERIFY(sequential.open(testVideo("demo.mp4"), &error));
+    QVERIFY(seeking.open(testVideo("demo.mp4"), &error));
     std::vector<std::int64_t> all(280);
     for (int i = 0; i < 280; ++i) all[static_cast<size_t>(i)] = i;
     DecodedClip everything;
@@ -101,7 +101,7 @@ class TestVideoDecoder : public QObject {
   void scaledOutputAndRepeats() {
     VideoDecoder d;
     std::string error;
-    QVERIFY(d.open(shared("demo.mp4"), &error));
+    QVERIFY(d.open(testVideo("demo.mp4"), &error));
     DecodedClip clip;
     QVERIFY(d.decode({10, 10, 3, 279, 10000}, 128, 170, clip, &error));  // any order, repeats, past the end
     QCOMPARE(clip.height, 128);
@@ -115,7 +115,7 @@ class TestVideoDecoder : public QObject {
   void mpeg4AviWithAudio() {
     VideoDecoder d(DecoderOptions{2, 60});
     std::string error;
-    QVERIFY2(d.open(shared("test.avi"), &error), error.c_str());
+    QVERIFY2(d.open(testVideo("test.avi"), &error), error.c_str());
     QCOMPARE(d.info().codec, std::string("mpeg4"));
     QCOMPARE(d.info().width, 320);
     QCOMPARE(d.info().height, 240);
@@ -132,7 +132,7 @@ class TestVideoDecoder : public QObject {
   void damagedFileDecodesWhatItCan() {
     VideoDecoder d;
     std::string error;
-    QVERIFY2(d.open(shared("corrupted.mp4"), &error), error.c_str());
+    QVERIFY2(d.open(testVideo("corrupted.mp4"), &error), error.c_str());
     QCOMPARE(d.info().header_frames, std::int64_t(50));
     int corrupt = 0;
     const auto frames = d.countFrames(&corrupt, &error);

@@ -153,7 +153,7 @@ class TestVideoLoader : public QObject {
   void brokenClipsAreReplacedAndCounted() {
     KineticsList l = train_;
     l.videos[3].path = dir_.path().toStdString() + "/missing.mp4";
-    l.videos[7].path = std::string(AMPSTUDIO_SHARED_DIR) + "/testdata/videos/SOURCES.md";  // not a video
+    l.videos[7].path = std::string(AMPSTUDIO_TEST_DATA_DIR) + "/README.md";  // not a video
     LoaderOptions o;
     o.batch_size = 16;
     o.shuffle = false;
