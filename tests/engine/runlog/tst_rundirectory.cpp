@@ -8,6 +8,7 @@
 
 #include "util/AtomicFile.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/RunLock.h"
 
 using namespace amp::runlog;
 namespace fs = std::filesystem;
@@ -116,6 +117,48 @@ class TestRunDirectory : public QObject {
     QVERIFY(amp::util::readFile(run.logPath(), text));
     QCOMPARE(std::count(text.begin(), text.end(), '\n'), 2L);
     QVERIFY(text.find("] first\n") != std::string::npos);
+  }
+
+  void oneLockHolderPerRunDirectory() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    amp::runlog::RunLock first, second;
+    std::string error;
+    QVERIFY2(first.acquire(dir, &error), error.c_str());
+    QVERIFY(!second.acquire(dir, &error));  // another open file description: refused, as another process is
+    const std::string expected = "is being written by another trainer (pid " + std::to_string(getpid()) + " on host " +
+                                 amp::runlog::hostName() + ", since ";
+    QVERIFY2(error.find(expected) != std::string::npos, error.c_str());
+    QVERIFY(!second.held());
+    first.release();
+    QVERIFY2(second.acquire(dir, &error), error.c_str());
+  }
+
+  void aDeadHoldersLockIsFree() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const pid_t child = fork();
+    if (child == 0) {  // takes the lock and dies without releasing it
+      amp::runlog::RunLock lock;
+      _exit(lock.acquire(dir, nullptr) ? 0 : 1);
+    }
+    int status = 0;
+    QCOMPARE(waitpid(child, &status, 0), child);
+    QCOMPARE(WEXITSTATUS(status), 0);
+    std::string name;
+    QVERIFY(amp::util::readFile(dir + "/run.lock", name));
+    QVERIFY(name.find("pid " + std::to_string(child)) != std::string::npos);  // its name is still there...
+    amp::runlog::RunLock lock;
+    std::string error;
+    QVERIFY2(lock.acquire(dir, &error), error.c_str());  // ...but the kernel freed the lock
+  }
+
+  void aLockThatCannotBeCreatedSaysWhy() {
+    // /proc refuses new files even to root (a read-only run folder behaves the same way).
+    amp::runlog::RunLock lock;
+    std::string error;
+    QVERIFY(!lock.acquire("/proc/no-such-run", &error));
+    QVERIFY2(error.find("cannot open the lock file '/proc/no-such-run/run.lock'") != std::string::npos, error.c_str());
   }
 };
 

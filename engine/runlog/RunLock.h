@@ -1,0 +1,32 @@
+#pragma once
+// One writer per run directory: an exclusive flock(2) on OUTPUT_DIR/run.lock, held for the whole
+// life of the trainer that writes the run. The kernel releases it when the process dies, so a
+// killed run never blocks its own resume. Readers (CLI, studio) never take it.
+#include <string>
+
+namespace amp::runlog {
+
+class RunLock {
+ public:
+  static constexpr const char* kLockFile = "run.lock";
+
+  RunLock() = default;
+  ~RunLock() { release(); }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+  RunLock(RunLock&& other) noexcept;
+  RunLock& operator=(RunLock&& other) noexcept;
+
+  /// Takes the lock of the run directory `dir` (which must exist) without waiting. On success the
+  /// lock file names this process ("pid host since"); on failure `error` says who holds it, e.g.
+  /// "OUTPUT_DIR 'runs/a' is being written by another trainer (pid 4242 on host gpu1, since
+  /// 2026-12-01 08:00:00); stop that run first, or choose another OUTPUT_DIR".
+  bool acquire(const std::string& dir, std::string* error);
+  void release();
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace amp::runlog
