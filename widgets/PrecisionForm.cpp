@@ -143,13 +143,32 @@ PrecisionForm::PrecisionForm(QWidget* parent)
   addKey(runForm, "SOLVER.WARMUP_EPOCHS", tr("Warmup epochs"));
   addKey(runForm, "SOLVER.OPTIMIZING_METHOD", tr("Optimizer"));
   addKey(runForm, "DATA_LOADER.NUM_WORKERS", tr("Workers"));
-  device_->addItems({tr("CPU (all cores)"), tr("GPU (CUDA)")});
+  device_->addItems({tr("CPU"), tr("GPU (CUDA)")});
   device_->setToolTip(tooltipOf(*schema->find("NUM_GPUS")));
   fields_["NUM_GPUS"] = device_;
+  // Processes: 1 trains here; more train data parallel (ampstudio-cli's workers), splitting the
+  // batch. On the CPU that is DIST.CPU_PROCESSES (sharing the cores), on CUDA one per GPU.
+  processes_ = new QSpinBox;
+  processes_->setRange(1, 64);
+  processes_->setToolTip(tr("Data-parallel processes on this machine: on the CPU they share the cores (DIST.CPU_PROCESSES), "
+                            "on CUDA one per GPU (NUM_GPUS). Each takes batch size / processes clips per step."));
+  fields_["DIST.CPU_PROCESSES"] = processes_;
   connect(device_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
-    if (i >= 0) report({{"NUM_GPUS", i == 0 ? 0 : 1}});
+    if (i < 0) return;
+    if (i == 0) report({{"NUM_GPUS", 0}, {"DIST.CPU_PROCESSES", processes_->value()}});
+    else report({{"NUM_GPUS", processes_->value()}, {"DIST.CPU_PROCESSES", 1}});
   });
-  runForm->addRow(tr("Device"), device_);
+  connect(processes_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int n) {
+    report({{device_->currentIndex() == 0 ? "DIST.CPU_PROCESSES" : "NUM_GPUS", n}});
+  });
+  auto* deviceRow = new QWidget;
+  auto* deviceLayout = new QHBoxLayout(deviceRow);
+  deviceLayout->setContentsMargins(0, 0, 0, 0);
+  deviceLayout->addWidget(device_, 1);
+  deviceLayout->addWidget(new QLabel(tr("x")));
+  deviceLayout->addWidget(processes_);
+  deviceLayout->addWidget(new QLabel(tr("processes")));
+  runForm->addRow(tr("Device"), deviceRow);
   layout->addWidget(run);
   layout->addStretch(1);
 }
@@ -227,8 +246,9 @@ void PrecisionForm::setConfig(const config::Config& cfg) {
     if (name == modelChoices()[i].modelName && arch == modelChoices()[i].arch) modelIndex = static_cast<int>(i);
   model_->setCurrentIndex(modelIndex);
   device_->setCurrentIndex(cfg.getInt("NUM_GPUS") > 0 ? 1 : 0);
+  processes_->setValue(static_cast<int>(cfg.getInt("NUM_GPUS") > 0 ? cfg.getInt("NUM_GPUS") : cfg.getInt("DIST.CPU_PROCESSES")));
   for (auto& [key, w] : fields_) {
-    if (w == precision_ || w == model_ || w == device_) continue;
+    if (w == precision_ || w == model_ || w == device_ || w == processes_) continue;
     const config::Value& v = cfg.get(key);
     if (auto* box = qobject_cast<QComboBox*>(w)) box->setCurrentText(QString::fromStdString(v.is_string() ? v.get<std::string>() : v.dump()));
     else if (auto* check = qobject_cast<QCheckBox*>(w)) check->setChecked(v.get<bool>());

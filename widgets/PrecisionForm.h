@@ -16,6 +16,7 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QPushButton;
+class QSpinBox;
 
 namespace amp::widgets {
 
@@ -55,6 +56,7 @@ class PrecisionForm : public QWidget {
   QComboBox* precision_;
   QComboBox* model_;
   QComboBox* device_;
+  QSpinBox* processes_;  ///< DIST.CPU_PROCESSES on the CPU, NUM_GPUS on CUDA
   QPushButton* ampLr_;
   QLabel* scalerNote_;
   QLabel* problem_;

@@ -22,7 +22,7 @@
 namespace amp::widgets {
 RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabel), table_(new QTableWidget) {
   table_->setColumnCount(ColumnCount);
-  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Model"), tr("Precision"), tr("Best val top-1"), tr("Peak memory"),
+  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Model"), tr("Precision"), tr("Devices"), tr("Best val top-1"), tr("Peak memory"),
                                      tr("Time"), tr("Started")});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
@@ -62,6 +62,12 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
     menu.addAction(tr("Open Folder"), this, [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
     menu.exec(table_->viewport()->mapToGlobal(pos));
   });
+}
+
+QString RunListPanel::devicesLabel(const runlog::RunMetadata& meta) {
+  const QString kind = meta.device.rfind("cuda", 0) == 0 || meta.device.find("x cuda") != std::string::npos ? tr("GPU") : tr("CPU");
+  if (meta.device.empty()) return {};
+  return meta.worldSize > 1 ? QStringLiteral("%1 x %2").arg(meta.worldSize).arg(kind) : kind;
 }
 
 bool RunListPanel::exportRunCsv(const QString& runDir, const QString& path, QString* error) {
@@ -136,7 +142,7 @@ void RunListPanel::refresh() {
     QStringList cells;
     QString status;
     if (!meta) {
-      cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(), QString(), QString(), QString()};
+      cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(), QString(), QString(), QString(), QString()};
     } else {
       status = QString::fromLatin1(runlog::toString(meta->status));
       if (runlog::RunDirectory::isAbandoned(*meta)) status = tr("abandoned");
@@ -146,6 +152,7 @@ void RunListPanel::refresh() {
                status,
                QString::fromStdString(meta->model),
                QString::fromStdString(meta->precision),
+               devicesLabel(*meta),
                s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString(),
                s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString(),
                meta->startedAt > 0 ? formatDuration(end - meta->startedAt) : QString(),
@@ -156,6 +163,7 @@ void RunListPanel::refresh() {
       item->setToolTip(meta ? QDir::toNativeSeparators(dir) + (meta->error.empty() ? QString() : "\n" + QString::fromStdString(meta->error))
                             : QString::fromStdString(error));
       if (c == 0) item->setData(Qt::UserRole, dir);
+      if (c == Devices && meta) item->setToolTip(QString::fromStdString(meta->device));
       if (c == Status && status == "failed") item->setForeground(QColor("#d62728"));
       if (c == Status && status == "running") item->setForeground(QColor("#1f77b4"));
       if (c == BestTop1 || c == PeakMemory || c == Time) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

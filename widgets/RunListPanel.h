@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <map>
 
+#include "runlog/RunMetadata.h"
 #include "runlog/RunRecord.h"
 
 class QLabel;
@@ -17,7 +18,7 @@ namespace amp::widgets {
 class RunListPanel : public QWidget {
   Q_OBJECT
  public:
-  enum Column { Name, Status, Model, Precision, BestTop1, PeakMemory, Time, Started, ColumnCount };
+  enum Column { Name, Status, Model, Precision, Devices, BestTop1, PeakMemory, Time, Started, ColumnCount };
 
   explicit RunListPanel(QWidget* parent = nullptr);
   void setRunsFolder(const QString& folder);
@@ -31,6 +32,8 @@ class RunListPanel : public QWidget {
   void selectRuns(const QStringList& dirs);
   int runCount() const;
   /// Writes a run's metrics as CSV (one column per metric). False with `error`.
+  /// The run's devices in a few words: "CPU", "GPU", "2 x CPU", "8 x GPU" (the full text is its tooltip).
+  static QString devicesLabel(const runlog::RunMetadata& meta);
   static bool exportRunCsv(const QString& runDir, const QString& path, QString* error);
 
  public slots:

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "dist/DistEnv.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
@@ -13,6 +14,7 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
 }
 
 TrainingController::~TrainingController() {
+  launched_.reset();  // stops the launched run and waits for it
   if (trainer_) {
     trainer_->stop();
     trainer_->wait();
@@ -36,11 +38,20 @@ bool TrainingController::isActive() const {
   return s == train::TrainerState::Running || s == train::TrainerState::Paused;
 }
 
-train::TrainerState TrainingController::state() const { return trainer_ ? trainer_->state() : train::TrainerState::Idle; }
+train::TrainerState TrainingController::state() const {
+  if (launched_) return launched_->state();
+  return trainer_ ? trainer_->state() : train::TrainerState::Idle;
+}
 
-QString TrainingController::error() const { return trainer_ ? QString::fromStdString(trainer_->error()) : QString(); }
+QString TrainingController::error() const {
+  if (launched_) return launched_->error();
+  return trainer_ ? QString::fromStdString(trainer_->error()) : QString();
+}
 
-train::TrainerProgress TrainingController::progress() const { return trainer_ ? trainer_->progress() : train::TrainerProgress{}; }
+train::TrainerProgress TrainingController::progress() const {
+  if (launched_) return launched_->progress();
+  return trainer_ ? trainer_->progress() : train::TrainerProgress{};
+}
 
 bool TrainingController::start(const config::Config& cfgIn, const QString& configSource, QString* error) {
   if (isActive()) {
@@ -52,6 +63,7 @@ bool TrainingController::start(const config::Config& cfgIn, const QString& confi
     drain();
     trainer_.reset();
   }
+  launched_.reset();
   config::Config cfg = cfgIn;
   // A finished run is not overwritten (auto-resume would find nothing left to train).
   QString out = QString::fromStdString(cfg.getString("OUTPUT_DIR"));
@@ -69,6 +81,20 @@ bool TrainingController::start(const config::Config& cfgIn, const QString& confi
   }
   pace_.clear();
   eta_.reset();
+  if (dist::configuredWorldSize(cfg) > 1) {
+    launched_ = std::make_unique<LaunchedRun>(LaunchedRun::findCli(), cfg, configSource);
+    if (!launched_->start(error)) {
+      lastState_ = train::TrainerState::Failed;
+      launched_.reset();
+      return false;
+    }
+    runDir_ = out;
+    lastState_ = train::TrainerState::Running;
+    timer_.start();
+    emit started(runDir_);
+    emit stateChanged(lastState_);
+    return true;
+  }
   trainer_ = std::make_unique<train::Trainer>(cfg, configSource.toStdString());
   trainer_->setEventSink([this](const runlog::MetricEvent& e) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -89,18 +115,29 @@ bool TrainingController::start(const config::Config& cfgIn, const QString& confi
 }
 
 void TrainingController::pause() {
+  if (launched_) launched_->pause();
   if (trainer_) trainer_->pause();
 }
 void TrainingController::resume() {
+  if (launched_) launched_->resume();
   if (trainer_) trainer_->resume();
 }
 void TrainingController::stop() {
+  if (launched_) launched_->stop();
   if (trainer_) trainer_->stop();
 }
 
 void TrainingController::waitForEnd() {
-  if (!trainer_) return;
-  trainer_->wait();
+  if (launched_) {
+    launched_->wait();
+    std::vector<runlog::MetricEvent> rest = launched_->poll();
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.insert(queue_.end(), rest.begin(), rest.end());
+  } else if (trainer_) {
+    trainer_->wait();
+  } else {
+    return;
+  }
   drain();
 }
 
@@ -110,12 +147,16 @@ void TrainingController::drain() {
     std::lock_guard<std::mutex> lock(mutex_);
     events.swap(queue_);
   }
+  if (launched_) {  // a multi-process run: what rank 0 appended to the run's metrics since the last tick
+    auto more = launched_->poll();
+    events.insert(events.end(), more.begin(), more.end());
+  }
   if (!events.empty()) {
     for (const auto& e : events)
       if (e.kind == runlog::kind::kTrain) pace_.emplace_back(e.time_s, static_cast<double>(e.step));
     if (pace_.size() > 200) pace_.erase(pace_.begin(), pace_.end() - 200);
-    if (trainer_ && pace_.size() >= 2) {
-      const auto p = trainer_->progress();
+    if ((trainer_ || launched_) && pace_.size() >= 2) {
+      const auto p = progress();
       const double dt = pace_.back().first - pace_.front().first, ds = pace_.back().second - pace_.front().second;
       const double total = static_cast<double>(p.steps_per_epoch) * p.max_epoch;
       if (dt > 0 && ds > 0 && total > 0) eta_ = std::max(0.0, total - static_cast<double>(p.step)) * dt / ds;
@@ -129,7 +170,7 @@ void TrainingController::drain() {
     emit stateChanged(s);
     if (s == train::TrainerState::Finished || s == train::TrainerState::Stopped || s == train::TrainerState::Failed) {
       timer_.stop();
-      trainer_->wait();
+      if (trainer_) trainer_->wait();
       // Anything the engine wrote between the last drain and its end.
       std::vector<runlog::MetricEvent> rest;
       {

@@ -11,6 +11,7 @@
 
 #include "config/Config.h"
 #include "runlog/MetricEvent.h"
+#include "LaunchedRun.h"
 #include "train/Trainer.h"
 
 namespace amp::widgets {
@@ -24,6 +25,8 @@ class TrainingController : public QObject {
   /// Starts training `cfg`. A relative OUTPUT_DIR is taken as it is (like the CLI: from the
   /// working folder). When OUTPUT_DIR already holds a finished run, the run goes to a fresh
   /// folder beside it ("-2", "-3" ...); a stopped or failed run there is resumed (AUTO_RESUME).
+  /// A config that asks for several processes (NUM_GPUS > 1, DIST.CPU_PROCESSES > 1, NUM_SHARDS
+  /// > 1) runs as `ampstudio-cli train` in child processes, followed through its run directory.
   /// False with `error` when a run is active or the trainer cannot start.
   bool start(const config::Config& cfg, const QString& configSource, QString* error);
   void pause();
@@ -55,7 +58,8 @@ class TrainingController : public QObject {
 
  private:
   void drain();
-  std::unique_ptr<train::Trainer> trainer_;
+  std::unique_ptr<train::Trainer> trainer_;   // one process: the engine thread here
+  std::unique_ptr<LaunchedRun> launched_;     // several: ampstudio-cli's workers
   std::mutex mutex_;
   std::vector<runlog::MetricEvent> queue_;
   QTimer timer_;

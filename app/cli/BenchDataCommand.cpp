@@ -142,6 +142,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   bench->require_subcommand(1);
   addBenchDataCommand(*bench, exitCode);
   addBenchStepCommand(*bench, exitCode);
+  addBenchDdpCommand(*bench, exitCode);
 }
 
 }  // namespace amp::cli

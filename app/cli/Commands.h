@@ -11,6 +11,7 @@ void addDataCheckCommand(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
 void addBenchDataCommand(CLI::App& bench, int& exitCode);
 void addBenchStepCommand(CLI::App& bench, int& exitCode);
+void addBenchDdpCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
 void addTrainCommand(CLI::App& app, int& exitCode);

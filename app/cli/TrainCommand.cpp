@@ -12,6 +12,8 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "Launcher.h"
+#include "dist/DistEnv.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
 
@@ -19,6 +21,7 @@ namespace amp::cli {
 namespace {
 
 volatile std::sig_atomic_t gStop = 0;
+volatile std::sig_atomic_t gPause = -1;  // SIGUSR1: 1 (pause), SIGUSR2: 0 (resume); the studio's Pause reaches every rank
 
 std::string eta(double seconds) {
   const long s = static_cast<long>(std::max(0.0, seconds));
@@ -27,10 +30,52 @@ std::string eta(double seconds) {
   return o.str();
 }
 
-int runTrain(const std::string& path, const std::vector<std::string>& overrides) {
+// PySlowFast's launch flags; the config keys they set (SHARD_ID, NUM_SHARDS) stay the truth.
+struct LaunchFlags {
+  std::string init_method = "tcp://localhost:9999";
+  std::string source;  ///< what run.json names as the config's origin (default: --cfg)
+  int shard_id = -1, num_shards = -1;
+};
+
+int runTrain(const std::string& path, std::vector<std::string> overrides, const LaunchFlags& flags) {
+  // First thing: a launcher may forward a stop or pause before the trainer exists, and the
+  // default action of these signals would end the process.
+  std::signal(SIGINT, [](int) { gStop = 1; });
+  std::signal(SIGUSR1, [](int) { gPause = 1; });
+  std::signal(SIGUSR2, [](int) { gPause = 0; });
+  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
+  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
-  train::Trainer trainer(*cfg, path);
+  std::string envError;
+  const auto env = dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &envError);
+  if (!envError.empty()) {
+    std::cerr << path << ": " << envError << "\n";
+    return 2;
+  }
+  if (!env && dist::configuredWorldSize(*cfg) > 1) {  // this process starts the workers of its machine
+    std::string why;
+    if (flags.init_method.rfind("file://", 0) != 0) {
+      std::string host;
+      int port = 0;
+      if (!dist::parseTcpInitMethod(flags.init_method, host, port, &why)) {
+        std::cerr << "--init-method: " << why << " (or file:///PATH on a shared filesystem)\n";
+        return 2;
+      }
+    }
+    LaunchPlan plan;
+    plan.processes = dist::processesPerShard(*cfg);
+    plan.shard_id = static_cast<int>(cfg->getInt("SHARD_ID"));
+    plan.num_shards = static_cast<int>(cfg->getInt("NUM_SHARDS"));
+    plan.init_method = flags.init_method;
+    plan.worker_args = {"train", "--cfg", path};
+    if (!flags.source.empty()) plan.worker_args.insert(plan.worker_args.end(), {"--source", flags.source});
+    plan.worker_args.insert(plan.worker_args.end(), overrides.begin(), overrides.end());
+    return launchWorkers(plan);
+  }
+  const bool mainRank = !env || env->rank == 0;
+  train::Trainer trainer(*cfg, flags.source.empty() ? path : flags.source);
+  if (env) trainer.setDistributed(*env);
   const std::int64_t logPeriod = std::max<std::int64_t>(1, cfg->getInt("LOG_PERIOD"));
   double timeSum = 0;
   std::int64_t timed = 0;
@@ -44,7 +89,7 @@ int runTrain(const std::string& path, const std::vector<std::string>& overrides)
     std::cout << text << std::endl;
     barShown = false;
   };
-  trainer.setEventSink([&](const runlog::MetricEvent& e) {
+  if (mainRank) trainer.setEventSink([&](const runlog::MetricEvent& e) {
     std::ostringstream line;
     line << std::fixed;
     if (e.kind == runlog::kind::kTrain) {
@@ -84,14 +129,20 @@ int runTrain(const std::string& path, const std::vector<std::string>& overrides)
     print(line.str());
   });
   std::string error;
+  const std::string who = env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] " : "";
   if (!trainer.start(&error)) {
-    std::cerr << path << ": " << error << "\n";
+    std::cerr << who << path << ": " << error << "\n";
     return 1;
   }
-  std::cout << "run directory: " << trainer.runDir() << " (follow it with: ampstudio-cli runs tail -f " << trainer.runDir()
-            << ")" << std::endl;
-  std::signal(SIGINT, [](int) { gStop = 1; });
+  if (mainRank)
+    std::cout << "run directory: " << trainer.runDir() << " (follow it with: ampstudio-cli runs tail -f " << trainer.runDir() << ")"
+              << (env ? ", " + env->describe() : std::string()) << std::endl;
   while (trainer.state() == train::TrainerState::Running || trainer.state() == train::TrainerState::Paused) {
+    if (gPause >= 0) {
+      if (gPause == 1) trainer.pause();
+      else trainer.resume();
+      gPause = -1;
+    }
     if (gStop) {
       print("stopping after this iteration (a checkpoint is written)...");
       trainer.stop();
@@ -101,7 +152,10 @@ int runTrain(const std::string& path, const std::vector<std::string>& overrides)
   }
   trainer.wait();
   if (barShown) std::cout << std::endl;
-  std::cout << "run " << train::toString(trainer.state()) << (trainer.error().empty() ? "" : ": " + trainer.error()) << std::endl;
+  if (mainRank)
+    std::cout << "run " << train::toString(trainer.state()) << (trainer.error().empty() ? "" : ": " + trainer.error()) << std::endl;
+  else if (!trainer.error().empty())
+    std::cerr << who << "run " << train::toString(trainer.state()) << ": " << trainer.error() << std::endl;
   return trainer.state() == train::TrainerState::Finished ? 0 : trainer.state() == train::TrainerState::Stopped ? 130 : 1;
 }
 
@@ -159,10 +213,22 @@ void addTestCommand(CLI::App& app, int& exitCode) {
 
 void addTrainCommand(CLI::App& app, int& exitCode) {
   auto cfg = std::make_shared<std::string>();
-  CLI::App* train = app.add_subcommand("train", "Train the config's model; metrics go to OUTPUT_DIR (Ctrl-C stops cleanly)");
+  auto flags = std::make_shared<LaunchFlags>();
+  CLI::App* train = app.add_subcommand(
+      "train",
+      "Train the config's model; metrics go to OUTPUT_DIR (Ctrl-C stops cleanly). With NUM_GPUS > 1, DIST.CPU_PROCESSES > 1 or "
+      "NUM_SHARDS > 1 it starts this machine's worker processes (data parallel on c10d); under torchrun or srun each process "
+      "joins from RANK/WORLD_SIZE/MASTER_ADDR or SLURM_PROCID/SLURM_NTASKS instead");
   train->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
+  train->add_option("--init-method,--init_method", flags->init_method,
+                    "Where the ranks meet: tcp://HOST:PORT of machine 0 (default tcp://localhost:9999, as PySlowFast) or "
+                    "file:///PATH on a shared filesystem");
+  train->add_option("--source", flags->source, "What run.json names as the config's origin (default: the --cfg path)");
+  train->add_option("--shard-id,--shard_id", flags->shard_id, "This machine's index (sets SHARD_ID)")->check(CLI::NonNegativeNumber);
+  train->add_option("--num-shards,--num_shards", flags->num_shards, "Number of machines (sets NUM_SHARDS)")
+      ->check(CLI::PositiveNumber);
   acceptOverrides(train);
-  train->callback([cfg, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train)); });
+  train->callback([cfg, flags, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train), *flags); });
 }
 
 }  // namespace amp::cli

@@ -40,6 +40,7 @@ void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
 #ifdef AMPSTUDIO_WITH_CUDA
   if (grads.front().is_cuda()) {
     at::_amp_foreach_non_finite_check_and_unscale_(grads, foundInf_, invScale);
+    if (foundInfSync_) foundInfSync_(foundInf_);
     stage_ = Stage::Unscaled;
     return;
   }
@@ -49,6 +50,7 @@ void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
     foundInf_.add_(torch::logical_not(torch::isfinite(g)).any().to(torch::kFloat));
   }
   foundInf_.clamp_max_(1.0f);
+  if (foundInfSync_) foundInfSync_(foundInf_);
   stage_ = Stage::Unscaled;
 }
 

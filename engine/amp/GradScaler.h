@@ -6,6 +6,7 @@
 // engine (LibTorch types).
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -43,6 +44,10 @@ class GradScaler {
   /// Adjusts the scale after step(); call once per optimizer step.
   ScaleUpdate update();
 
+  /// Data-parallel training: called on the inf/NaN flag after every unscale, to make it the
+  /// maximum over all ranks, so every rank skips (and backs off) or steps together.
+  void setFoundInfSync(std::function<void(torch::Tensor&)> sync) { foundInfSync_ = std::move(sync); }
+
   double currentScale() const;
   std::int64_t growthTracker() const;
   const GradScalerOptions& options() const { return options_; }
@@ -59,6 +64,7 @@ class GradScaler {
   torch::Tensor growthTracker_;  ///< int32
   torch::Tensor foundInf_;       ///< float32, 1 when the last unscale saw inf/NaN
   enum class Stage { Ready, Unscaled, Stepped } stage_ = Stage::Ready;
+  std::function<void(torch::Tensor&)> foundInfSync_;
   double pendingScale_;          ///< before the first use, or after loadStateDict
   std::int64_t pendingTracker_ = 0;
 };

@@ -267,7 +267,7 @@ std::shared_ptr<const KeySchema> KeySchema::fromTsv(std::string_view text) {
     else if (cols[4] == "deprecated") def.status = KeyStatus::Deprecated;
     else fail("bad status '" + std::string(cols[4]) + "'");
     def.doc = std::string(cols[5]);
-    def.studioKey = def.key.rfind("AMP.", 0) == 0 || def.key == "SOLVER.LR_SCALE" || def.key == "SOLVER.GRAD_ACCUM_STEPS";
+    def.studioKey = def.key.rfind("AMP.", 0) == 0 || def.key.rfind("DIST.", 0) == 0 || def.key == "SOLVER.LR_SCALE" || def.key == "SOLVER.GRAD_ACCUM_STEPS";
     if (schema->index_.count(def.key)) fail("duplicate key " + def.key);
     schema->index_.emplace(def.key, schema->keys_.size());
     for (size_t p = def.key.find('.'); p != std::string::npos; p = def.key.find('.', p + 1))

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "config/ValueFormat.h"
+#include "dist/DistEnv.h"
 
 namespace amp::config {
 namespace {
@@ -132,13 +133,19 @@ void checkRun(Checker& ck) {
     ck.error("SHARD_ID", "is " + std::to_string(c.getInt("SHARD_ID")) + " but NUM_SHARDS is " +
                              std::to_string(c.getInt("NUM_SHARDS")) + "; it must be below NUM_SHARDS");
   const auto gpus = c.getInt("NUM_GPUS");
-  if (gpus > 0 && c.getInt("TRAIN.BATCH_SIZE") % (gpus * c.getInt("NUM_SHARDS")) != 0)
-    ck.error("TRAIN.BATCH_SIZE", "is " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) +
-                                     ", not divisible by NUM_GPUS x NUM_SHARDS = " +
-                                     std::to_string(gpus * c.getInt("NUM_SHARDS")) + " (it is the total batch)");
+  // As PySlowFast: TRAIN.BATCH_SIZE is per machine, split over its processes (NUM_GPUS, or
+  // DIST.CPU_PROCESSES on the CPU); the global batch is it x NUM_SHARDS.
+  const int perShard = dist::processesPerShard(c);
+  const char* procKey = gpus > 0 ? "NUM_GPUS" : "DIST.CPU_PROCESSES";
+  if (c.getInt("TRAIN.BATCH_SIZE") % perShard != 0)
+    ck.error(ck.blame({"TRAIN.BATCH_SIZE", procKey}), "TRAIN.BATCH_SIZE " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) +
+                                                          " is not divisible by " + procKey + " " + std::to_string(perShard) +
+                                                          " (it is split evenly over this machine's processes)");
+  if (gpus > 0 && c.getInt("DIST.CPU_PROCESSES") != 1)
+    ck.warning("DIST.CPU_PROCESSES", "is used only when NUM_GPUS is 0; with GPUs there is one process per GPU");
   // Batch norm after the head's global pooling sees one value per channel and clip: training
   // needs at least two clips on each device (LibTorch fails deep inside otherwise).
-  const auto perDevice = c.getInt("TRAIN.BATCH_SIZE") / std::max<std::int64_t>(1, gpus * c.getInt("NUM_SHARDS"));
+  const auto perDevice = c.getInt("TRAIN.BATCH_SIZE") / perShard;
   if (c.getBool("TRAIN.ENABLE") && c.getString("MODEL.ARCH") == "x3d" && c.getBool("X3D.BN_LIN5") && perDevice < 2)
     ck.error(ck.blame({"TRAIN.BATCH_SIZE", "X3D.BN_LIN5"}),
              "X3D.BN_LIN5 normalises the pooled head over the batch, which needs at least 2 clips per device; "

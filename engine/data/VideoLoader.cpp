@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "config/Config.h"
+#include "dist/DistEnv.h"
 
 namespace amp::data {
 namespace {
@@ -28,17 +29,15 @@ class Draws {
 
 }  // namespace
 
-LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, int rank) {
+LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, int rank, int worldSize) {
   LoaderOptions o;
-  const int processes = static_cast<int>(std::max<std::int64_t>(1, c.getInt("NUM_GPUS")) * c.getInt("NUM_SHARDS"));
-  const auto total = c.getInt(split == Split::Test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE");
-  o.batch_size = static_cast<int>(std::max<std::int64_t>(1, total / processes));
+  o.batch_size = dist::perProcessBatch(c, split == Split::Test);
   o.workers = static_cast<int>(c.getInt("DATA_LOADER.NUM_WORKERS"));
   o.shuffle = split == Split::Train;
   o.drop_last = split == Split::Train;
   o.seed = static_cast<std::uint64_t>(c.getInt("RNG_SEED"));
   o.rank = rank;
-  o.world_size = processes;
+  o.world_size = worldSize;
   o.decoder.threads = c.getBool("DATA_LOADER.ENABLE_MULTI_THREAD_DECODE") ? 0 : 1;
   return o;
 }
@@ -67,9 +66,17 @@ std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
     Draws d(options_.seed, 0x5348554646ULL, static_cast<std::uint64_t>(epoch), 0);
     for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[d.integer(i)]);
   }
+  // Training: DistributedSampler's split. The shuffled list is padded by repeating its start
+  // to a multiple of the world size, so every rank has as many clips (and batches) as the
+  // others; rank r takes every world-th clip from r on. Evaluation: no padding, so each clip is
+  // evaluated exactly once across ranks and the summed counts equal one process's.
+  const std::size_t world = static_cast<std::size_t>(options_.world_size);
+  if (options_.drop_last && world > 1 && !all.empty()) {
+    const std::size_t total = (all.size() + world - 1) / world * world;
+    for (std::size_t i = 0; all.size() < total; ++i) all.push_back(all[i]);
+  }
   std::vector<Item> mine;
-  for (std::size_t i = static_cast<std::size_t>(options_.rank); i < all.size(); i += static_cast<std::size_t>(options_.world_size))
-    mine.push_back(all[i]);
+  for (std::size_t i = static_cast<std::size_t>(options_.rank); i < all.size(); i += world) mine.push_back(all[i]);
   return mine;
 }
 

@@ -43,14 +43,15 @@ struct LoaderOptions {
   bool shuffle = true;
   bool drop_last = true;
   std::uint64_t seed = 0;
-  int rank = 0, world_size = 1;   ///< this process's share of every epoch
+  int rank = 0, world_size = 1;   ///< this process's share of every epoch (DistributedSampler's split)
   int max_failures_in_a_row = 100;
   DecoderOptions decoder;
 
-  /// PySlowFast's loader settings for `split`: the per-process batch (TRAIN/TEST.BATCH_SIZE over
-  /// NUM_GPUS x NUM_SHARDS processes), DATA_LOADER.NUM_WORKERS, shuffle and drop-last in
-  /// training, RNG_SEED, codec threads from DATA_LOADER.ENABLE_MULTI_THREAD_DECODE.
-  static LoaderOptions fromConfig(const config::Config& c, Split split, int rank = 0);
+  /// PySlowFast's loader settings for `split` in process `rank` of `worldSize`: the per-process
+  /// batch (TRAIN/TEST.BATCH_SIZE over this machine's NUM_GPUS or DIST.CPU_PROCESSES processes),
+  /// DATA_LOADER.NUM_WORKERS, shuffle and drop-last in training, RNG_SEED, codec threads from
+  /// DATA_LOADER.ENABLE_MULTI_THREAD_DECODE.
+  static LoaderOptions fromConfig(const config::Config& c, Split split, int rank = 0, int worldSize = 1);
 };
 
 class VideoLoader {

@@ -1,10 +1,12 @@
 #include "runlog/RunMetadata.h"
 
+#include <algorithm>
+
 namespace amp::runlog {
 namespace {
 const char* const kKnown[] = {"format", "format_version", "name", "status", "error", "device", "precision", "model",
                               "config_source", "host", "pid", "created_at", "started_at", "ended_at",
-                              "updated_at", "versions"};
+                              "updated_at", "versions", "world_size", "dist_backend"};
 }
 
 const char* toString(RunStatus s) {
@@ -42,6 +44,9 @@ nlohmann::json RunMetadata::toJson() const {
   j["ended_at"] = endedAt;
   j["updated_at"] = updatedAt;
   j["versions"] = versions;
+  j["world_size"] = worldSize;
+  if (!distBackend.empty()) j["dist_backend"] = distBackend;
+  else j.erase("dist_backend");
   return j;
 }
 
@@ -72,6 +77,8 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
   m.endedAt = num("ended_at");
   m.updatedAt = num("updated_at");
   if (j.contains("versions") && j["versions"].is_object()) m.versions = j["versions"];
+  m.worldSize = std::max(1, static_cast<int>(num("world_size")));
+  m.distBackend = str("dist_backend");
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) m.extra[it.key()] = it.value();
   return m;

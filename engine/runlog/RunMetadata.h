@@ -18,7 +18,9 @@ struct RunMetadata {
   std::string name;
   RunStatus status = RunStatus::Running;
   std::string error;         ///< why it failed (status Failed)
-  std::string device;        ///< e.g. "cpu (2 threads)", "cuda:0 NVIDIA H200"
+  std::string device;        ///< e.g. "cpu (2 threads)", "cuda:0 NVIDIA H200", "2 x cpu (1 core each, ...)"
+  int worldSize = 1;         ///< processes of a data-parallel run (1: one process)
+  std::string distBackend;   ///< "gloo" or "nccl" when worldSize > 1
   std::string precision;     ///< "fp32", "fp16", "bf16"
   std::string model;         ///< e.g. "SlowFast R50"
   std::string configSource;  ///< the YAML the run was started from

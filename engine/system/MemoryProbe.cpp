@@ -5,6 +5,7 @@
 
 #ifdef AMPSTUDIO_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #endif
 
 namespace amp::system {
@@ -47,6 +48,14 @@ CudaMemory cudaMemory(int device) {
 void resetCudaPeak(int device) {
 #ifdef AMPSTUDIO_WITH_CUDA
   c10::cuda::CUDACachingAllocator::resetPeakStats(device);
+#else
+  (void)device;
+#endif
+}
+
+void setCurrentCudaDevice(int device) {
+#ifdef AMPSTUDIO_WITH_CUDA
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(device));
 #else
   (void)device;
 #endif

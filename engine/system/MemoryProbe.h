@@ -16,6 +16,9 @@ struct CudaMemory {
 };
 /// The caching allocator's figures for `device`; all zero without CUDA.
 CudaMemory cudaMemory(int device);
+/// Makes `device` this thread's current CUDA device (a data-parallel process's own GPU; NCCL and
+/// the caching allocator use it). No-op without CUDA.
+void setCurrentCudaDevice(int device);
 void resetCudaPeak(int device);
 /// Returns the CUDA caching allocator's free blocks to the driver (no-op without CUDA).
 void releaseCudaCache();

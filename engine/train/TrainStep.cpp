@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "config/Config.h"
+#include "dist/GradientReducer.h"
 #include "models/Net.h"
+#include "system/MemoryProbe.h"
 #include "train/Optimizer.h"
 
 namespace amp::train {
@@ -44,13 +46,18 @@ PrecisionPolicy PrecisionPolicy::forced(const config::Config& c, const std::stri
   return p;
 }
 
-torch::Device trainingDevice(const config::Config& c) {
+torch::Device trainingDevice(const config::Config& c, int localRank) {
   if (c.getInt("NUM_GPUS") > 0) {
     if (!torch::cuda::is_available())
       throw std::runtime_error("NUM_GPUS: " + std::to_string(c.getInt("NUM_GPUS")) +
                                " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
+    if (localRank >= static_cast<int>(torch::cuda::device_count()))
+      throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) + " needs CUDA device " +
+                               std::to_string(localRank) + " but this machine has " + std::to_string(torch::cuda::device_count()) +
+                               "; set NUM_GPUS to the GPUs of one machine");
     at::globalContext().setBenchmarkCuDNN(true);  // PySlowFast: torch.backends.cudnn.benchmark
-    return {torch::kCUDA, 0};
+    system::setCurrentCudaDevice(localRank);
+    return {torch::kCUDA, static_cast<c10::DeviceIndex>(localRank)};
   }
   torch::set_num_threads(cpuTrainingThreads());
   return {torch::kCPU};
@@ -97,6 +104,17 @@ TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::
       clipVal_(c.getOptionalFloat("SOLVER.CLIP_GRAD_VAL")),
       clipNorm_(c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM")) {}
 
+void TrainStep::setGradientReducer(dist::GradientReducer* reducer) {
+  reducer_ = reducer;
+  if (!reducer) {
+    scaler_.setFoundInfSync(nullptr);
+    return;
+  }
+  scaler_.setFoundInfSync([reducer](torch::Tensor& foundInf) {
+    if (!reducer->allTrue(foundInf.item<float>() == 0.0f)) foundInf.fill_(1.0f);
+  });
+}
+
 StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   if (micro.empty()) throw std::invalid_argument("TrainStep::run: no micro-batch");
   StepOutcome out;
@@ -104,7 +122,9 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   std::vector<torch::Tensor> logits, labels;
   const double parts = static_cast<double>(micro.size());
   double lossSum = 0;
-  for (const auto& mb : micro) {
+  for (size_t k = 0; k < micro.size(); ++k) {
+    const auto& mb = micro[k];
+    if (reducer_) reducer_->beforeForward(k + 1 == micro.size());
     torch::Tensor y;
     {
       precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(), policy_.autocastType());
@@ -125,6 +145,10 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   out.loss = lossSum / parts;
   out.logits = torch::cat(logits, 0);
   out.labels = torch::cat(labels, 0);
+  if (reducer_) {  // every rank takes part, also one whose loss was not finite
+    reducer_->finish();
+    out.finite_loss = reducer_->allTrue(out.finite_loss);
+  }
   if (!out.finite_loss) {
     optimizer_.zero_grad();
     return out;

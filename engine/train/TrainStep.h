@@ -19,6 +19,9 @@ class Config;
 namespace amp::models {
 class VideoNetImpl;
 }
+namespace amp::dist {
+class GradientReducer;
+}
 
 namespace amp::train {
 
@@ -43,10 +46,10 @@ struct PrecisionPolicy {
   }
 };
 
-/// The device NUM_GPUS asks for: CUDA device 0 with cudnn benchmark mode (as PySlowFast), or the
-/// CPU with cpuTrainingThreads() LibTorch threads. Throws std::runtime_error naming NUM_GPUS
-/// when this LibTorch has no CUDA device.
-torch::Device trainingDevice(const config::Config& c);
+/// The device NUM_GPUS asks for: CUDA device `localRank` (a data-parallel process's own GPU)
+/// with cudnn benchmark mode (as PySlowFast), or the CPU with cpuTrainingThreads() LibTorch
+/// threads. Throws std::runtime_error naming NUM_GPUS when this LibTorch has no such CUDA device.
+torch::Device trainingDevice(const config::Config& c, int localRank = 0);
 /// LibTorch threads for CPU training: OMP_NUM_THREADS when set (as PyTorch), else the cores this
 /// process may run on (its CPU affinity).
 int cpuTrainingThreads();
@@ -86,6 +89,11 @@ class TrainStep {
   /// the step (stepped false), as a scaler would.
   StepOutcome run(const std::vector<MicroBatch>& micro);
 
+  /// Data-parallel training: gradients averaged over the ranks by `reducer` (overlapping the last
+  /// micro-batch's backward), buffers following rank 0's, and the scaler's inf/NaN verdict and a
+  /// non-finite loss agreed by every rank. nullptr: one process.
+  void setGradientReducer(dist::GradientReducer* reducer);
+
   precision::GradScaler& scaler() { return scaler_; }
   const PrecisionPolicy& policy() const { return policy_; }
 
@@ -95,6 +103,7 @@ class TrainStep {
   PrecisionPolicy policy_;
   precision::GradScaler scaler_;
   std::optional<double> clipVal_, clipNorm_;
+  dist::GradientReducer* reducer_ = nullptr;
 };
 
 }  // namespace amp::train

@@ -16,6 +16,7 @@
 #include "system/MemoryProbe.h"
 #include "train/LrSchedule.h"
 #include "train/Checkpoint.h"
+#include "train/DataParallel.h"
 #include "train/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
@@ -94,11 +95,14 @@ bool Trainer::start(std::string* error) {
     if (error) *error = "this trainer has already been started";
     return false;
   }
-  runlog::RunDirectory dir(runDir_);
-  const std::string why = dir.ensureExists();
-  if (!why.empty()) {
-    if (error) *error = "OUTPUT_DIR: " + why;
-    return false;
+  if (dist_.rank == 0) {  // the run directory's one writer; other ranks only read checkpoints from it
+    runlog::RunDirectory dir(runDir_);
+    const std::string why = dir.ensureExists();
+    if (!why.empty()) {
+      if (error) *error = "OUTPUT_DIR: " + why;
+      return false;
+    }
+    if (!lock_.acquire(runDir_, error)) return false;
   }
   state_ = TrainerState::Running;
   thread_ = std::thread(&Trainer::run, this);
@@ -106,15 +110,23 @@ bool Trainer::start(std::string* error) {
 }
 
 void Trainer::run() {
+  struct ReleaseLast {  // declared first: the run's files are closed before another writer may come
+    runlog::RunLock& lock;
+    ~ReleaseLast() { lock.release(); }
+  } releaseLock{lock_};
   runlog::RunDirectory dir(runDir_);
   runlog::MetricsWriter writer;
   runlog::RunMetadata meta;
+  const bool writes = dist_.rank == 0;  // only global rank 0 writes the run directory
   const auto started = Clock::now();
   auto emit = [&](runlog::MetricEvent e) {
     e.time_s = since(started);
     e.unix_time_s = runlog::unixTimeNow();
-    writer.write(e);
+    if (writes) writer.write(e);
     if (sink_) sink_(e);
+  };
+  auto log = [&](const std::string& line) {
+    if (writes) dir.appendLog(line);
   };
   auto event = [&](const std::string& name, const std::string& message, std::int64_t step, double epoch,
                    std::map<std::string, double> values = {}) {
@@ -126,7 +138,7 @@ void Trainer::run() {
     e.epoch = epoch;
     e.values = std::move(values);
     emit(e);
-    dir.appendLog(name + ": " + message);
+    log(name + ": " + message);
   };
   auto finish = [&](TrainerState s, const std::string& err) {
     meta.status = s == TrainerState::Finished ? runlog::RunStatus::Finished
@@ -134,9 +146,9 @@ void Trainer::run() {
                                                : runlog::RunStatus::Failed;
     meta.error = err;
     meta.endedAt = meta.updatedAt = runlog::unixTimeNow();
-    dir.writeMetadata(meta);
-    if (!err.empty()) dir.appendLog("error: " + err);
-    dir.appendLog(std::string("run ") + toString(s));
+    if (writes) dir.writeMetadata(meta);
+    if (!err.empty()) log("error: " + err);
+    log(std::string("run ") + toString(s));
     writer.close();
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -147,7 +159,9 @@ void Trainer::run() {
 
   try {
     const config::Config& c = cfg_;
-    const torch::Device device = trainingDevice(c);
+    const torch::Device device = trainingDevice(c, dist_.local_rank);
+    DataParallel ddp(dist_, c, device);  // joins the other ranks (nothing to join with one process)
+    ddp.checkSameConfig(c);
     const PrecisionPolicy policy = PrecisionPolicy::fromConfig(c);
     const bool channelsLast = useChannelsLast3d(c, device);
     const bool cuda = device.is_cuda();
@@ -169,14 +183,23 @@ void Trainer::run() {
     meta.startedAt = meta.updatedAt = runlog::unixTimeNow();
     if (meta.createdAt == 0) meta.createdAt = meta.startedAt;
     const auto devInfo = system::probeDevices();
-    meta.device = cuda ? "cuda:0" : "cpu (" + std::to_string(devInfo.cpu_cores) + " cores, " + devInfo.blas + ")";
+    const int threads = at::get_num_threads();
+    const std::string cpu = "cpu (" + std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+                            (ddp.active() ? " each, " : ", ") + devInfo.blas + ")";
+    meta.device = cuda ? "cuda:" + std::to_string(device.index()) : cpu;
+    if (ddp.active()) meta.device = std::to_string(ddp.worldSize()) + " x " + (cuda ? std::string("cuda") : cpu);
+    meta.worldSize = ddp.worldSize();
+    meta.distBackend = ddp.backend();
     meta.versions = {{"ampstudio", AMPSTUDIO_VERSION}, {"libtorch", devInfo.libtorch_version}, {"ffmpeg", devInfo.ffmpeg_version}};
-    const std::string metaError = dir.writeMetadata(meta);
-    if (!metaError.empty()) throw std::runtime_error(metaError);
-    config::saveConfigFile(c, dir.configPath());
-    const std::string openError = writer.open(dir.metricsPath());
-    if (!openError.empty()) throw std::runtime_error(openError);
-    dir.appendLog("run started: " + meta.model + ", " + policy.name + ", " + meta.device);
+    if (writes) {
+      const std::string metaError = dir.writeMetadata(meta);
+      if (!metaError.empty()) throw std::runtime_error(metaError);
+      config::saveConfigFile(c, dir.configPath());
+      const std::string openError = writer.open(dir.metricsPath());
+      if (!openError.empty()) throw std::runtime_error(openError);
+    }
+    log("run started: " + meta.model + ", " + policy.name + ", " + meta.device +
+        (ddp.active() ? ", data parallel over " + ddp.backend() : std::string()));
 
     // Data.
     auto readList = [&](const char* split) {
@@ -190,9 +213,9 @@ void Trainer::run() {
     const auto params = data::ClipParams::fromConfig(c);
     // Random clips (bench overhead) need no dataset: the lists stay empty, an epoch is 1000 steps.
     data::VideoLoader trainLoader(synthetic_ ? data::KineticsList{} : readList("train"), params, data::Split::Train,
-                                  data::LoaderOptions::fromConfig(c, data::Split::Train));
+                                  data::LoaderOptions::fromConfig(c, data::Split::Train, ddp.rank(), ddp.worldSize()));
     data::VideoLoader valLoader(synthetic_ ? data::KineticsList{} : readList("val"), params, data::Split::Val,
-                                data::LoaderOptions::fromConfig(c, data::Split::Val));
+                                data::LoaderOptions::fromConfig(c, data::Split::Val, ddp.rank(), ddp.worldSize()));
     const auto accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
     const auto itersPerEpoch = synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader.batchesPerEpoch()) / accum;
     if (itersPerEpoch == 0)
@@ -239,6 +262,7 @@ void Trainer::run() {
       }
       event("initialised", "weights from " + init + (reset ? " (epoch count reset)" : ""), step, startEpoch);
     }
+    ddp.attach(*net, stepper, step);  // rank 0's weights to every rank; gradients averaged from here on
     {
       std::lock_guard<std::mutex> lock(mutex_);
       progress_.max_epoch = maxEpoch;
@@ -253,6 +277,7 @@ void Trainer::run() {
       info.global_step = step;
       info.best_top1_err = bestTop1;
       info.cfg_yaml = config::toYaml(c);
+      if (!writes) return;
       const std::string path = saveCheckpoint(runDir_, *net, optimizer.get(), &stepper.scaler(), info);
       event("checkpoint", path, step, epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
     };
@@ -266,12 +291,15 @@ void Trainer::run() {
       double epochLoss = 0, epochTop1 = 0, epochTop5 = 0;
       int epochIters = 0;
       for (std::int64_t it = firstIter; it < itersPerEpoch; ++it) {
-        while (pauseRequested_ && !stopRequested_) {
+        // Pause and stop between iterations; with several ranks, any rank's request holds for all.
+        auto control = ddp.control(stopRequested_, pauseRequested_);
+        while (control.pause && !control.stop) {
           state_ = TrainerState::Paused;
           std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          control = ddp.control(stopRequested_, pauseRequested_);
         }
         if (state_ == TrainerState::Paused) state_ = TrainerState::Running;
-        if (stopRequested_) {
+        if (control.stop) {
           trainLoader.stop();
           checkpoint(epoch, it);  // a consistent point to resume from
           finish(TrainerState::Stopped, "");
@@ -298,8 +326,11 @@ void Trainer::run() {
         const double fracEpoch = epoch + static_cast<double>(it) / static_cast<double>(itersPerEpoch);
         const double lr = schedule.at(fracEpoch);
         setLearningRate(*optimizer, lr);
-        const StepOutcome out = stepper.run(micro);
+        StepOutcome out = stepper.run(micro);
         if (cuda) torch::cuda::synchronize();
+        // Loss and errors averaged over the ranks, so every rank logs and decides on the same values.
+        auto [top1, top5] = topErrors(out.logits, out.labels);
+        std::tie(out.loss, top1, top5) = ddp.average(out.loss, top1, top5);
         if (!out.finite_loss)
           throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " + std::to_string(step + 1) +
                                    " (" + noScaler + ", nothing to skip); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
@@ -333,8 +364,8 @@ void Trainer::run() {
           recentLosses.push_back(out.loss);
           if (recentLosses.size() > 5) recentLosses.pop_front();
         }
-        const auto [top1, top5] = topErrors(out.logits, out.labels);
         const double iterTime = since(iterStart) + dataWait;
+        const double clips = static_cast<double>(out.labels.size(0) * ddp.worldSize());  // global
         runlog::MetricEvent e;
         e.kind = runlog::kind::kTrain;
         e.step = ++step;
@@ -342,9 +373,10 @@ void Trainer::run() {
         e.values = {{"loss", out.loss}, {"top1_err", top1}, {"top5_err", top5}, {"lr", lr},
                     {"loss_scale", update.scale_after}, {"skipped", out.stepped ? 0.0 : 1.0},
                     {"grad_norm", out.grad_norm}, {"iter_time_s", iterTime}, {"data_wait_s", dataWait},
-                    {"clips_per_s", static_cast<double>(out.labels.size(0)) / iterTime}};
+                    {"clips_per_s", clips / iterTime}};
+        if (ddp.active()) e.values["sync_wait_s"] = ddp.lastSyncWaitSeconds();
         if (cuda) {
-          const auto m = system::cudaMemory(0);
+          const auto m = system::cudaMemory(device.index());
           e.values["mem_allocated_bytes"] = static_cast<double>(m.allocated_bytes);
           e.values["mem_reserved_bytes"] = static_cast<double>(m.reserved_bytes);
           e.values["mem_peak_bytes"] = static_cast<double>(m.peak_allocated_bytes);
@@ -368,7 +400,7 @@ void Trainer::run() {
                           {"mem_peak_rss_bytes", static_cast<double>(system::processPeakRssBytes())}};
       emit(summary);
       meta.updatedAt = runlog::unixTimeNow();
-      dir.writeMetadata(meta);
+      if (writes) dir.writeMetadata(meta);
 
       if (!synthetic_ && ((epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch)) {  // validation, in FP32 as PySlowFast
         torch::NoGradGuard noGrad;
@@ -389,6 +421,8 @@ void Trainer::run() {
         }
         valLoader.stop();
         if (!valLoader.error().empty()) throw std::runtime_error(valLoader.error());
+        // Each rank evaluated its own share: the counts add up to one process's over the whole set.
+        std::tie(correct1, correct5, n, lossSum) = ddp.sum(correct1, correct5, n, lossSum);
         if (n > 0 && !stopRequested_) {
           const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
           bestTop1 = std::min(bestTop1, top1);
@@ -401,7 +435,7 @@ void Trainer::run() {
           char line[160];
           std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch,
                         top1, top5, bestTop1);
-          dir.appendLog(line);
+          log(line);
         }
       }
       if ((epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch) checkpoint(epoch + 1, 0);

@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "config/Config.h"
+#include "dist/DistEnv.h"
 #include "runlog/MetricEvent.h"
+#include "runlog/RunLock.h"
 
 namespace amp::train {
 
@@ -40,7 +42,15 @@ class Trainer {
   /// config's clip shape instead of decoding the dataset (no dataset needed: an epoch is 1000
   /// steps); validation is skipped. Set before start().
   void setSyntheticClips(bool on) { synthetic_ = on; }
-  /// Starts the engine thread. False with `error` when it cannot (e.g. OUTPUT_DIR unwritable).
+  /// Data-parallel training: this process is `env.rank` of `env.world_size` (set before start()).
+  /// Rank 0 alone writes the run directory; every rank trains its share of each batch and stops,
+  /// pauses and fails with the others.
+  void setDistributed(dist::DistEnv env) { dist_ = std::move(env); }
+  const dist::DistEnv& distributed() const { return dist_; }
+  /// Takes the run directory's lock (one writer per OUTPUT_DIR, held until the engine thread
+  /// ends) and starts the engine thread. False with `error` when it cannot: OUTPUT_DIR
+  /// unwritable, or another trainer (this process or another, this host or another sharing the
+  /// folder) is writing it, named by PID and host.
   bool start(std::string* error);
   /// Takes effect between iterations.
   void pause();
@@ -66,9 +76,11 @@ class Trainer {
   std::atomic<bool> stopRequested_{false};
   std::atomic<bool> pauseRequested_{false};
   bool synthetic_ = false;
+  dist::DistEnv dist_;
   mutable std::mutex mutex_;
   std::string error_;
   TrainerProgress progress_;
+  runlog::RunLock lock_;
   std::thread thread_;
 };
 

@@ -84,6 +84,33 @@ class TestPrecisionForm : public QObject {
     QVERIFY(panel.text().contains("  BATCH_SIZE: 8  # per step\n"));
   }
 
+  void processesSetTheDataParallelKeys() {
+    widgets::ConfigEditorPanel panel;
+    panel.setText(kYaml);
+    auto* form = panel.form();
+    auto* processes = qobject_cast<QSpinBox*>(form->field("DIST.CPU_PROCESSES"));
+    QVERIFY(processes);
+    QCOMPARE(processes->value(), 1);
+    processes->setValue(2);  // CPU: two processes sharing the cores
+    QCOMPARE(panel.config()->getInt("DIST.CPU_PROCESSES"), 2);
+    QCOMPARE(panel.config()->getInt("NUM_GPUS"), 0);
+    qobject_cast<QComboBox*>(form->field("NUM_GPUS"))->setCurrentIndex(1);  // GPU: two GPUs
+    QCOMPARE(panel.config()->getInt("NUM_GPUS"), 2);
+    QCOMPARE(panel.config()->getInt("DIST.CPU_PROCESSES"), 1);
+    processes->setValue(4);
+    QCOMPARE(panel.config()->getInt("NUM_GPUS"), 4);
+    // 8 clips over 3 GPUs cannot split: the engine's message, naming the keys.
+    processes->setValue(3);
+    QCOMPARE(panel.errorCount(), 1);
+    const auto& d = panel.diagnostics().front();
+    QVERIFY2(d.message.find("not divisible by NUM_GPUS 3") != std::string::npos, d.message.c_str());
+    // And from the text back to the form.
+    QString text = panel.text();
+    text.replace("NUM_GPUS: 3", "NUM_GPUS: 8");
+    panel.setText(text);
+    QCOMPARE(processes->value(), 8);
+  }
+
   void textEditsReachTheForm() {
     widgets::ConfigEditorPanel panel;
     panel.setText(kYaml);

@@ -42,6 +42,32 @@ class TestRunListPanel : public QObject {
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Time)->text(), QString("0:02:05"));
   }
 
+  void devicesSayHowManyProcesses() {
+    runlog::RunMetadata m;
+    m.device = "cpu (2 threads, OpenBLAS)";
+    QCOMPARE(widgets::RunListPanel::devicesLabel(m), QString("CPU"));
+    m.device = "2 x cpu (1 thread each, OpenBLAS)";
+    m.worldSize = 2;
+    QCOMPARE(widgets::RunListPanel::devicesLabel(m), QString("2 x CPU"));
+    m.device = "8 x cuda";
+    m.worldSize = 8;
+    QCOMPARE(widgets::RunListPanel::devicesLabel(m), QString("8 x GPU"));
+    m.device = "cuda:0";
+    m.worldSize = 1;
+    QCOMPARE(widgets::RunListPanel::devicesLabel(m), QString("GPU"));
+    QTemporaryDir dir;
+    runlog::RunDirectory run((dir.path() + "/ddp").toStdString());
+    run.ensureExists();
+    m.name = "ddp";
+    m.device = "2 x cpu (1 thread each, OpenBLAS)";
+    m.worldSize = 2;
+    run.writeMetadata(m);
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->text(), QString("2 x CPU"));
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->toolTip(), QString("2 x cpu (1 thread each, OpenBLAS)"));
+  }
+
   void summaryColumnsSelectionAndCsvExport() {
     QTemporaryDir dir;
     makeRun(dir.path() + "/a", "a", runlog::RunStatus::Finished, "fp32");

@@ -123,19 +123,47 @@ class TestVideoLoader : public QObject {
   }
 
   void ranksSplitTheEpoch() {
+    // Evaluation (no drop-last): 16 clips over 3 ranks, each clip exactly once, no padding.
     std::multiset<int> seen;
     for (int rank = 0; rank < 3; ++rank) {
       LoaderOptions o;
       o.batch_size = 1;
+      o.shuffle = false;
       o.drop_last = false;
       o.rank = rank;
       o.world_size = 3;
       o.workers = 1;
-      VideoLoader loader(train_, demoParams(), Split::Train, o);
+      VideoLoader loader(train_, demoParams(), Split::Val, o);
       for (const auto& b : drain(loader, 0)) seen.insert(b.videos[0]);
     }
     QCOMPARE(seen.size(), size_t(16));
-    QCOMPARE(std::set<int>(seen.begin(), seen.end()).size(), size_t(16));  // each clip exactly once
+    QCOMPARE(std::set<int>(seen.begin(), seen.end()).size(), size_t(16));
+  }
+
+  void trainingRanksGetEqualSharesOfEveryClip() {
+    // DistributedSampler: 16 shuffled clips padded to 18 by repeating the first two, 6 per rank,
+    // so every rank runs the same number of steps; with 2 ranks (divisible) each clip once.
+    for (int world : {3, 2}) {
+      std::multiset<int> seen;
+      std::vector<std::size_t> batches;
+      for (int rank = 0; rank < world; ++rank) {
+        LoaderOptions o;
+        o.batch_size = 2;
+        o.rank = rank;
+        o.world_size = world;
+        o.workers = 1;
+        o.seed = 7;
+        VideoLoader loader(train_, demoParams(), Split::Train, o);
+        const auto got = drain(loader, 1);
+        batches.push_back(got.size());
+        for (const auto& b : got)
+          for (int v : b.videos) seen.insert(v);
+      }
+      QCOMPARE(std::set<std::size_t>(batches.begin(), batches.end()).size(), size_t(1));  // equal on every rank
+      QCOMPARE(batches.front(), size_t(world == 3 ? 3 : 4));
+      QCOMPARE(std::set<int>(seen.begin(), seen.end()).size(), size_t(16));  // no clip left out
+      QCOMPARE(seen.size(), size_t(world == 3 ? 18 : 16));
+    }
   }
 
   void testModeExpandsViews() {
@@ -186,10 +214,20 @@ class TestVideoLoader : public QObject {
     auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
                                                   {"DATA_LOADER.ENABLE_MULTI_THREAD_DECODE", "True"});
     QVERIFY(r.ok());
-    const auto train = LoaderOptions::fromConfig(r.config, Split::Train, 3);
-    QCOMPARE(train.batch_size, 8);  // 64 clips over 8 GPUs
-    QCOMPARE(train.world_size, 8);
+    const auto train = LoaderOptions::fromConfig(r.config, Split::Train, 3, 16);
+    QCOMPARE(train.batch_size, 8);  // 64 clips over this machine's 8 GPUs
+    QCOMPARE(train.world_size, 16);
     QCOMPARE(train.rank, 3);
+    // PySlowFast: the batch is per machine; more machines (NUM_SHARDS) do not shrink it.
+    auto two = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+                                                    {"NUM_SHARDS", "2", "SHARD_ID", "1"});
+    QVERIFY(two.ok());
+    QCOMPARE(LoaderOptions::fromConfig(two.config, Split::Train, 9, 16).batch_size, 8);
+    // CPU processes split the batch as GPUs do.
+    auto cpu = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+                                                    {"NUM_GPUS", "0", "DIST.CPU_PROCESSES", "4"});
+    QVERIFY(cpu.ok());
+    QCOMPARE(LoaderOptions::fromConfig(cpu.config, Split::Train, 1, 4).batch_size, 16);
     QCOMPARE(train.workers, 8);
     QVERIFY(train.shuffle && train.drop_last);
     QCOMPARE(train.decoder.threads, 0);

@@ -1,0 +1,56 @@
+#pragma once
+// Where this process stands in a data-parallel job: its rank, the world, and how the ranks meet.
+// Read from the launcher's worker environment, from torchrun's (RANK, WORLD_SIZE, LOCAL_RANK,
+// MASTER_ADDR, MASTER_PORT) or from Slurm's (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID and the
+// first host of the node list), and checked against the config, which stays the source of
+// truth for the layout (NUM_GPUS or DIST.CPU_PROCESSES per machine, NUM_SHARDS machines).
+// No LibTorch here: parsing is tested without it.
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace amp::config {
+class Config;
+}
+
+namespace amp::dist {
+
+struct DistEnv {
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;        ///< the process's index on its machine: its CUDA device
+  int local_world_size = 1;  ///< processes on this machine
+  /// How the ranks meet: "tcp://HOST:PORT" (rank 0 serves a TCPStore) or "file:///PATH".
+  std::string init_method;
+  /// Who started this process: "single", "launcher" (ampstudio-cli), "torchrun" or "slurm".
+  std::string origin = "single";
+
+  bool distributed() const { return world_size > 1; }
+  /// "rank 1 of 4 (local 1 of 2, torchrun, tcp://node1:29500)"
+  std::string describe() const;
+};
+
+/// Reads one environment variable; nullptr when unset (std::getenv in the product, a map in tests).
+using EnvLookup = std::function<const char*(const char*)>;
+
+/// The launcher's variables (AMPSTUDIO_INIT_METHOD with RANK, WORLD_SIZE, LOCAL_RANK,
+/// LOCAL_WORLD_SIZE), torchrun's or Slurm's, in that order of precedence; nullopt when none is set
+/// (a single process). Malformed values are an error naming the variable.
+std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string* error);
+/// The first host of a Slurm node list: "gpu[03-05,09],cpu1" -> "gpu03", "a,b" -> "a".
+std::string firstSlurmHost(const std::string& nodelist);
+/// Splits "tcp://HOST:PORT" into host and port. False with `error` naming the text otherwise.
+bool parseTcpInitMethod(const std::string& method, std::string& host, int& port, std::string* error);
+
+/// Processes per machine the config asks for: NUM_GPUS, or DIST.CPU_PROCESSES when NUM_GPUS is 0.
+int processesPerShard(const config::Config& c);
+/// processesPerShard x NUM_SHARDS.
+int configuredWorldSize(const config::Config& c);
+/// Clips per process and iteration: TRAIN.BATCH_SIZE (or TEST.BATCH_SIZE) / processesPerShard,
+/// as PySlowFast (the batch size is per machine; the global batch is it x NUM_SHARDS).
+int perProcessBatch(const config::Config& c, bool test);
+
+/// "" when `env` fits the config's layout, else why, naming the keys to change.
+std::string checkAgainstConfig(const DistEnv& env, const config::Config& c);
+
+}  // namespace amp::dist

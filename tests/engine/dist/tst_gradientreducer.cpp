@@ -1,0 +1,223 @@
+// Data-parallel training on c10d: two real processes over Gloo train exactly as one process with
+// their combined batch, stay bit-identical, overlap the all-reduce with backward, skip together
+// when one rank overflows, and fail within the timeout when a peer dies. The test runs itself
+// as the worker processes (AMPSTUDIO_TEST_SCENARIO set in their environment).
+#include <QtTest>
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+
+#include "config/ConfigLoader.h"
+#include "dist/Communicator.h"
+#include "dist/GradientReducer.h"
+#include "models/VideoModels.h"
+#include "train/Optimizer.h"
+#include "train/TrainStep.h"
+
+using namespace amp;
+
+namespace {
+
+constexpr int kPerRank = 2;  // clips per rank and step; one process takes 2 x this
+constexpr int kSteps = 3;
+
+config::Config tinyMvit(const std::string& scenario) {
+  std::vector<std::string> ov = {"MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE", "32",
+                                 "DATA.TEST_CROP_SIZE", "32", "MODEL.NUM_CLASSES", "5", "MVIT.DIM_MUL", "[[1, 2.0], [3, 2.0]]",
+                                 "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.POOL_Q_STRIDE",
+                                 "[[0, 1, 1, 1], [1, 1, 2, 2], [2, 1, 1, 1], [3, 1, 2, 2]]", "MVIT.POOL_KV_STRIDE_ADAPTIVE",
+                                 "[1, 4, 4]", "MVIT.DROPPATH_RATE", "0.0", "MODEL.DROPOUT_RATE", "0.0", "NUM_GPUS", "0",
+                                 "TRAIN.BATCH_SIZE", "4", "SOLVER.BASE_LR", "0.1",
+                                 // SGD: the update is linear in the gradient, so the weights compare the gradients
+                                 // themselves (Adam's first step is lr x sign(g) and magnifies rounding in tiny ones).
+                                 "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.MOMENTUM", "0.9", "SOLVER.WEIGHT_DECAY", "1e-4"};
+  if (scenario == "amp_inf") {
+    ov.insert(ov.end(), {"TRAIN.MIXED_PRECISION", "True", "AMP.DTYPE", "bfloat16", "AMP.SCALER", "on"});
+  } else {
+    ov.insert(ov.end(), {"TRAIN.MIXED_PRECISION", "False"});
+  }
+  auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
+  if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
+  return r.config;
+}
+
+// The combined batch of step `s`, the same in every process.
+train::MicroBatch globalBatch(const config::Config& c, int s) {
+  torch::manual_seed(1000 + s);
+  const int64_t crop = c.getInt("DATA.TRAIN_CROP_SIZE");
+  train::MicroBatch mb;
+  mb.inputs.push_back(torch::randn({2 * kPerRank, 3, c.getInt("DATA.NUM_FRAMES"), crop, crop}));
+  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {2 * kPerRank}, torch::TensorOptions().dtype(torch::kLong));
+  return mb;
+}
+
+train::MicroBatch slice(const train::MicroBatch& mb, int64_t from, int64_t n) {
+  train::MicroBatch out;
+  for (const auto& t : mb.inputs) out.inputs.push_back(t.narrow(0, from, n).clone());
+  out.labels = mb.labels.narrow(0, from, n).clone();
+  return out;
+}
+
+torch::Tensor flatParams(torch::nn::Module& net) {
+  std::vector<torch::Tensor> all;
+  for (const auto& p : net.parameters()) all.push_back(p.detach().reshape(-1));
+  return torch::cat(all);
+}
+
+std::string outPath(const std::string& dir, int rank, int step) {
+  return dir + "/rank" + std::to_string(rank) + "_step" + std::to_string(step) + ".pt";
+}
+
+// One worker process: `scenario` in its environment, RANK/WORLD_SIZE/AMPSTUDIO_INIT_METHOD too.
+int worker(const std::string& scenario, const std::string& dir) {
+  torch::set_num_threads(1);
+  std::string error;
+  const auto env = dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &error);
+  if (!env) {
+    std::fprintf(stderr, "worker: %s\n", error.c_str());
+    return 2;
+  }
+  std::ofstream report(dir + "/rank" + std::to_string(env->rank) + ".txt");
+  try {
+    dist::Communicator comm(*env, "gloo", std::chrono::seconds(scenario == "die" ? 10 : 60));
+    const auto c = tinyMvit(scenario);
+    torch::manual_seed(static_cast<uint64_t>(env->rank) + 1);  // different weights: the broadcast must unify them
+    auto net = models::buildVideoNet(c);
+    auto optimizer = train::buildOptimizer(c, *net);
+    train::TrainStep stepper(c, *net, *optimizer, train::PrecisionPolicy::fromConfig(c));
+    // Small buckets: several all-reduces per step, so their order and overlap are exercised.
+    dist::GradientReducer reducer(comm, net->parameters(), net->buffers(), 16 << 10);
+    reducer.broadcastState();
+    stepper.setGradientReducer(&reducer);
+    report << "buckets " << reducer.bucketCount() << "\n";
+    for (int s = 0; s < kSteps; ++s) {
+      if (scenario == "die" && s == 1 && env->rank == 1) std::raise(SIGKILL);
+      auto mine = slice(globalBatch(c, s), env->rank * kPerRank, kPerRank);
+      if (scenario == "amp_inf" && s == 1 && env->rank == 1) mine.inputs[0][0].fill_(std::numeric_limits<float>::infinity());
+      train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
+      const auto out = stepper.run({mine});
+      torch::save(flatParams(*net), outPath(dir, env->rank, s));
+      report << "step " << s << " stepped " << out.stepped << " scale " << out.update.scale_after << " in_backward "
+             << reducer.lastStats().launched_in_backward << " grad_norm " << out.grad_norm << "\n";
+    }
+    report << "done\n";
+    return 0;
+  } catch (const std::exception& e) {
+    report << "error " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace
+
+class TestGradientReducer : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  int run_ = 0;
+
+  // Starts two workers of `scenario`; returns their exit codes and the folder they wrote.
+  std::pair<std::vector<int>, std::string> runWorkers(const std::string& scenario) {
+    const std::string out = dir_.path().toStdString() + "/" + scenario;
+    QDir().mkpath(QString::fromStdString(out));
+    const QString store = dir_.path() + "/store-" + QString::number(++run_);
+    std::vector<std::unique_ptr<QProcess>> procs;
+    for (int rank = 0; rank < 2; ++rank) {
+      auto p = std::make_unique<QProcess>();
+      auto env = QProcessEnvironment::systemEnvironment();
+      env.insert("AMPSTUDIO_TEST_SCENARIO", QString::fromStdString(scenario));
+      env.insert("AMPSTUDIO_TEST_OUT", QString::fromStdString(out));
+      env.insert("RANK", QString::number(rank));
+      env.insert("WORLD_SIZE", "2");
+      env.insert("LOCAL_RANK", QString::number(rank));
+      env.insert("LOCAL_WORLD_SIZE", "2");
+      env.insert("AMPSTUDIO_INIT_METHOD", "file://" + store);
+      p->setProcessEnvironment(env);
+      p->setProcessChannelMode(QProcess::ForwardedChannels);
+      p->start(QCoreApplication::applicationFilePath(), {});
+      procs.push_back(std::move(p));
+    }
+    std::vector<int> codes;
+    for (auto& p : procs) {
+      if (!p->waitForFinished(180000)) p->kill();
+      codes.push_back(p->exitStatus() == QProcess::CrashExit ? -1 : p->exitCode());
+    }
+    return {codes, out};
+  }
+
+  static std::string readReport(const std::string& dir, int rank) {
+    std::ifstream in(dir + "/rank" + std::to_string(rank) + ".txt");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+ private Q_SLOTS:
+  void twoRanksEqualOneProcessWithTheirCombinedBatch() {
+    const auto [codes, out] = runWorkers("equal");
+    QCOMPARE(codes, (std::vector<int>{0, 0}));
+    // The same training in this process: one process, batch 2 x kPerRank, rank 0's initial weights.
+    torch::set_num_threads(1);
+    const auto c = tinyMvit("equal");
+    torch::manual_seed(1);
+    auto net = models::buildVideoNet(c);
+    auto optimizer = train::buildOptimizer(c, *net);
+    train::TrainStep stepper(c, *net, *optimizer, train::PrecisionPolicy::fromConfig(c));
+    const auto initial = flatParams(*net);
+    for (int s = 0; s < kSteps; ++s) {
+      train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
+      stepper.run({globalBatch(c, s)});
+      torch::Tensor r0, r1;
+      torch::load(r0, outPath(out, 0, s));
+      torch::load(r1, outPath(out, 1, s));
+      QVERIFY2(torch::equal(r0, r1), qPrintable(QString("step %1: the ranks' weights differ").arg(s)));
+      const double diff = (r0 - flatParams(*net)).abs().max().item<double>();
+      QVERIFY2(diff < 1e-5, qPrintable(QString("step %1: %2 from one process").arg(s).arg(diff)));
+    }
+    // Training moved the weights (equality of unchanged weights would prove nothing).
+    QVERIFY((flatParams(*net) - initial).abs().max().item<double>() > 1e-4);
+    // Several buckets, and some were all-reduced while backward still ran.
+    const auto report = readReport(out, 0);
+    QVERIFY2(report.find("buckets 1\n") == std::string::npos, report.c_str());
+    QVERIFY2(report.find("in_backward 0 ") == std::string::npos, report.c_str());
+  }
+
+  void oneRankOverflowingSkipsTheStepEverywhere() {
+    const auto [codes, out] = runWorkers("amp_inf");
+    QCOMPARE(codes, (std::vector<int>{0, 0}));
+    for (int rank = 0; rank < 2; ++rank) {
+      const auto report = readReport(out, rank);
+      QVERIFY2(report.find("step 0 stepped 1 scale 65536") != std::string::npos, report.c_str());
+      QVERIFY2(report.find("step 1 stepped 0 scale 32768") != std::string::npos, report.c_str());  // both skip and back off
+      QVERIFY2(report.find("step 2 stepped 1 scale 32768") != std::string::npos, report.c_str());
+    }
+    torch::Tensor a, b, before;
+    torch::load(before, outPath(out, 0, 0));
+    torch::load(a, outPath(out, 0, 1));
+    torch::load(b, outPath(out, 1, 1));
+    QVERIFY(torch::equal(a, b));
+    QVERIFY(torch::equal(a, before));  // the skipped step left the weights as they were
+  }
+
+  void aDeadRankFailsTheOtherWithinTheTimeout() {
+    QElapsedTimer timer;
+    timer.start();
+    const auto [codes, out] = runWorkers("die");
+    QCOMPARE(codes[1], -1);  // killed
+    QCOMPARE(codes[0], 3);   // failed with a message, did not hang
+    QVERIFY(timer.elapsed() < 60000);
+    const auto report = readReport(out, 0);
+    QVERIFY2(report.find("error distributed: ") != std::string::npos && report.find("failed on rank 0 of 2") != std::string::npos,
+             report.c_str());
+  }
+};
+
+int main(int argc, char** argv) {
+  if (const char* scenario = std::getenv("AMPSTUDIO_TEST_SCENARIO")) return worker(scenario, std::getenv("AMPSTUDIO_TEST_OUT"));
+  QCoreApplication app(argc, argv);
+  TestGradientReducer t;
+  return QTest::qExec(&t, argc, argv);
+}
+#include "tst_gradientreducer.moc"

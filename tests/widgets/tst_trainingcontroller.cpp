@@ -1,0 +1,118 @@
+// The studio's Start, Pause and Stop on a data-parallel config: the controller runs
+// ampstudio-cli's workers and follows their run directory; the one-writer lock refuses a second
+// writer with the holder's name.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include "TrainingController.h"
+#include "config/ConfigLoader.h"
+#include "data/DemoDataGenerator.h"
+#include "runlog/RunDirectory.h"
+#include "runlog/RunLock.h"
+
+using namespace amp;
+
+class TestTrainingController : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  std::string data_;
+
+  config::Config demo(const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "OUTPUT_DIR", out,
+                                   "TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "1", "X3D.DIM_C5", "32"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
+    return r.config;
+  }
+
+  static int trainEvents(const QList<QList<QVariant>>& batches) {
+    int n = 0;
+    for (const auto& b : batches)
+      for (const auto& e : b.at(0).value<std::vector<runlog::MetricEvent>>()) n += e.kind == runlog::kind::kTrain;
+    return n;
+  }
+
+ private slots:
+  void initTestCase() {
+    data_ = dir_.path().toStdString() + "/data";
+    data::DemoDataOptions o;
+    o.out_dir = data_;
+    o.clips_per_class = 2;  // 16 training clips: 4 steps of 4
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+  }
+
+  void twoProcessesRunToTheEnd() {
+    const std::string out = dir_.path().toStdString() + "/ddp";
+    widgets::TrainingController controller;
+    QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
+    QString why;
+    QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2"}), "demo.yaml", &why), qPrintable(why));
+    QVERIFY(controller.isActive());
+    controller.waitForEnd();
+    QCOMPARE(controller.state(), train::TrainerState::Finished);
+    QCOMPARE(trainEvents(batches), 4);
+    QCOMPARE(controller.progress().step, std::int64_t{4});
+    QCOMPARE(controller.progress().steps_per_epoch, std::int64_t{4});
+    const auto meta = runlog::RunDirectory(out).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->worldSize, 2);
+    QCOMPARE(meta->configSource, std::string("demo.yaml"));
+    QCOMPARE(meta->status, runlog::RunStatus::Finished);
+  }
+
+  void pauseAndStopReachEveryRank() {
+    const std::string out = dir_.path().toStdString() + "/ddp-long";
+    widgets::TrainingController controller;
+    QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
+    QSignalSpy ended(&controller, &widgets::TrainingController::ended);
+    QString why;
+    QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "50", "DIST.CPU_PROCESSES", "2"}), "demo.yaml", &why), qPrintable(why));
+    QTRY_VERIFY_WITH_TIMEOUT(trainEvents(batches) >= 3, 120000);
+    controller.pause();
+    QCOMPARE(controller.state(), train::TrainerState::Paused);
+    QTest::qWait(2500);  // the iteration under way ends; then nothing
+    const int paused = trainEvents(batches);
+    QTest::qWait(2000);
+    QCOMPARE(trainEvents(batches), paused);
+    controller.resume();
+    QTRY_VERIFY_WITH_TIMEOUT(trainEvents(batches) > paused + 1, 60000);
+    controller.stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!ended.isEmpty(), 60000);
+    QCOMPARE(ended.first().at(0).value<train::TrainerState>(), train::TrainerState::Stopped);
+    const auto meta = runlog::RunDirectory(out).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, runlog::RunStatus::Stopped);
+    QVERIFY(!QDir(QString::fromStdString(out + "/checkpoints")).entryList({"*.pyth"}).isEmpty());
+  }
+
+  void aLockedRunDirectoryIsRefused() {
+    const std::string out = dir_.path().toStdString() + "/locked";
+    runlog::RunDirectory(out).ensureExists();
+    runlog::RunLock holder;  // another writer of the folder
+    std::string error;
+    QVERIFY2(holder.acquire(out, &error), error.c_str());
+    const QString expected = "is being written by another trainer (pid " + QString::number(QCoreApplication::applicationPid());
+    {  // one process: Start itself refuses
+      widgets::TrainingController controller;
+      QString why;
+      QVERIFY(!controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1"}), "demo.yaml", &why));
+      QVERIFY2(why.contains(expected), qPrintable(why));
+    }
+    {  // two processes: the launcher starts, rank 0 refuses, the run fails saying why
+      widgets::TrainingController controller;
+      QString why;
+      QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2"}), "demo.yaml", &why), qPrintable(why));
+      controller.waitForEnd();
+      QCOMPARE(controller.state(), train::TrainerState::Failed);
+      QVERIFY2(controller.error().contains(expected), qPrintable(controller.error()));
+    }
+  }
+};
+
+QTEST_MAIN(TestTrainingController)
+#include "tst_trainingcontroller.moc"
