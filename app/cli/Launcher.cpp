@@ -62,7 +62,7 @@ int launchWorkers(const LaunchPlan& plan) {
     std::cout << "launching " << plan.processes << " worker process" << (plan.processes > 1 ? "es" : "") << " (ranks "
             << plan.shard_id * plan.processes << "-" << plan.shard_id * plan.processes + plan.processes - 1 << " of " << world
             << ", machine " << plan.shard_id << " of " << plan.num_shards << ", " << plan.init_method
-            << (threads.empty() ? "" : ", " + threads + " CPU threads each") << ")" << std::endl;
+            << (threads.empty() ? "" : ", " + threads + (threads == "1" ? " CPU thread each" : " CPU threads each")) << ")" << std::endl;
 
   std::string exe = "/proc/self/exe";
   std::map<pid_t, int> rankOf;  // running workers

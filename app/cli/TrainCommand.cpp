@@ -73,6 +73,12 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
     plan.worker_args.insert(plan.worker_args.end(), overrides.begin(), overrides.end());
     return launchWorkers(plan);
   }
+  if (env) {  // refused before anything is written: the config decides the layout, not the launcher
+    if (const std::string misfit = dist::checkAgainstConfig(*env, *cfg); !misfit.empty()) {
+      std::cerr << path << ": " << misfit << "\n";
+      return 2;
+    }
+  }
   const bool mainRank = !env || env->rank == 0;
   train::Trainer trainer(*cfg, flags.source.empty() ? path : flags.source);
   if (env) trainer.setDistributed(*env);

@@ -141,6 +141,13 @@ void checkRun(Checker& ck) {
     ck.error(ck.blame({"TRAIN.BATCH_SIZE", procKey}), "TRAIN.BATCH_SIZE " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) +
                                                           " is not divisible by " + procKey + " " + std::to_string(perShard) +
                                                           " (it is split evenly over this machine's processes)");
+  if (c.getString("BN.NORM_TYPE") == "sync_batchnorm" && !c.getBool("BN.GLOBAL_SYNC") &&
+      perShard % c.getInt("BN.NUM_SYNC_DEVICES") != 0)
+    ck.error("BN.NUM_SYNC_DEVICES", "is " + std::to_string(c.getInt("BN.NUM_SYNC_DEVICES")) + ", which does not divide the " +
+                                        std::to_string(perShard) + " processes of a machine (" + procKey +
+                                        ") into groups; choose a divisor, or set BN.GLOBAL_SYNC True");
+  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm")
+    ck.warning("BN.NORM_TYPE", "sub_batchnorm is not implemented yet: the model trains with plain batchnorm");
   if (gpus > 0 && c.getInt("DIST.CPU_PROCESSES") != 1)
     ck.warning("DIST.CPU_PROCESSES", "is used only when NUM_GPUS is 0; with GPUs there is one process per GPU");
   // Batch norm after the head's global pooling sees one value per channel and clip: training

@@ -29,8 +29,62 @@ torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x) {
   return y;
 }
 
-torch::nn::BatchNorm3d batchNorm(int64_t channels) {
-  return torch::nn::BatchNorm3d(torch::nn::BatchNorm3dOptions(channels).eps(1e-5).momentum(0.1));
+BatchNorm3d batchNorm(int64_t channels) { return BatchNorm3d(channels, 1e-5, 0.1); }
+
+SyncableBatchNorm3dImpl::SyncableBatchNorm3dImpl(int64_t channels, double eps, double momentum)
+    : channels_(channels), eps_(eps), momentum_(momentum) {
+  reset();
+}
+
+void SyncableBatchNorm3dImpl::reset() {
+  weight = register_parameter("weight", torch::ones({channels_}));
+  bias = register_parameter("bias", torch::zeros({channels_}));
+  running_mean = register_buffer("running_mean", torch::zeros({channels_}));
+  running_var = register_buffer("running_var", torch::ones({channels_}));
+  num_batches_tracked = register_buffer("num_batches_tracked", torch::tensor(0, torch::kLong));
+}
+
+void SyncableBatchNorm3dImpl::pretty_print(std::ostream& stream) const {
+  stream << "BatchNorm3d(" << channels_ << ", eps=" << eps_ << ", momentum=" << momentum_ << (sync_ ? ", synced" : "") << ")";
+}
+
+torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
+  TORCH_CHECK(input.dim() == 5, "BatchNorm3d expects an N x C x T x H x W input, got ", input.dim(), " dimensions");
+  if (!sync_ || !is_training()) {  // torch.nn.BatchNorm3d
+    if (is_training()) {
+      torch::NoGradGuard noGrad;
+      num_batches_tracked.add_(1);
+    }
+    return torch::batch_norm(input, weight, bias, running_mean, running_var, is_training(), momentum_, eps_,
+                             at::globalContext().userEnabledCuDNN());
+  }
+  TORCH_CHECK(input.size(0) > 0, "sync batch norm does not support an empty batch");
+  const int64_t c = input.size(1);
+  // Statistics in float32 whatever autocast gave the input (as batch norm computes them).
+  const auto x = input.to(torch::kFloat);
+  const auto local = torch::var_mean(x, {0, 2, 3, 4}, /*unbiased=*/false);
+  const auto rows = sync_->gatherGroup(torch::cat({std::get<1>(local), std::get<0>(local)}));  // G x 2C
+  const auto means = rows.narrow(1, 0, c), vars = rows.narrow(1, c, c);
+  const auto mean = means.mean(0);
+  const auto var = vars.mean(0) + (means - mean).pow(2).mean(0);
+  {
+    torch::NoGradGuard noGrad;
+    running_mean.add_(momentum_ * (mean.detach() - running_mean));
+    running_var.add_(momentum_ * (var.detach() - running_var));
+  }
+  const auto scale = weight * torch::rsqrt(var + eps_);
+  const auto shift = bias - mean * scale;
+  return (x * scale.view({1, c, 1, 1, 1}) + shift.view({1, c, 1, 1, 1})).to(input.scalar_type());
+}
+
+int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync>& sync) {
+  int n = 0;
+  for (const auto& m : net.modules(/*include_self=*/false))
+    if (auto* bn = dynamic_cast<SyncableBatchNorm3dImpl*>(m.get())) {
+      bn->setSync(sync);
+      ++n;
+    }
+  return n;
 }
 
 torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, std::vector<int64_t> stride,
@@ -51,7 +105,7 @@ void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn,
     if (auto* conv = m->as<torch::nn::Conv3d>()) {
       torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
       if (conv->bias.defined()) conv->bias.zero_();
-    } else if (auto* bn = m->as<torch::nn::BatchNorm3d>()) {
+    } else if (auto* bn = m->as<SyncableBatchNorm3dImpl>()) {
       bn->weight.fill_(zeroInitFinalBn && final.count(bn) ? 0.0 : 1.0);
       bn->bias.zero_();
     } else if (auto* fc = m->as<torch::nn::Linear>()) {

@@ -3,10 +3,50 @@
 // Internal to the engine (includes LibTorch); front ends use ModelFactory.h.
 #include <torch/torch.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace amp::models {
+
+/// How a sync batch norm sees the other processes of its group: every member's vector, in
+/// group order, differentiably (the gradient of a member's row flows back to that member). Set
+/// by data-parallel training (engine/dist), never by the models.
+class BatchNormSync {
+ public:
+  virtual ~BatchNormSync() = default;
+  /// G x D: the D-vector of each of the G group members.
+  virtual torch::Tensor gatherGroup(const torch::Tensor& vec) = 0;
+};
+
+/// Batch norm over N x C x T x H x W with torch's BatchNorm3d parameters, buffers and
+/// state-dict names (weight, bias, running_mean, running_var, num_batches_tracked) and its
+/// arithmetic. Given a BatchNormSync and in training mode, it normalises with the statistics of
+/// its whole group as PySlowFast's BN.NORM_TYPE sync_batchnorm does (NaiveSyncBatchNorm3d: the
+/// group's mean and biased variance, each member weighted equally, the biased variance also in
+/// the running statistics). The variance is combined from each member's own mean and variance
+/// (the parallel-variance formula), which equals PySlowFast's E[x^2] - E[x]^2 without its
+/// cancellation in float32. (Its own class: LibTorch's BatchNorm3dImpl cannot be derived from outside the
+/// library, whose template base is not exported.)
+class SyncableBatchNorm3dImpl : public torch::nn::Cloneable<SyncableBatchNorm3dImpl> {
+ public:
+  explicit SyncableBatchNorm3dImpl(int64_t channels, double eps = 1e-5, double momentum = 0.1);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  torch::Tensor forward(const torch::Tensor& input);
+  void setSync(std::shared_ptr<BatchNormSync> sync) { sync_ = std::move(sync); }
+  bool synced() const { return sync_ != nullptr; }
+
+  torch::Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ private:
+  int64_t channels_;
+  double eps_, momentum_;
+  std::shared_ptr<BatchNormSync> sync_;
+};
+TORCH_MODULE(SyncableBatchNorm3d);
+/// The batch norm every model is built with.
+using BatchNorm3d = SyncableBatchNorm3d;
 
 class VideoNetImpl : public torch::nn::Module {
  public:
@@ -21,7 +61,7 @@ class VideoNetImpl : public torch::nn::Module {
 /// Batch norms whose weight starts at zero with RESNET.ZERO_INIT_FINAL_BN (the last BN of each
 /// residual transform, as PySlowFast's `transform_final_bn`).
 struct FinalBnRegistry {
-  std::vector<torch::nn::BatchNorm3d> bns;
+  std::vector<BatchNorm3d> bns;
 };
 
 /// PySlowFast's init_weights: MSRA fill (fan_out, relu) for 3D convolutions, ones/zeros for
@@ -50,7 +90,10 @@ torch::Tensor run(torch::nn::Conv3d& conv, const torch::Tensor& x);
 torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x);
 
 /// BatchNorm3d with PySlowFast's eps 1e-5 and momentum 0.1.
-torch::nn::BatchNorm3d batchNorm(int64_t channels);
+BatchNorm3d batchNorm(int64_t channels);
+/// Gives every batch norm of `net` the statistics sync `sync` (nullptr: plain batch norm again).
+/// Returns how many it reached.
+int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync>& sync);
 /// Conv3d without bias.
 torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, std::vector<int64_t> stride,
                          std::vector<int64_t> padding, int64_t groups = 1, std::vector<int64_t> dilation = {1, 1, 1},

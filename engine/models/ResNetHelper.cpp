@@ -4,7 +4,6 @@
 
 namespace amp::models {
 namespace {
-using torch::nn::BatchNorm3d;
 using torch::nn::Conv3d;
 }  // namespace
 

@@ -34,7 +34,7 @@ class TransformImpl : public torch::nn::Module {
  private:
   Kind kind_;
   torch::nn::Conv3d a_{nullptr}, b_{nullptr}, c_{nullptr};
-  torch::nn::BatchNorm3d aBn_{nullptr}, bBn_{nullptr}, cBn_{nullptr};
+  BatchNorm3d aBn_{nullptr}, bBn_{nullptr}, cBn_{nullptr};
   SE se_{nullptr};
 };
 TORCH_MODULE(Transform);
@@ -46,7 +46,7 @@ class ResBlockImpl : public torch::nn::Module {
 
  private:
   torch::nn::Conv3d branch1_{nullptr};
-  torch::nn::BatchNorm3d branch1Bn_{nullptr};
+  BatchNorm3d branch1Bn_{nullptr};
   Transform branch2_{nullptr};
   double dropConnectRate_;
 };
@@ -62,7 +62,7 @@ class NonlocalImpl : public torch::nn::Module {
   int64_t dimInner_;
   bool softmax_;
   torch::nn::Conv3d theta_{nullptr}, phi_{nullptr}, g_{nullptr}, out_{nullptr};
-  torch::nn::BatchNorm3d bn_{nullptr};
+  BatchNorm3d bn_{nullptr};
   torch::nn::MaxPool3d pool_{nullptr};
 };
 TORCH_MODULE(Nonlocal);

@@ -63,7 +63,7 @@ class PathwayStemImpl : public torch::nn::Module {
 
  private:
   torch::nn::Conv3d convXy_{nullptr}, conv_{nullptr};
-  torch::nn::BatchNorm3d bn_{nullptr};
+  BatchNorm3d bn_{nullptr};
 };
 TORCH_MODULE(PathwayStem);
 
@@ -100,7 +100,7 @@ class FuseImpl : public torch::nn::Module {
 
  private:
   torch::nn::Conv3d conv_{nullptr};
-  torch::nn::BatchNorm3d bn_{nullptr};
+  BatchNorm3d bn_{nullptr};
 };
 TORCH_MODULE(Fuse);
 
@@ -164,7 +164,7 @@ class X3DHeadImpl : public torch::nn::Module {
   double dropout_;
   std::string act_;
   torch::nn::Conv3d conv5_{nullptr}, lin5_{nullptr};
-  torch::nn::BatchNorm3d conv5Bn_{nullptr}, lin5Bn_{nullptr};
+  BatchNorm3d conv5Bn_{nullptr}, lin5Bn_{nullptr};
   torch::nn::Linear projection_{nullptr};
 };
 TORCH_MODULE(X3DHead);

@@ -7,6 +7,7 @@
 #include "config/ConfigWriter.h"
 #include "dist/Communicator.h"
 #include "dist/GradientReducer.h"
+#include "dist/SyncBatchNorm.h"
 #include "train/TrainStep.h"
 
 namespace amp::train {
@@ -24,6 +25,9 @@ DataParallel::DataParallel(const dist::DistEnv& env, const config::Config& c, co
   if (!misfit.empty()) throw std::runtime_error(misfit);
   // DIST_BACKEND defaults to nccl (PySlowFast's); CPU tensors go over Gloo whatever it says.
   const std::string backend = device.is_cuda() ? c.getString("DIST_BACKEND") : "gloo";
+  syncBatchNorm_ = c.getString("BN.NORM_TYPE") == "sync_batchnorm";
+  syncDevices_ = static_cast<int>(c.getInt("BN.NUM_SYNC_DEVICES"));
+  globalSync_ = c.getBool("BN.GLOBAL_SYNC");
   const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(c.getFloat("DIST.TIMEOUT_S") * 1000.0));
   comm_ = std::make_unique<dist::Communicator>(env, backend, timeout);
 }
@@ -53,6 +57,12 @@ void DataParallel::attach(torch::nn::Module& net, TrainStep& stepper, std::int64
   if (comm_->allreduce(step, dist::Reduce::Min, what) != comm_->allreduce(step, dist::Reduce::Max, what))
     throw std::runtime_error("distributed: the ranks resumed from different steps; every rank must see the same OUTPUT_DIR "
                              "(a shared folder across machines, as in PySlowFast)");
+  if (syncBatchNorm_) {  // BN.NORM_TYPE sync_batchnorm: statistics over the group (checked by the validator)
+    std::string error;
+    auto group = dist::syncGroup(env_.rank, env_.world_size, env_.local_world_size, syncDevices_, globalSync_, &error);
+    if (group.empty()) throw std::runtime_error(error);
+    models::setBatchNormSync(net, std::make_shared<dist::GroupStatsSync>(*comm_, std::move(group)));
+  }
   reducer_ = std::make_unique<dist::GradientReducer>(*comm_, net.parameters(), net.buffers());
   reducer_->broadcastState();
   stepper.setGradientReducer(reducer_.get());

@@ -40,8 +40,9 @@ class DataParallel {
 
   /// Every rank must run the same resolved config (SHARD_ID aside): refused by name otherwise.
   void checkSameConfig(const config::Config& c);
-  /// After the model is built and any checkpoint loaded: rank 0's parameters and buffers to all,
-  /// the gradient reducer wired into `step`, and the check that every rank resumed at `step`.
+  /// After the model is built and any checkpoint loaded: sync batch norm when BN.NORM_TYPE asks
+  /// for it, rank 0's parameters and buffers to all, the gradient reducer wired into `step`, and
+  /// the check that every rank resumed at `step`.
   void attach(torch::nn::Module& net, TrainStep& stepper, std::int64_t globalStep);
 
   /// The stop and pause requests of all ranks (any rank's request holds for all), once per
@@ -61,6 +62,8 @@ class DataParallel {
  private:
   torch::Tensor allreduce(std::vector<double> values, bool max, const char* what);
   dist::DistEnv env_;
+  bool syncBatchNorm_ = false, globalSync_ = false;
+  int syncDevices_ = 1;
   std::unique_ptr<dist::Communicator> comm_;
   std::unique_ptr<dist::GradientReducer> reducer_;
 };

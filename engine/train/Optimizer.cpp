@@ -15,7 +15,7 @@ std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c,
   if (const auto* video = dynamic_cast<const models::VideoNetImpl*>(&net)) skip = video->noWeightDecayNames();
   for (const auto& m : net.named_modules("", /*include_self=*/true)) {
     const auto& mod = m.value();
-    const bool isBn = mod->as<torch::nn::BatchNorm3d>() || mod->as<torch::nn::BatchNorm2d>() || mod->as<torch::nn::BatchNorm1d>();
+    const bool isBn = mod->as<models::SyncableBatchNorm3dImpl>() || mod->as<torch::nn::BatchNorm3d>() || mod->as<torch::nn::BatchNorm2d>() || mod->as<torch::nn::BatchNorm1d>();
     for (const auto& p : mod->named_parameters(/*recurse=*/false)) {
       if (!p.value().requires_grad()) continue;
       const std::string name = m.key().empty() ? p.key() : m.key() + "." + p.key();

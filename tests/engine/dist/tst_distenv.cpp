@@ -139,6 +139,21 @@ class TestDistEnv : public QObject {
     QVERIFY(config::formatDiagnostics(cpu.diagnostics).find("DIST.CPU_PROCESSES 2") != std::string::npos);
   }
 
+  void syncBatchNormGroupsMustSplitAMachine() {
+    auto load2 = [](std::vector<std::string> ov) {
+      return config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml", ov);
+    };
+    auto bad = load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3"});
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.diagnostics.front().key, std::string("BN.NUM_SYNC_DEVICES"));
+    QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "4"}).ok());
+    QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3", "BN.GLOBAL_SYNC", "True"}).ok());
+    auto sub = load2({"BN.NORM_TYPE", "sub_batchnorm"});
+    QVERIFY(sub.ok());
+    QVERIFY2(config::formatDiagnostics(sub.diagnostics).find("sub_batchnorm is not implemented") != std::string::npos,
+             config::formatDiagnostics(sub.diagnostics).c_str());
+  }
+
   void environmentMustFitTheConfig() {
     const auto c = load({"TRAIN.BATCH_SIZE", "16", "NUM_GPUS", "4", "NUM_SHARDS", "2"});
     dist::DistEnv d;
