@@ -55,8 +55,14 @@ torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
       torch::NoGradGuard noGrad;
       num_batches_tracked.add_(1);
     }
-    return torch::batch_norm(input, weight, bias, running_mean, running_var, is_training(), momentum_, eps_,
-                             at::globalContext().userEnabledCuDNN());
+    // The functional form, as torch's module: it also refuses one value per channel in training.
+    return torch::nn::functional::batch_norm(input, running_mean, running_var,
+                                             torch::nn::functional::BatchNormFuncOptions()
+                                                 .weight(weight)
+                                                 .bias(bias)
+                                                 .training(is_training())
+                                                 .momentum(momentum_)
+                                                 .eps(eps_));
   }
   TORCH_CHECK(input.size(0) > 0, "sync batch norm does not support an empty batch");
   const int64_t c = input.size(1);
