@@ -61,7 +61,7 @@ std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
   std::vector<Item> all;
   const int views = split_ == Split::Test ? sampler_.params().viewsPerTestVideo() : 1;
   for (int v = 0; v < static_cast<int>(list_.videos.size()); ++v)
-    for (int view = 0; view < views; ++view) all.push_back({v, view});
+    for (int view = 0; view < views; ++view) all.push_back({v, view, 0});
   if (options_.shuffle) {  // Fisher-Yates with the epoch's own stream
     Draws d(options_.seed, 0x5348554646ULL, static_cast<std::uint64_t>(epoch), 0);
     for (std::size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[d.integer(i)]);
@@ -75,6 +75,7 @@ std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
     const std::size_t total = (all.size() + world - 1) / world * world;
     for (std::size_t i = 0; all.size() < total; ++i) all.push_back(all[i]);
   }
+  for (std::size_t i = 0; i < all.size(); ++i) all[i].global = i;
   std::vector<Item> mine;
   for (std::size_t i = static_cast<std::size_t>(options_.rank); i < all.size(); i += world) mine.push_back(all[i]);
   return mine;
@@ -204,8 +205,10 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
     clip.fast_out = out.fast.data() + i * fastSize;
     clip.slow_out = slowSize ? out.slow.data() + i * slowSize : nullptr;
     for (int attempt = 0;; ++attempt) {
-      // Draws depend only on (seed, epoch, position, attempt): the same batches every run.
-      Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), pos, static_cast<std::uint64_t>(attempt));
+      // Draws depend only on (seed, epoch, position in the whole epoch, attempt): the same clips
+      // every run, and the same clip for the same position whatever the number of ranks, so
+      // 2 ranks x B clips see exactly what one process of 2B clips sees.
+      Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), item.global, static_cast<std::uint64_t>(attempt));
       ClipDraws draws;
       draws.temporal = d.uniform();
       draws.scale = d.uniform();

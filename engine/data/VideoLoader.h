@@ -82,6 +82,7 @@ class VideoLoader {
   struct Item {
     int video;
     int view;
+    std::uint64_t global;  ///< position in the whole epoch's list (all ranks): what the random draws depend on
   };
   void worker();
   bool buildBatch(int batchIndex, Batch& out, std::string* fatal);
