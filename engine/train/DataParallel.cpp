@@ -18,7 +18,7 @@ DataParallel::DataParallel(const dist::DistEnv& env, const config::Config& c, co
     if (dist::configuredWorldSize(c) > 1)
       throw std::runtime_error("the config asks for " + std::to_string(dist::configuredWorldSize(c)) +
                                " processes (NUM_GPUS or DIST.CPU_PROCESSES x NUM_SHARDS) but this is a single process; "
-                               "ampstudio-cli train starts them (or torchrun / srun)");
+                               "ampstudio-cli train and test start them (or torchrun / srun)");
     return;
   }
   const std::string misfit = dist::checkAgainstConfig(env, c);
@@ -90,6 +90,10 @@ std::tuple<double, double, double, double> DataParallel::sum(double a, double b,
   if (!comm_) return {a, b, c, d};
   const auto t = allreduce({a, b, c, d}, false, "sum of the evaluation counts");
   return {t[0].item<double>(), t[1].item<double>(), t[2].item<double>(), t[3].item<double>()};
+}
+
+void DataParallel::sumInPlace(torch::Tensor& t, const char* what) {
+  if (comm_) comm_->allreduce(t, dist::Reduce::Sum, what);
 }
 
 double DataParallel::lastSyncWaitSeconds() const { return reducer_ ? reducer_->lastStats().wait_s : 0.0; }

@@ -55,6 +55,8 @@ class DataParallel {
   std::tuple<double, double, double> average(double loss, double top1, double top5);
   /// Evaluation counts summed over the ranks (each evaluates its own share).
   std::tuple<double, double, double, double> sum(double a, double b, double c, double d);
+  /// `t` summed over the ranks, in place (the multi-view test's per-video scores).
+  void sumInPlace(torch::Tensor& t, const char* what);
   /// All-reduce seconds not hidden by backward, and buckets launched during it, of the last step.
   double lastSyncWaitSeconds() const;
   int lastBucketsInBackward() const;

@@ -1,95 +1,165 @@
 #include "train/Tester.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
 #include <stdexcept>
 
 #include "config/Config.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
+#include "train/DataParallel.h"
 #include "train/ErrorText.h"
+#include "train/MultiViewTest.h"
 #include "train/TrainStep.h"
 
 namespace amp::train {
+
+std::string testCheckpoint(const config::Config& c) {
+  std::string path = c.getString("TEST.CHECKPOINT_FILE_PATH");
+  if (path.empty()) path = latestCheckpoint(c.getString("OUTPUT_DIR"));
+  if (path.empty()) path = c.getString("TRAIN.CHECKPOINT_FILE_PATH");
+  return path;
+}
+
+void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast,
+                     DataParallel& ddp, const TestOptions& o, TestResult& r) {
+  data::KineticsList list;
+  std::string err;
+  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test", c.getString("DATA.PATH_LABEL_SEPARATOR"),
+                              c.getString("DATA.PATH_PREFIX"), static_cast<int>(c.getInt("DATA.SKIP_ROWS")), list, &err))
+    throw std::runtime_error(err);
+  const auto params = data::ClipParams::fromConfig(c);
+  const int nVideos = static_cast<int>(list.videos.size());
+  if (nVideos == 0)
+    throw std::runtime_error("DATA.PATH_TO_DATA_DIR: the test list " + c.getString("DATA.PATH_TO_DATA_DIR") + "/test.csv is empty");
+  std::vector<int> labels;
+  r.video_paths.clear();
+  for (const auto& v : list.videos) {
+    labels.push_back(v.label);
+    r.video_paths.push_back(v.path);
+  }
+  // Each rank takes every world-th view (no padding), so every view is scored exactly once.
+  data::VideoLoader loader(std::move(list), params, data::Split::Test,
+                           data::LoaderOptions::fromConfig(c, data::Split::Test, ddp.rank(), ddp.worldSize()));
+  const int classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
+  // Per video: the sum of its views' probabilities (PySlowFast's ensemble), then views scored and
+  // views whose own top-1 was right, so that one all-reduce combines the ranks.
+  auto sums = torch::zeros({nVideos, classes + 2}, torch::kDouble);
+  auto acc = sums.accessor<double, 2>();
+  const int mine = static_cast<int>(loader.samplesPerEpoch());
+  const int total = nVideos * params.viewsPerTestVideo();
+  int views = 0;
+  torch::NoGradGuard noGrad;
+  net.eval();
+  loader.startEpoch(0);
+  while (auto b = loader.next()) {
+    if (o.cancel && o.cancel->load()) throw std::runtime_error("test cancelled");
+    std::vector<torch::Tensor> x;
+    if (b->slow_frames > 0) x.push_back(torch::from_blob(b->slow.data(), {b->size, b->channels, b->slow_frames, b->height, b->width}));
+    x.push_back(torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}));
+    x = toDevice(std::move(x), device, channelsLast);
+    const auto probs = net.forward(x).to(torch::kCPU, torch::kDouble).contiguous();
+    const auto best = probs.argmax(1);
+    const auto p = probs.accessor<double, 2>();
+    for (int i = 0; i < b->size; ++i) {
+      const int v = b->videos[static_cast<size_t>(i)];
+      for (int k = 0; k < classes; ++k) acc[v][k] += p[i][k];
+      acc[v][classes] += 1;
+      acc[v][classes + 1] += best[i].item<int64_t>() == labels[static_cast<size_t>(v)] ? 1 : 0;
+      ++views;
+    }
+    loader.recycle(std::move(*b));
+    // One process's share, shown as the whole test's progress (every rank moves at about one pace).
+    if (o.progress) o.progress(mine ? static_cast<int>(static_cast<std::int64_t>(views) * total / mine) : total, total);
+  }
+  if (!loader.error().empty()) throw std::runtime_error(loader.error());
+  ddp.sumInPlace(sums, "sum of the test views' scores");
+  const auto viewCounts = sums.select(1, classes);
+  if (viewCounts.min().item<double>() != params.viewsPerTestVideo() || viewCounts.max().item<double>() != params.viewsPerTestVideo())
+    throw std::runtime_error("test: a video was scored with " + std::to_string(viewCounts.min().item<double>()) + " to " +
+                             std::to_string(viewCounts.max().item<double>()) + " views instead of " +
+                             std::to_string(params.viewsPerTestVideo()));
+  const auto scores = sums.narrow(1, 0, classes).contiguous();
+  r.video_labels = labels;
+  r.video_scores.assign(scores.data_ptr<double>(), scores.data_ptr<double>() + scores.numel());
+  const auto target = torch::tensor(labels, torch::kLong);
+  const int k = std::min(5, classes);
+  const auto top = std::get<1>(scores.topk(k, 1));
+  const auto hit = top.eq(target.unsqueeze(1));
+  const double n = nVideos;
+  r.videos = nVideos;
+  r.views_per_video = params.viewsPerTestVideo();
+  r.world_size = ddp.worldSize();
+  const auto top1 = hit.narrow(1, 0, 1).any(1);
+  r.top1_err = 100.0 * (1.0 - top1.sum().item<double>() / n);
+  r.top5_err = 100.0 * (1.0 - hit.any(1).sum().item<double>() / n);
+  r.view_top1_err = 100.0 * (1.0 - sums.select(1, classes + 1).sum().item<double>() / viewCounts.sum().item<double>());
+  r.per_class_videos.assign(static_cast<size_t>(classes), 0);
+  r.per_class_top1_err.assign(static_cast<size_t>(classes), 0.0);
+  std::vector<int> correct(static_cast<size_t>(classes), 0);
+  for (int v = 0; v < nVideos; ++v) {
+    const auto cls = static_cast<size_t>(labels[static_cast<size_t>(v)]);
+    if (cls >= correct.size()) continue;
+    ++r.per_class_videos[cls];
+    correct[cls] += top1[v].item<bool>() ? 1 : 0;
+  }
+  for (size_t i = 0; i < correct.size(); ++i)
+    r.per_class_top1_err[i] = r.per_class_videos[i] ? 100.0 * (1.0 - static_cast<double>(correct[i]) / r.per_class_videos[i]) : 0.0;
+}
+
+bool writeTestScores(const TestResult& r, const std::string& path, std::string* error) {
+  const size_t videos = r.video_paths.size();
+  const size_t classes = videos ? r.video_scores.size() / videos : 0;
+  std::ofstream out(path, std::ios::trunc);
+  out << "video,label,views,top1";
+  for (size_t k = 0; k < classes; ++k) out << ",score_" << k;
+  out << "\n" << std::setprecision(9);
+  for (size_t v = 0; v < videos; ++v) {
+    const double* row = r.video_scores.data() + v * classes;
+    const size_t best = static_cast<size_t>(std::max_element(row, row + classes) - row);
+    // Paths with a comma or quote are quoted as RFC 4180 says.
+    std::string name = r.video_paths[v];
+    if (name.find_first_of(",\"\n") != std::string::npos) {
+      std::string q = "\"";
+      for (char ch : name) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      name = q + "\"";
+    }
+    out << name << "," << r.video_labels[v] << "," << r.views_per_video << "," << best;
+    for (size_t k = 0; k < classes; ++k) out << "," << row[k];
+    out << "\n";
+  }
+  out.flush();
+  if (!out) {
+    if (error) *error = path + ": cannot write the test scores (" + std::strerror(errno) + ")";
+    return false;
+  }
+  return true;
+}
 
 bool runMultiViewTest(const config::Config& c, const TestOptions& o, TestResult& r, std::string* error) {
   const auto started = std::chrono::steady_clock::now();
   r = TestResult{};
   try {
-    std::string path = o.checkpoint;
-    if (path.empty()) path = c.getString("TEST.CHECKPOINT_FILE_PATH");
-    if (path.empty()) path = latestCheckpoint(c.getString("OUTPUT_DIR"));
-    if (path.empty()) path = c.getString("TRAIN.CHECKPOINT_FILE_PATH");
+    const std::string path = o.checkpoint.empty() ? testCheckpoint(c) : o.checkpoint;
     if (path.empty())
       throw std::runtime_error("TEST.CHECKPOINT_FILE_PATH: no checkpoint to test; OUTPUT_DIR " + c.getString("OUTPUT_DIR") +
                                " has none and neither TEST.CHECKPOINT_FILE_PATH nor TRAIN.CHECKPOINT_FILE_PATH is set");
-    const torch::Device device = trainingDevice(c);
+    const dist::DistEnv env = o.dist ? *o.dist : dist::DistEnv{};
+    const torch::Device device = trainingDevice(c, env.local_rank);
+    DataParallel ddp(env, c, device);  // joins the other ranks (nothing to join with one process)
+    ddp.checkSameConfig(c);
     const bool channelsLast = useChannelsLast3d(c, device);
     auto net = models::buildVideoNet(c);
     loadCheckpoint(path, {net.get(), nullptr, nullptr, false, {}});
     net->to(device);
     if (channelsLast) toChannelsLast3d(*net);
-    net->eval();
     r.checkpoint = path;
-
-    data::KineticsList list;
-    std::string err;
-    if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test", c.getString("DATA.PATH_LABEL_SEPARATOR"),
-                                c.getString("DATA.PATH_PREFIX"), static_cast<int>(c.getInt("DATA.SKIP_ROWS")), list, &err))
-      throw std::runtime_error(err);
-    const auto params = data::ClipParams::fromConfig(c);
-    const int nVideos = static_cast<int>(list.videos.size());
-    std::vector<int> labels;
-    for (const auto& v : list.videos) labels.push_back(v.label);
-    data::VideoLoader loader(std::move(list), params, data::Split::Test, data::LoaderOptions::fromConfig(c, data::Split::Test));
-    const int classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
-    auto sums = torch::zeros({nVideos, classes});
-    int viewHits = 0, views = 0;
-    const int total = nVideos * params.viewsPerTestVideo();
-    torch::NoGradGuard noGrad;
-    loader.startEpoch(0);
-    while (auto b = loader.next()) {
-      if (o.cancel && o.cancel->load()) throw std::runtime_error("test cancelled");
-      std::vector<torch::Tensor> x;
-      if (b->slow_frames > 0) x.push_back(torch::from_blob(b->slow.data(), {b->size, b->channels, b->slow_frames, b->height, b->width}));
-      x.push_back(torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}));
-      for (auto& t : x) t = t.to(device);
-      x = toDevice(std::move(x), device, channelsLast);
-      const auto probs = net->forward(x).to(torch::kCPU, torch::kFloat);
-      const auto best = probs.argmax(1);
-      for (int i = 0; i < b->size; ++i) {
-        const int v = b->videos[static_cast<size_t>(i)];
-        sums[v] += probs[i];  // PySlowFast's ensemble: the sum of the views' probabilities
-        viewHits += best[i].item<int64_t>() == labels[static_cast<size_t>(v)] ? 1 : 0;
-        ++views;
-      }
-      loader.recycle(std::move(*b));
-      if (o.progress) o.progress(views, total);
-    }
-    if (!loader.error().empty()) throw std::runtime_error(loader.error());
-    if (views == 0) throw std::runtime_error("DATA.PATH_TO_DATA_DIR: the test list " + c.getString("DATA.PATH_TO_DATA_DIR") + "/test.csv is empty");
-    const auto target = torch::tensor(labels, torch::kLong);
-    const int k = std::min(5, classes);
-    const auto top = std::get<1>(sums.topk(k, 1));
-    const auto hit = top.eq(target.unsqueeze(1));
-    const double n = nVideos;
-    r.videos = nVideos;
-    r.views_per_video = params.viewsPerTestVideo();
-    r.top1_err = 100.0 * (1.0 - hit.narrow(1, 0, 1).any(1).sum().item<double>() / n);
-    r.top5_err = 100.0 * (1.0 - hit.any(1).sum().item<double>() / n);
-    r.view_top1_err = 100.0 * (1.0 - static_cast<double>(viewHits) / views);
-    r.per_class_videos.assign(static_cast<size_t>(classes), 0);
-    r.per_class_top1_err.assign(static_cast<size_t>(classes), 0.0);
-    const auto top1 = hit.narrow(1, 0, 1).any(1);
-    std::vector<int> correct(static_cast<size_t>(classes), 0);
-    for (int v = 0; v < nVideos; ++v) {
-      const auto cls = static_cast<size_t>(labels[static_cast<size_t>(v)]);
-      if (cls >= correct.size()) continue;
-      ++r.per_class_videos[cls];
-      correct[cls] += top1[v].item<bool>() ? 1 : 0;
-    }
-    for (size_t i = 0; i < correct.size(); ++i)
-      r.per_class_top1_err[i] = r.per_class_videos[i] ? 100.0 * (1.0 - static_cast<double>(correct[i]) / r.per_class_videos[i]) : 0.0;
+    testLoadedModel(c, *net, device, channelsLast, ddp, o, r);
   } catch (const std::exception& e) {
     if (error) *error = errorText(e);
     return false;

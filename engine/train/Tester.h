@@ -1,11 +1,16 @@
 #pragma once
 // PySlowFast's multi-view test: every test video is seen as TEST.NUM_ENSEMBLE_VIEWS temporal
 // clips x TEST.NUM_SPATIAL_CROPS crops; the views' class probabilities are summed per video and
-// the video-level top-1 / top-5 errors reported. Torch-free header for the CLI and the trainer.
+// the video-level top-1 / top-5 errors reported. With several processes each tests its share of
+// the views and the per-video scores are summed across them, so every video gets all of its views.
+// Torch-free header for the CLI and the trainer.
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "dist/DistEnv.h"
 
 namespace amp::config {
 class Config;
@@ -19,18 +24,35 @@ struct TestOptions {
   std::string checkpoint;
   std::function<void(int clipsDone, int clipsTotal)> progress;  ///< called from the testing thread
   const std::atomic<bool>* cancel = nullptr;
+  /// This process's place in a multi-process test (from the launcher, torchrun or Slurm);
+  /// none: one process, which must be what the config asks for.
+  std::optional<dist::DistEnv> dist;
 };
 
 struct TestResult {
   std::string checkpoint;
   int videos = 0;
   int views_per_video = 0;
+  int world_size = 1;                 ///< processes that shared the views
   double top1_err = 0, top5_err = 0;  ///< percent, over videos
   double view_top1_err = 0;           ///< percent, single views (what one clip gets)
   double seconds = 0;
   std::vector<int> per_class_videos;
   std::vector<double> per_class_top1_err;
+  /// Per video, in test-list order: its path, label and the sum of its views' probabilities
+  /// (videos x classes, row-major), the scores PySlowFast's ensemble ranks.
+  std::vector<std::string> video_paths;
+  std::vector<int> video_labels;
+  std::vector<double> video_scores;
 };
+
+/// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...): what --scores
+/// writes. False with `error` naming the file.
+bool writeTestScores(const TestResult& r, const std::string& path, std::string* error);
+
+/// The checkpoint a test of `cfg` loads, as PySlowFast's test_net: TEST.CHECKPOINT_FILE_PATH,
+/// else the newest checkpoint of OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH; "" when none.
+std::string testCheckpoint(const config::Config& cfg);
 
 /// Runs the test split. False with `error` naming the key or file (no checkpoint, unreadable
 /// list, a test clip that cannot be decoded: test clips are never replaced).
