@@ -17,6 +17,7 @@
 #include "train/LrSchedule.h"
 #include "train/Checkpoint.h"
 #include "train/DataParallel.h"
+#include "train/MultiViewTest.h"
 #include "train/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
@@ -200,6 +201,56 @@ void Trainer::run() {
     }
     log("run started: " + meta.model + ", " + policy.name + ", " + meta.device +
         (ddp.active() ? ", data parallel over " + ddp.backend() : std::string()));
+
+    // PySlowFast's run_net: train when TRAIN.ENABLE, then the multi-view test when TEST.ENABLE,
+    // in FP32 on the model as trained (the last checkpoint) unless TEST.CHECKPOINT_FILE_PATH
+    // names another. With several ranks each tests its share of the views.
+    auto multiViewTest = [&](models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch) {
+      if (const std::string other = c.getString("TEST.CHECKPOINT_FILE_PATH"); !other.empty()) {
+        loadCheckpoint(other, {&model, nullptr, nullptr, false, {}});
+        weights = other;
+      }
+      const auto params = data::ClipParams::fromConfig(c);
+      event("testing", "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
+                           " views per video (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS)",
+            atStep, atEpoch);
+      TestOptions options;
+      options.cancel = &stopRequested_;
+      TestResult r;
+      try {
+        testLoadedModel(c, model, device, channelsLast, ddp, options, r);
+      } catch (const std::exception&) {
+        if (stopRequested_) return false;  // stopped while testing: the run is complete otherwise
+        throw;
+      }
+      runlog::MetricEvent t;
+      t.kind = runlog::kind::kTest;
+      t.step = atStep;
+      t.epoch = atEpoch;
+      t.values = {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err},
+                  {"videos", static_cast<double>(r.videos)}, {"views_per_video", static_cast<double>(r.views_per_video)}};
+      emit(t);
+      char line[200];
+      std::snprintf(line, sizeof line, "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (one view: %.2f%%)",
+                    r.top1_err, r.top5_err, r.videos, r.views_per_video, r.view_top1_err);
+      log(line);
+      return true;
+    };
+    if (!c.getBool("TRAIN.ENABLE")) {  // only the test, as PySlowFast's test_net
+      if (synthetic_) throw std::runtime_error("TRAIN.ENABLE: False; random clips are for training benchmarks");
+      if (!c.getBool("TEST.ENABLE"))
+        throw std::runtime_error("TRAIN.ENABLE and TEST.ENABLE are both False: nothing to run; set one of them to True");
+      const std::string weights = testCheckpoint(c);
+      if (weights.empty())
+        throw std::runtime_error("TRAIN.ENABLE: False, and there is no checkpoint to test: set TEST.CHECKPOINT_FILE_PATH (or "
+                                 "TRAIN.CHECKPOINT_FILE_PATH), or train into OUTPUT_DIR first");
+      auto net = models::buildVideoNet(c);
+      loadCheckpoint(weights, {net.get(), nullptr, nullptr, false, {}});
+      net->to(device);
+      if (channelsLast) toChannelsLast3d(*net);
+      finish(multiViewTest(*net, weights, 0, 0) ? TrainerState::Finished : TrainerState::Stopped, "");
+      return;
+    }
 
     // Data.
     auto readList = [&](const char* split) {
@@ -439,6 +490,13 @@ void Trainer::run() {
         }
       }
       if ((epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch) checkpoint(epoch + 1, 0);
+    }
+    if (c.getBool("TEST.ENABLE") && !synthetic_ && !stopRequested_) {
+      const std::string last = writes ? latestCheckpoint(runDir_) : std::string();
+      if (!multiViewTest(*net, last.empty() ? "the trained model" : last, step, maxEpoch)) {
+        finish(TrainerState::Stopped, "");
+        return;
+      }
     }
     finish(TrainerState::Finished, "");
   } catch (const std::exception& e) {

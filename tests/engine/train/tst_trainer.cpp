@@ -45,10 +45,11 @@ class TestTrainer : public QObject {
   void runsAnEpochAndWritesTheRunDirectory() {
     const std::string out = dir_.path().toStdString() + "/run-ok";
     train::Trainer t(demoConfig(out), "demo.yaml");
-    std::atomic<int> trainEvents{0}, valEvents{0};
+    std::atomic<int> trainEvents{0}, valEvents{0}, testEvents{0};
     t.setEventSink([&](const runlog::MetricEvent& e) {
       if (e.kind == runlog::kind::kTrain) ++trainEvents;
       if (e.kind == runlog::kind::kVal) ++valEvents;
+      if (e.kind == runlog::kind::kTest) ++testEvents;
     });
     std::string error;
     QVERIFY2(t.start(&error), error.c_str());
@@ -56,6 +57,7 @@ class TestTrainer : public QObject {
     QCOMPARE(t.state(), train::TrainerState::Finished);
     QCOMPARE(trainEvents.load(), 4);
     QCOMPARE(valEvents.load(), 1);
+    QCOMPARE(testEvents.load(), 1);  // TEST.ENABLE (the demo's True): the multi-view test ends the run
     runlog::RunDirectory run(out);
     auto meta = run.readMetadata();
     QVERIFY(meta);
