@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -37,23 +38,20 @@ struct LaunchFlags {
   int shard_id = -1, num_shards = -1;
 };
 
-int runTrain(const std::string& path, std::vector<std::string> overrides, const LaunchFlags& flags) {
-  // First thing: a launcher may forward a stop or pause before the trainer exists, and the
-  // default action of these signals would end the process.
-  std::signal(SIGINT, [](int) { gStop = 1; });
-  std::signal(SIGUSR1, [](int) { gPause = 1; });
-  std::signal(SIGUSR2, [](int) { gPause = 0; });
-  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
-  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
-  auto cfg = loadConfigForCommand(path, overrides);
-  if (!cfg) return 2;
+// Where this process stands in a multi-process job: started by a launcher, torchrun or Slurm
+// (`env` set, checked against the config), or the first process of a config that asks for
+// several, which starts this machine's workers running `command` and returns their exit code.
+// nullopt: go on in this process.
+std::optional<int> joinOrLaunch(const char* command, const std::string& path, const std::vector<std::string>& overrides,
+                                const LaunchFlags& flags, const std::vector<std::string>& extraArgs, const config::Config& cfg,
+                                std::optional<dist::DistEnv>& env) {
   std::string envError;
-  const auto env = dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &envError);
+  env = dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &envError);
   if (!envError.empty()) {
     std::cerr << path << ": " << envError << "\n";
     return 2;
   }
-  if (!env && dist::configuredWorldSize(*cfg) > 1) {  // this process starts the workers of its machine
+  if (!env && dist::configuredWorldSize(cfg) > 1) {  // this process starts the workers of its machine
     std::string why;
     if (flags.init_method.rfind("file://", 0) != 0) {
       std::string host;
@@ -64,21 +62,38 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
       }
     }
     LaunchPlan plan;
-    plan.processes = dist::processesPerShard(*cfg);
-    plan.shard_id = static_cast<int>(cfg->getInt("SHARD_ID"));
-    plan.num_shards = static_cast<int>(cfg->getInt("NUM_SHARDS"));
+    plan.processes = dist::processesPerShard(cfg);
+    plan.shard_id = static_cast<int>(cfg.getInt("SHARD_ID"));
+    plan.num_shards = static_cast<int>(cfg.getInt("NUM_SHARDS"));
     plan.init_method = flags.init_method;
-    plan.worker_args = {"train", "--cfg", path};
-    if (!flags.source.empty()) plan.worker_args.insert(plan.worker_args.end(), {"--source", flags.source});
+    plan.worker_args = {command, "--cfg", path};
+    plan.worker_args.insert(plan.worker_args.end(), extraArgs.begin(), extraArgs.end());
     plan.worker_args.insert(plan.worker_args.end(), overrides.begin(), overrides.end());
     return launchWorkers(plan);
   }
   if (env) {  // refused before anything is written: the config decides the layout, not the launcher
-    if (const std::string misfit = dist::checkAgainstConfig(*env, *cfg); !misfit.empty()) {
+    if (const std::string misfit = dist::checkAgainstConfig(*env, cfg); !misfit.empty()) {
       std::cerr << path << ": " << misfit << "\n";
       return 2;
     }
   }
+  return std::nullopt;
+}
+
+int runTrain(const std::string& path, std::vector<std::string> overrides, const LaunchFlags& flags) {
+  // First thing: a launcher may forward a stop or pause before the trainer exists, and the
+  // default action of these signals would end the process.
+  std::signal(SIGINT, [](int) { gStop = 1; });
+  std::signal(SIGUSR1, [](int) { gPause = 1; });
+  std::signal(SIGUSR2, [](int) { gPause = 0; });
+  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
+  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
+  auto cfg = loadConfigForCommand(path, overrides);
+  if (!cfg) return 2;
+  std::optional<dist::DistEnv> env;
+  std::vector<std::string> extra;
+  if (!flags.source.empty()) extra = {"--source", flags.source};
+  if (const auto launched = joinOrLaunch("train", path, overrides, flags, extra, *cfg, env)) return *launched;
   const bool mainRank = !env || env->rank == 0;
   train::Trainer trainer(*cfg, flags.source.empty() ? path : flags.source);
   if (env) trainer.setDistributed(*env);
@@ -127,6 +142,11 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
       line << "[val epoch " << std::setprecision(0) << e.epoch << "] top1_err " << std::setprecision(2)
            << e.value("top1_err").value_or(0) << "  top5_err " << e.value("top5_err").value_or(0) << "  best top1_err "
            << e.value("min_top1_err").value_or(0);
+    } else if (e.kind == runlog::kind::kTest) {
+      line << "[test] top1_err " << std::setprecision(2) << e.value("top1_err").value_or(0) << "  top5_err "
+           << e.value("top5_err").value_or(0) << "  over " << std::setprecision(0) << e.value("videos").value_or(0) << " videos x "
+           << e.value("views_per_video").value_or(0) << " views  (one view: top1_err " << std::setprecision(2)
+           << e.value("view_top1_err").value_or(0) << ")";
     } else if (e.kind == runlog::kind::kEvent) {
       line << "[" << e.name << "] " << e.message;
     } else {
@@ -165,14 +185,24 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
   return trainer.state() == train::TrainerState::Finished ? 0 : trainer.state() == train::TrainerState::Stopped ? 130 : 1;
 }
 
-int runTest(const std::string& path, const std::string& checkpoint, const std::vector<std::string>& overrides) {
+int runTest(const std::string& path, const std::string& checkpoint, const std::string& scoresPath, std::vector<std::string> overrides,
+            const LaunchFlags& flags) {
+  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
+  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
+  std::optional<dist::DistEnv> env;
+  std::vector<std::string> extra;
+  if (!checkpoint.empty()) extra = {"--checkpoint", checkpoint};
+  if (!scoresPath.empty()) extra.insert(extra.end(), {"--scores", scoresPath});
+  if (const auto launched = joinOrLaunch("test", path, overrides, flags, extra, *cfg, env)) return *launched;
+  const bool mainRank = !env || env->rank == 0;
   train::TestOptions options;
   options.checkpoint = checkpoint;
-  const bool tty = isatty(STDOUT_FILENO) == 1;
+  options.dist = env;
+  const bool tty = mainRank && isatty(STDOUT_FILENO) == 1;
   int lastShown = -1;
-  options.progress = [&](int done, int total) {
+  if (mainRank) options.progress = [&](int done, int total) {
     const int pct = total ? 100 * done / total : 100;
     if (tty) {
       std::cout << "\rtesting: " << done << "/" << total << " clips (" << pct << "%)" << std::flush;
@@ -186,12 +216,19 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::v
   const bool ok = train::runMultiViewTest(*cfg, options, r, &error);
   if (tty) std::cout << "\r\033[K";
   if (!ok) {
-    std::cerr << path << ": " << error << "\n";
+    std::cerr << (env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] " : std::string()) << path << ": " << error
+              << "\n";
+    return 1;
+  }
+  if (!mainRank) return 0;  // rank 0 reports for the job
+  if (!scoresPath.empty() && !train::writeTestScores(r, scoresPath, &error)) {
+    std::cerr << error << "\n";
     return 1;
   }
   std::cout << std::fixed << "checkpoint   " << r.checkpoint << "\n"
             << "videos       " << r.videos << " x " << r.views_per_video << " views (" << cfg->getInt("TEST.NUM_ENSEMBLE_VIEWS")
-            << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities summed)\n"
+            << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities summed"
+            << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes" : std::string()) << ")\n"
             << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy " << 100 - r.top1_err << " %)\n"
             << "top5_err     " << r.top5_err << " %\n"
             << "view top1_err " << r.view_top1_err << " %  (one clip, one crop)\n"
@@ -203,18 +240,37 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::v
   return 0;
 }
 
+// PySlowFast's launch flags, on `train` and `test`.
+void addLaunchFlags(CLI::App* cmd, LaunchFlags& flags) {
+  cmd->add_option("--init-method,--init_method", flags.init_method,
+                  "Where the ranks meet: tcp://HOST:PORT of machine 0 (default tcp://localhost:9999, as PySlowFast) or "
+                  "file:///PATH on a shared filesystem");
+  cmd->add_option("--shard-id,--shard_id", flags.shard_id, "This machine's index (sets SHARD_ID)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--num-shards,--num_shards", flags.num_shards, "Number of machines (sets NUM_SHARDS)")->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 void addTestCommand(CLI::App& app, int& exitCode) {
   auto cfg = std::make_shared<std::string>();
   auto checkpoint = std::make_shared<std::string>();
-  CLI::App* test = app.add_subcommand("test", "Multi-view test of a checkpoint (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS)");
+  auto flags = std::make_shared<LaunchFlags>();
+  CLI::App* test = app.add_subcommand(
+      "test",
+      "Multi-view test of a checkpoint (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS); with NUM_GPUS > 1 or DIST.CPU_PROCESSES > 1 "
+      "the views are shared by that many processes, as in train");
   test->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
   test->add_option("--checkpoint", *checkpoint,
                    "Checkpoint to test (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR)")
       ->check(CLI::ExistingFile);
+  auto scores = std::make_shared<std::string>();
+  test->add_option("--scores", *scores,
+                   "Also write every video's summed view probabilities, label and top-1 class to this CSV file");
+  addLaunchFlags(test, *flags);
   acceptOverrides(test);
-  test->callback([cfg, checkpoint, test, &exitCode] { exitCode = runTest(*cfg, *checkpoint, overridesOf(test)); });
+  test->callback([cfg, checkpoint, scores, flags, test, &exitCode] {
+    exitCode = runTest(*cfg, *checkpoint, *scores, overridesOf(test), *flags);
+  });
 }
 
 void addTrainCommand(CLI::App& app, int& exitCode) {
@@ -226,13 +282,8 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
       "NUM_SHARDS > 1 it starts this machine's worker processes (data parallel on c10d); under torchrun or srun each process "
       "joins from RANK/WORLD_SIZE/MASTER_ADDR or SLURM_PROCID/SLURM_NTASKS instead");
   train->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
-  train->add_option("--init-method,--init_method", flags->init_method,
-                    "Where the ranks meet: tcp://HOST:PORT of machine 0 (default tcp://localhost:9999, as PySlowFast) or "
-                    "file:///PATH on a shared filesystem");
+  addLaunchFlags(train, *flags);
   train->add_option("--source", flags->source, "What run.json names as the config's origin (default: the --cfg path)");
-  train->add_option("--shard-id,--shard_id", flags->shard_id, "This machine's index (sets SHARD_ID)")->check(CLI::NonNegativeNumber);
-  train->add_option("--num-shards,--num_shards", flags->num_shards, "Number of machines (sets NUM_SHARDS)")
-      ->check(CLI::PositiveNumber);
   acceptOverrides(train);
   train->callback([cfg, flags, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train), *flags); });
 }

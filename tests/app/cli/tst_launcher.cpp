@@ -5,6 +5,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <fstream>
 #include <signal.h>
 
@@ -126,6 +127,118 @@ class TestLauncher : public QObject {
       }
     QCOMPARE(steps, (std::vector<std::int64_t>{1, 2, 3, 4}));
     QVERIFY(QFile::exists(run + "/checkpoints/checkpoint_epoch_00001.pyth"));
+    // TEST.ENABLE (the demo's True): the multi-view test of the trained model follows, its views
+    // shared by the ranks, and rank 0 records it once.
+    QCOMPARE(r.out.count("[test] top1_err "), 1);
+    int tests = 0;
+    for (const auto& e : events)
+      if (e.kind == amp::runlog::kind::kTest) {
+        ++tests;
+        QCOMPARE(e.value("videos").value_or(0), 16.0);
+        QCOMPARE(e.value("views_per_video").value_or(0), 2.0);
+        QVERIFY(e.value("top1_err") && e.value("top5_err") && e.value("view_top1_err"));
+      }
+    QCOMPARE(tests, 1);
+  }
+
+  // Training, validation and the multi-view test over two processes compute what one process
+  // computes: a tiny MViT (no batch norm) at learning rate 0, so both runs keep the same weights.
+  // The clips' random crops, scales and flips depend on the clip's place in the epoch, not on
+  // the rank that decodes it, so the per-step losses agree too.
+  void evaluationOverTwoProcessesEqualsOne() {
+    const QStringList mvit = {"--cfg", QString(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml",
+                              "MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "2", "MVIT.NUM_HEADS", "1", "MVIT.DIM_MUL", "[]",
+                              "MVIT.HEAD_MUL", "[]", "MVIT.POOL_Q_STRIDE", "[]", "MVIT.POOL_KV_STRIDE_ADAPTIVE", "[1, 4, 4]",
+                              "MVIT.DROPPATH_RATE", "0.0", "MODEL.DROPOUT_RATE", "0.0", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_JITTER_SCALES", "[40, 48]",
+                              "DATA.TRAIN_CROP_SIZE", "32", "DATA.TEST_CROP_SIZE", "32", "DATA.RANDOM_FLIP", "True",
+                              "MODEL.NUM_CLASSES", "8", "NUM_GPUS", "0", "TRAIN.BATCH_SIZE", "4", "TEST.BATCH_SIZE", "4",
+                              "SOLVER.BASE_LR", "0", "SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.STEPS", "[0]",
+                              "SOLVER.LRS", "[1]", "SOLVER.WARMUP_EPOCHS", "0", "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False",
+                              "TRAIN.MIXED_PRECISION", "False", "DATA_LOADER.NUM_WORKERS", "1", "DATA.PATH_TO_DATA_DIR", data_,
+                              "DATA.PATH_PREFIX", data_};
+    const QString one = dir_.path() + "/eval1", two = dir_.path() + "/eval2";
+    auto a = runCli(QStringList{"train"} + mvit + QStringList{"OUTPUT_DIR", one});
+    QVERIFY2(a.exitCode == 0, qPrintable(a.out + a.err));
+    auto b = runCli(QStringList{"train", "--init-method", "file://" + dir_.path() + "/store-eval"} + mvit +
+                    QStringList{"OUTPUT_DIR", two, "DIST.CPU_PROCESSES", "2"});
+    QVERIFY2(b.exitCode == 0, qPrintable(b.out + b.err));
+    auto records = [](const QString& run, const char* kind) {
+      std::vector<amp::runlog::MetricEvent> out;
+      for (const auto& e : amp::runlog::MetricsReader::readAll(amp::runlog::RunDirectory(run.toStdString()).metricsPath()))
+        if (e.kind == kind) out.push_back(e);
+      return out;
+    };
+    const auto trainA = records(one, amp::runlog::kind::kTrain), trainB = records(two, amp::runlog::kind::kTrain);
+    QCOMPARE(trainA.size(), size_t{4});
+    QCOMPARE(trainB.size(), trainA.size());
+    for (size_t i = 0; i < trainA.size(); ++i) {
+      const double la = *trainA[i].value("loss"), lb = *trainB[i].value("loss");
+      QVERIFY2(std::abs(la - lb) < 1e-5, qPrintable(QString("step %1: loss %2 vs %3").arg(i + 1).arg(la, 0, 'g', 10).arg(lb, 0, 'g', 10)));
+      QCOMPARE(*trainB[i].value("top1_err"), *trainA[i].value("top1_err"));
+    }
+    const auto valA = records(one, amp::runlog::kind::kVal), valB = records(two, amp::runlog::kind::kVal);
+    QCOMPARE(valA.size(), size_t{1});
+    QCOMPARE(valB.size(), size_t{1});
+    QCOMPARE(*valB[0].value("top1_err"), *valA[0].value("top1_err"));
+    QCOMPARE(*valB[0].value("top5_err"), *valA[0].value("top5_err"));
+    QVERIFY(std::abs(*valB[0].value("loss") - *valA[0].value("loss")) < 1e-5);
+
+    // The multi-view test of the same checkpoint, 3 x 3 views per video: every video gets all of
+    // its views over two processes, and the same summed scores.
+    const QString checkpoint = one + "/checkpoints/checkpoint_epoch_00001.pyth";
+    const QStringList views = {"TEST.NUM_ENSEMBLE_VIEWS", "3", "TEST.NUM_SPATIAL_CROPS", "3", "OUTPUT_DIR", one};
+    auto t1 = runCli(QStringList{"test", "--checkpoint", checkpoint, "--scores", dir_.path() + "/scores1.csv"} + mvit + views);
+    QVERIFY2(t1.exitCode == 0, qPrintable(t1.out + t1.err));
+    auto t2 = runCli(QStringList{"test", "--checkpoint", checkpoint, "--scores", dir_.path() + "/scores2.csv", "--init-method",
+                                 "file://" + dir_.path() + "/store-test"} +
+                     mvit + views + QStringList{"DIST.CPU_PROCESSES", "2"});
+    QVERIFY2(t2.exitCode == 0, qPrintable(t2.out + t2.err));
+    QVERIFY2(t2.out.contains("16 x 9 views (3 temporal x 3 spatial, probabilities summed, shared by 2 processes)"), qPrintable(t2.out));
+    auto lineOf = [](const QString& out, const QString& key) {
+      for (const auto& l : out.split('\n'))
+        if (l.startsWith(key)) return l;
+      return QString();
+    };
+    for (const char* key : {"top1_err", "top5_err", "view top1_err"}) {
+      QVERIFY(!lineOf(t1.out, key).isEmpty());
+      QCOMPARE(lineOf(t2.out, key), lineOf(t1.out, key));
+    }
+    auto readCsv = [](const QString& path) {
+      QFile f(path);
+      if (!f.open(QIODevice::ReadOnly)) return QList<QStringList>();
+      QList<QStringList> rows;
+      for (const auto& l : QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts)) rows.push_back(l.split(','));
+      return rows;
+    };
+    const auto s1 = readCsv(dir_.path() + "/scores1.csv"), s2 = readCsv(dir_.path() + "/scores2.csv");
+    QCOMPARE(s1.size(), 17);  // header and 16 videos
+    QCOMPARE(s2.size(), s1.size());
+    QCOMPARE(s1[0].mid(0, 5), (QStringList{"video", "label", "views", "top1", "score_0"}));
+    double sum = 0;
+    for (int v = 1; v < s1.size(); ++v) {
+      QCOMPARE(s2[v].mid(0, 3), s1[v].mid(0, 3));  // same video, label and 9 views
+      QCOMPARE(s1[v][2], QString("9"));
+      for (int k = 4; k < s1[v].size(); ++k) {
+        QVERIFY2(std::abs(s1[v][k].toDouble() - s2[v][k].toDouble()) < 1e-6, qPrintable(s1[v].join(',') + " vs " + s2[v].join(',')));
+        sum += s1[v][k].toDouble();
+      }
+    }
+    QVERIFY(std::abs(sum - 16 * 9) < 1e-3);  // each view's probabilities sum to one
+
+    // TRAIN.ENABLE False: only the test, as PySlowFast's run_net, of TEST.CHECKPOINT_FILE_PATH.
+    const QString only = dir_.path() + "/testonly";
+    auto t3 = runCli(QStringList{"train"} + mvit +
+                     QStringList{"OUTPUT_DIR", only, "TRAIN.ENABLE", "False", "TEST.ENABLE", "True", "TEST.CHECKPOINT_FILE_PATH",
+                                 checkpoint, "TEST.NUM_ENSEMBLE_VIEWS", "3", "TEST.NUM_SPATIAL_CROPS", "3"});
+    QVERIFY2(t3.exitCode == 0, qPrintable(t3.out + t3.err));
+    QVERIFY(records(only, amp::runlog::kind::kTrain).empty());
+    const auto test = records(only, amp::runlog::kind::kTest);
+    QCOMPARE(test.size(), size_t{1});
+    QCOMPARE(QString::number(*test[0].value("top1_err"), 'f', 2), lineOf(t1.out, "top1_err").split(' ', Qt::SkipEmptyParts)[1]);
+    QVERIFY(QDir(only + "/checkpoints").entryList(QDir::Files).isEmpty());  // nothing trained, nothing saved
+    auto nothing = runCli(QStringList{"train"} + mvit + QStringList{"OUTPUT_DIR", only, "TRAIN.ENABLE", "False"});
+    QCOMPARE(nothing.exitCode, 1);
+    QVERIFY2((nothing.out + nothing.err).contains("TRAIN.ENABLE and TEST.ENABLE are both False"), qPrintable(nothing.out + nothing.err));
   }
 
   void aKilledRankStopsTheRunAndItResumes() {
