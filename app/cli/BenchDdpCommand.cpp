@@ -30,10 +30,11 @@ struct DdpArgs {
   train::DdpBenchOptions options;
 };
 
-std::vector<std::string> workerArgs(const DdpArgs& a, const std::string& out) {
+std::vector<std::string> workerArgs(const DdpArgs& a, const std::string& out, bool groupOfOne) {
   std::vector<std::string> args = {"bench", "ddp-worker", "--cfg", a.cfg, "--batch", std::to_string(a.options.global_batch),
                                    "--iters", std::to_string(a.options.iterations), "--warmup", std::to_string(a.options.warmup),
                                    "--out", out};
+  if (groupOfOne) args.push_back("--group-of-one");
   args.insert(args.end(), a.overrides.begin(), a.overrides.end());
   return args;
 }
@@ -50,7 +51,7 @@ int runWorker(const DdpArgs& a) {
     return 1;
   }
   if (env->rank != 0) return 0;
-  const nlohmann::json j = {{"world_size", r.world_size}, {"threads", r.threads}, {"precision", r.precision},
+  const nlohmann::json j = {{"world_size", r.world_size}, {"group_of_one", a.options.group_of_one}, {"threads", r.threads}, {"precision", r.precision},
                             {"device", r.device}, {"batch_per_rank", r.batch_per_rank}, {"median_step_s", r.median_step_s},
                             {"median_sync_wait_s", r.median_sync_wait_s}, {"allreduce_alone_s", r.allreduce_alone_s},
                             {"buckets", r.buckets}, {"buckets_in_backward", r.buckets_in_backward},
@@ -62,10 +63,8 @@ int runWorker(const DdpArgs& a) {
 int runBench(const DdpArgs& a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
-  if (cfg->getInt("NUM_GPUS") > 0) {
-    std::cerr << a.cfg << ": bench ddp compares CPU processes over Gloo; set NUM_GPUS 0 (on GPUs, run ampstudio-cli train)\n";
-    return 2;
-  }
+  const bool cuda = cfg->getInt("NUM_GPUS") > 0;
+  const std::string backend = cuda ? cfg->getString("DIST_BACKEND") : "gloo";
   char tmpl[] = "/tmp/ampstudio-bench-ddp-XXXXXX";
   if (!mkdtemp(tmpl)) {
     std::cerr << "cannot create a temporary folder\n";
@@ -73,13 +72,16 @@ int runBench(const DdpArgs& a) {
   }
   const std::string dir = tmpl;
   std::vector<nlohmann::json> results;
-  for (int processes : {1, a.processes}) {
+  // Side 1: one process, no synchronisation. Side 2: N processes over the backend (N = 1: one
+  // process that still all-reduces its gradients through a one-rank group).
+  for (int side = 0; side < 2; ++side) {
+    const int processes = side == 0 ? 1 : a.processes;
     LaunchPlan plan;
     plan.quiet = true;
     plan.processes = processes;
-    plan.init_method = "file://" + dir + "/store-" + std::to_string(processes);
-    const std::string out = dir + "/result-" + std::to_string(processes) + ".json";
-    plan.worker_args = workerArgs(a, out);
+    plan.init_method = "file://" + dir + "/store-" + std::to_string(side);
+    const std::string out = dir + "/result-" + std::to_string(side) + ".json";
+    plan.worker_args = workerArgs(a, out, side == 1 && processes == 1);
     if (launchWorkers(plan) != 0) {
       std::filesystem::remove_all(dir);
       return 1;
@@ -99,21 +101,24 @@ int runBench(const DdpArgs& a) {
   auto row = [&](const nlohmann::json& r) {
     const int w = r["world_size"], t = r["threads"];
     std::ostringstream label;
-    label << w << (w == 1 ? " process  x " : " processes x ") << t << (t == 1 ? " thread " : " threads");
-    std::cout << std::left << std::setw(26) << label.str() << std::right << std::fixed << std::setprecision(3)
+    label << w << (w == 1 ? " process  x " : " processes x ");
+    if (cuda) label << "1 GPU";
+    else label << t << (t == 1 ? " thread " : " threads");
+    if (r.value("group_of_one", false)) label << " + " << backend;
+    std::cout << std::left << std::setw(32) << label.str() << std::right << std::fixed << std::setprecision(3)
               << " step " << r["median_step_s"].get<double>() << " s  " << std::setprecision(2)
               << b / r["median_step_s"].get<double>() << " clips/s\n";
   };
   std::cout << "bench ddp: " << cfg->getString("MODEL.MODEL_NAME") << " (" << cfg->getString("MODEL.ARCH") << "), "
             << one["precision"].get<std::string>() << ", global batch " << a.options.global_batch << " (" << many["batch_per_rank"].get<int>()
             << " per process), random clips, median of " << a.options.iterations << " steps after " << a.options.warmup
-            << " warm-up\n";
+            << " warm-up" << (cuda || a.processes > 1 ? ", " + backend : std::string()) << "\n";
   row(one);
   row(many);
   const double stepOne = one["median_step_s"], stepMany = many["median_step_s"];
   const double wait = many["median_sync_wait_s"], alone = many["allreduce_alone_s"];
-  std::cout << std::fixed << std::setprecision(2) << "throughput " << a.processes << " processes / 1 process: " << stepOne / stepMany
-            << "x\n"
+  std::cout << std::fixed << std::setprecision(2) << "throughput " << a.processes << (a.processes == 1 ? " process" : " processes")
+            << (a.processes == 1 ? " synchronised" : "") << " / 1 process: " << stepOne / stepMany << "x\n"
             << "gradients: " << std::setprecision(1) << many["gradient_bytes"].get<double>() / (1 << 20) << " MiB in "
             << many["buckets"].get<int>() << " bucket(s), " << many["buckets_in_backward"].get<int>()
             << " launched while backward ran\n"
@@ -130,9 +135,11 @@ int runBench(const DdpArgs& a) {
 void addBenchDdpCommand(CLI::App& bench, int& exitCode) {
   auto a = std::make_shared<DdpArgs>();
   CLI::App* ddp = bench.add_subcommand(
-      "ddp", "Data-parallel cost on the CPU: the same global batch as 1 process with every core and as N processes over Gloo");
+      "ddp",
+      "Data-parallel cost: the same global batch as 1 process and as N processes (CPU: over Gloo, sharing the cores; NUM_GPUS > 0: "
+      "one GPU each, over DIST_BACKEND); --processes 1 synchronises one process through a one-rank group (the reducer's own cost)");
   ddp->add_option("--cfg", a->cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
-  ddp->add_option("--processes", a->processes, "Processes of the data-parallel side (default 2)")->check(CLI::Range(2, 64));
+  ddp->add_option("--processes", a->processes, "Processes of the data-parallel side (default 2; 1: a one-rank group)")->check(CLI::Range(1, 64));
   ddp->add_option("--batch", a->options.global_batch, "Global batch (clips per step over all processes; default 2)")
       ->check(CLI::PositiveNumber);
   ddp->add_option("--iters", a->options.iterations, "Timed steps per side (default 5)")->check(CLI::PositiveNumber);
@@ -150,6 +157,7 @@ void addBenchDdpCommand(CLI::App& bench, int& exitCode) {
   worker->add_option("--iters", w->options.iterations);
   worker->add_option("--warmup", w->options.warmup);
   worker->add_option("--out", w->out)->required();
+  worker->add_flag("--group-of-one", w->options.group_of_one);
   acceptOverrides(worker);
   worker->callback([w, worker, &exitCode] {
     w->overrides = overridesOf(worker);

@@ -18,11 +18,19 @@ cxx=${CXX:-c++}
 mapfile -t files < <(awk '/^add_library\(ampstudio_engine/{on=1; next} on && /^\)/{exit} on{print "engine/" $1}' engine/CMakeLists.txt)
 [ "${#files[@]}" -gt 0 ] || { echo "no engine sources found in engine/CMakeLists.txt" >&2; exit 2; }
 # The Debian package is a CPU build and lacks the generated c10/cuda/impl/cuda_cmake_macros.h.
-flags=(-std=c++17 -fsyntax-only -DAMPSTUDIO_VERSION=\"check\" -DAMPSTUDIO_WITH_CUDA=1 -DC10_CUDA_NO_CMAKE_CONFIGURE_FILE
+# The c10d paths too: Gloo always (as the engine's CMakeLists), NCCL when nccl.h can be found
+# (NCCL_INCLUDE_DIR, else beside the CUDA headers or in /usr/include).
+nccl_inc=${NCCL_INCLUDE_DIR:-}
+for d in "$nccl_inc" "$cuda" /usr/include; do [ -n "$d" ] && [ -f "$d/nccl.h" ] && { nccl_inc=$d; break; }; done
+dist=(-DUSE_C10D_GLOO=1)
+if [ -n "$nccl_inc" ] && [ -f "$nccl_inc/nccl.h" ]; then dist+=(-DUSE_C10D_NCCL=1 -DAMPSTUDIO_WITH_NCCL=1); nccl_note="with NCCL";
+else nccl_note="without NCCL (no nccl.h: set NCCL_INCLUDE_DIR)"; fi
+flags=(-std=c++17 -fsyntax-only -DAMPSTUDIO_VERSION=\"check\" -DAMPSTUDIO_WITH_CUDA=1 -DC10_CUDA_NO_CMAKE_CONFIGURE_FILE "${dist[@]}"
        -D_GLIBCXX_USE_CXX11_ABI=1 -Iengine -isystem "$inc/torch/csrc/api/include" -Wall -Wextra -Wno-unused-parameter)
 # /usr/include is searched anyway; naming it with -isystem would break libstdc++'s #include_next.
 [ "$(realpath "$inc")" = /usr/include ] || flags+=(-isystem "$inc")
 flags+=(-isystem "$cuda")
+[ -n "$nccl_inc" ] && [ "$nccl_inc" != "$cuda" ] && [ "$(realpath "$nccl_inc")" != /usr/include ] && flags+=(-isystem "$nccl_inc")
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 export cxx logs
@@ -32,5 +40,5 @@ failed=$(grep -c '^FAILED' "$logs/summary" || true)
 for f in "$logs"/*.cpp.log; do
   if grep -qE 'error|warning' "$f"; then echo "== $(basename "$f" .log)"; grep -E 'error|warning' "$f" | head -20; fi
 done
-echo "$(( ${#files[@]} - failed )) of ${#files[@]} engine files compile against $inc"
+echo "$(( ${#files[@]} - failed )) of ${#files[@]} engine files compile against $inc, $nccl_note"
 [ "$failed" -eq 0 ]

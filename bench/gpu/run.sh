@@ -7,7 +7,8 @@
 #      model family, plain and channels-last-3d);
 #   3. runs bench precision (FP32 vs AMP, synthetic clips) on SlowFast 8x8 R50 and X3D-M at
 #      batch 32-64, printing the table researchers quote;
-#   4. runs bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16).
+#   4. runs bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16);
+#   5. runs bench ddp at world size 1 over NCCL and over Gloo (the gradient reducer's own cost).
 # yaml-cpp, nlohmann-json and CLI11 come from the system or from .gpu-deps/ (bench/gpu/pack-deps.sh).
 # Usage: bench/gpu/run.sh [OUTDIR]    (results and logs go to OUTDIR, default bench-gpu-out/)
 set -euo pipefail
@@ -59,5 +60,10 @@ bench x3d-m-channels-last configs/Kinetics/X3D_M.yaml 64 AMP.CHANNELS_LAST_3D Tr
 log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
 "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds 5 NUM_GPUS 1 \
   TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
+for backend in nccl gloo; do  # the gradient reducer over a one-rank group: the backend's own cost
+  log "bench ddp: X3D-M, batch 16, one GPU synchronised through $backend at world size 1"
+  "$cli" bench ddp --cfg configs/Kinetics/X3D_M.yaml --processes 1 --batch 16 --iters 10 --warmup 3 NUM_GPUS 1 \
+    DIST_BACKEND "$backend" DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-ddp-$backend.txt" || status=1
+done
 log "done (status $status); results in $out/"
 exit $status

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "config/Config.h"
 #include "dist/Communicator.h"
 #include "dist/GradientReducer.h"
 #include "models/VideoModels.h"
@@ -40,7 +41,7 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
     TrainStep stepper(c, *net, *optimizer, policy);
     std::unique_ptr<dist::Communicator> comm;
     std::unique_ptr<dist::GradientReducer> reducer;
-    if (env.distributed()) {
+    if (env.distributed() || (options.group_of_one && !env.init_method.empty())) {
       const std::string backend = device.is_cuda() ? c.getString("DIST_BACKEND") : "gloo";
       comm = std::make_unique<dist::Communicator>(env, backend, std::chrono::seconds(600));
       reducer = std::make_unique<dist::GradientReducer>(*comm, net->parameters(), net->buffers());

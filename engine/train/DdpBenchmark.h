@@ -19,6 +19,9 @@ struct DdpBenchOptions {
   int global_batch = 2;  ///< clips per step over all ranks
   int iterations = 5;
   int warmup = 1;
+  /// Synchronise through a process group even with one rank (bench ddp --processes 1): what the
+  /// reducer and the backend cost by themselves, e.g. NCCL at world size 1 on one GPU.
+  bool group_of_one = false;
 };
 
 struct DdpBenchResult {

@@ -130,7 +130,10 @@ int worker(const std::string& scenario, const std::string& dir) {
       auto mine = slice(globalBatch(c, s), env->rank * kPerRank, kPerRank);
       if (scenario == "amp_inf" && s == 1 && env->rank == 1) mine.inputs[0][0].fill_(std::numeric_limits<float>::infinity());
       train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
-      const auto out = stepper.run({mine});
+      std::vector<train::MicroBatch> micro = {mine};
+      if (scenario == "accum")  // two micro-batches of one clip: clip r, then clip 2 + r of the global batch
+        micro = {slice(globalBatch(c, s), env->rank, 1), slice(globalBatch(c, s), 2 + env->rank, 1)};
+      const auto out = stepper.run(micro);
       torch::save(flatParams(*net), outPath(dir, env->rank, s));
       report << "step " << s << " stepped " << out.stepped << " scale " << out.update.scale_after << " in_backward "
              << reducer.lastStats().launched_in_backward << " grad_norm " << out.grad_norm << "\n";
@@ -198,7 +201,10 @@ class TestGradientReducer : public QObject {
     const auto initial = flatParams(*net);
     for (int s = 0; s < kSteps; ++s) {
       train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
-      stepper.run({globalBatch(c, s)});
+      if (scenario == "accum")  // the same 4 clips as two micro-batches of 2
+        stepper.run({slice(globalBatch(c, s), 0, 2), slice(globalBatch(c, s), 2, 2)});
+      else
+        stepper.run({globalBatch(c, s)});
       torch::Tensor r0, r1;
       torch::load(r0, outPath(out, 0, s));
       torch::load(r1, outPath(out, 1, s));
@@ -220,6 +226,11 @@ class TestGradientReducer : public QObject {
     QVERIFY2(report.find("buckets 1\n") == std::string::npos, report.c_str());
     QVERIFY2(report.find("in_backward 0 ") == std::string::npos, report.c_str());
   }
+
+  // SOLVER.GRAD_ACCUM_STEPS with two ranks: backward of the first micro-batch only accumulates
+  // (DDP's no_sync), the last one all-reduces the sum; the result is one process's
+  // accumulation over the same clips.
+  void gradientAccumulationSynchronisesOnceAndEqualsOneProcess() { compareWithOneProcess("accum"); }
 
   void syncGroupsAsPySlowFast() {
     std::string error;
