@@ -150,6 +150,8 @@ void DashboardPanel::buildCharts() {
   bind(acc, tr("train top-5 (smoothed)"), 9, S::Line, "train", "top5_err", Transform::AccuracyEma);
   bind(acc, tr("val top-1"), 1, S::Points, "val", "top1_err", Transform::Accuracy);
   bind(acc, tr("val top-5"), 2, S::Points, "val", "top5_err", Transform::Accuracy, "", QCPScatterStyle::ssSquare);
+  // TEST.ENABLE: the multi-view test after training, one point at the last epoch.
+  bind(acc, tr("test top-1 (multi-view)"), 4, S::Points, "test", "top1_err", Transform::Accuracy, "", QCPScatterStyle::ssStar);
 
   MetricChart* mem = chart(tr("Memory"), tr("MiB"));
   bind(mem, tr("allocated"), 0, S::Line, "train", "mem_allocated_bytes", Transform::MiB);
