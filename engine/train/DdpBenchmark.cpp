@@ -14,7 +14,7 @@
 namespace amp::train {
 namespace {
 
-double median(std::vector<double> v) {
+double medianSeconds(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -72,9 +72,9 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
         out.gradient_bytes = static_cast<double>(reducer->lastStats().bytes);
       }
     }
-    out.median_step_s = median(steps);
-    out.median_sync_wait_s = median(waits);
-    out.buckets_in_backward = static_cast<int>(median(inBackward));
+    out.median_step_s = medianSeconds(steps);
+    out.median_sync_wait_s = medianSeconds(waits);
+    out.buckets_in_backward = static_cast<int>(medianSeconds(inBackward));
     if (comm) {  // the same bucketed all-reduces with no backward to hide behind
       std::vector<double> alone;
       for (int i = 0; i < std::max(3, options.iterations); ++i) {
@@ -84,7 +84,7 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
         reducer->finish();
         alone.push_back(secondsSince(t0));
       }
-      out.allreduce_alone_s = median(alone);
+      out.allreduce_alone_s = medianSeconds(alone);
     }
     return true;
   } catch (const std::exception& e) {

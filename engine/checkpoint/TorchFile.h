@@ -1,0 +1,28 @@
+#pragma once
+// Reads what Python wrote with torch.save (the zip format of PyTorch >= 1.6 and the older
+// pickle-then-storages format) and Caffe2 model-zoo .pkl weights, without Python and without
+// running anything from the file: pickles go through checkpoint/Pickle with a fixed list of the
+// globals these files use (OrderedDict, torch._utils._rebuild_tensor_v2 and friends, the storage
+// types, NumPy's array reconstruction); every other global is refused by name.
+// Internal to the engine (LibTorch types). Errors are std::runtime_error naming the file.
+#include <torch/torch.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace amp::checkpoint {
+
+/// torch.load(path, map_location="cpu"): dicts (OrderedDict too) with string or int keys, lists,
+/// tuples, tensors (views keep sharing their storage), numbers, strings, None.
+c10::IValue loadTorchFile(const std::string& path);
+
+/// The same from bytes already in memory; `name` is used in messages.
+c10::IValue loadTorchBytes(const std::string& bytes, const std::string& name);
+
+/// A Caffe2 .pkl (pickle.load(f, encoding="latin1")): the arrays of its "blobs" dict (or of the
+/// top-level dict when there is no "blobs"), in file order, as CPU tensors. Non-array entries
+/// (a model_iter counter, an lr) are left out.
+std::vector<std::pair<std::string, torch::Tensor>> loadCaffe2Blobs(const std::string& path);
+
+}  // namespace amp::checkpoint
