@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
+#include "checkpoint/TorchFile.h"
 #include "train/ErrorText.h"
 #include "util/AtomicFile.h"
 
@@ -36,6 +39,19 @@ Key stateKeyOf(c10::TensorImpl* impl) {
 StateKey paramKey(const torch::Tensor& p) { return stateKeyOf<StateKey>(p.unsafeGetTensorImpl()); }
 
 [[noreturn]] void fail(const std::string& path, const std::string& why) { throw std::runtime_error(path + ": " + why); }
+
+// PySlowFast: for each pattern in order, k.replace(pattern, "", 1) when the pattern occurs.
+std::string clearName(std::string name, const std::vector<std::string>& patterns) {
+  for (const auto& pat : patterns)
+    if (const auto at = name.find(pat); !pat.empty() && at != std::string::npos) name.erase(at, pat.size());
+  return name;
+}
+
+std::string shapeText(const torch::Tensor& t) {
+  std::string s;
+  for (const auto d : t.sizes()) s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "scalar" : s;
+}
 
 // Adam and AdamW keep the same per-parameter state under different types.
 template <class State>
@@ -131,7 +147,13 @@ void restoreOptimizer(const std::string& path, const c10::IValue& value, torch::
     if (i < 0 || i >= static_cast<int64_t>(params.size())) fail(path, "optimizer state for unknown parameter " + std::to_string(i));
     const auto& p = params[static_cast<size_t>(i)];
     const auto s = entry.value().toGenericDict();
-    auto tensor = [&](const char* k) { return s.at(k).toTensor().to(p.device()); };
+    auto tensor = [&](const char* k) {
+      const auto v = s.at(k).toTensor();
+      if (v.sizes() != p.sizes())
+        fail(path, std::string("optimizer state ") + k + " of parameter " + std::to_string(i) + " is " + shapeText(v) +
+                       ", the parameter " + shapeText(p) + " (parameter groups in another order or another model?)");
+      return v.to(p.device());
+    };
     if (s.contains("momentum_buffer")) {
       auto st = std::make_unique<torch::optim::SGDParamState>();
       st->momentum_buffer(tensor("momentum_buffer"));
@@ -144,12 +166,6 @@ void restoreOptimizer(const std::string& path, const c10::IValue& value, torch::
         opt.state()[paramKey(p)] = loadAdamState<torch::optim::AdamParamState>(step, tensor, s.contains("max_exp_avg_sq"));
     }
   }
-}
-
-std::string stripPrefixes(std::string name, const std::vector<std::string>& prefixes) {
-  for (const auto& pre : prefixes)
-    if (!pre.empty() && name.rfind(pre, 0) == 0) name = name.substr(pre.size());
-  return name;
 }
 
 }  // namespace
@@ -217,47 +233,173 @@ std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, co
   return path.string();
 }
 
-CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
-  std::string bytes, err;
-  if (!util::readFile(path, bytes, &err)) throw std::runtime_error(err);
-  c10::IValue value;
-  try {
-    value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
-  } catch (const std::exception& e) {
-    fail(path, std::string("not a checkpoint LibTorch can read (PySlowFast's own .pyth files hold OrderedDicts, which "
-                           "LibTorch 1.13 cannot load): ") + errorText(e));
-  }
-  if (!value.isGenericDict()) fail(path, "not a checkpoint dict");
-  const auto ck = value.toGenericDict();
-  if (!ck.contains("model_state")) fail(path, "no model_state in the checkpoint");
+std::string convertCaffe2Name(const std::string& name) {
+  // PySlowFast's get_name_convert_func: each rule a re.sub over the whole name, in this order.
+  static const std::vector<std::pair<std::regex, std::string>> rules = [] {
+    const char* table[][2] = {
+        {"^nonlocal_conv([0-9]+)_([0-9]+)_(.*)", "s$1.pathway0_nonlocal$2_$3"},
+        {"^(.*)_nonlocal([0-9]+)_(theta)(.*)", "$1_nonlocal$2.conv_$3$4"},
+        {"^(.*)_nonlocal([0-9]+)_(g)(.*)", "$1_nonlocal$2.conv_$3$4"},
+        {"^(.*)_nonlocal([0-9]+)_(phi)(.*)", "$1_nonlocal$2.conv_$3$4"},
+        {"^(.*)_nonlocal([0-9]+)_(out)(.*)", "$1_nonlocal$2.conv_$3$4"},
+        {"^(.*)_nonlocal([0-9]+)_(bn)_(.*)", "$1_nonlocal$2.$3.$4"},
+        {"^t_pool1_subsample_bn_(.*)", "s1_fuse.bn.$1"},
+        {"^t_pool1_subsample_(.*)", "s1_fuse.conv_f2s.$1"},
+        {"^t_res([0-9]+)_([0-9]+)_branch2c_bn_subsample_bn_(.*)", "s$1_fuse.bn.$3"},
+        {"^t_res([0-9]+)_([0-9]+)_branch2c_bn_subsample_(.*)", "s$1_fuse.conv_f2s.$3"},
+        {"^res([0-9]+)_([0-9]+)_branch([0-9]+)([a-z])_(.*)", "s$1.pathway0_res$2.branch$3.$4_$5"},
+        {"^res_conv1_bn_(.*)", "s1.pathway0_stem.bn.$1"},
+        {"^conv1_xy(.*)", "s1.pathway0_stem.conv_xy$1"},
+        {"^conv1_(.*)", "s1.pathway0_stem.conv.$1"},
+        {"^res([0-9]+)_([0-9]+)_branch([0-9]+)_(.*)", "s$1.pathway0_res$2.branch$3_$4"},
+        {"^res_conv1_(.*)", "s1.pathway0_stem.conv.$1"},
+        {"^t_res([0-9]+)_([0-9]+)_branch([0-9]+)([a-z])_(.*)", "s$1.pathway1_res$2.branch$3.$4_$5"},
+        {"^t_res_conv1_bn_(.*)", "s1.pathway1_stem.bn.$1"},
+        {"^t_conv1_(.*)", "s1.pathway1_stem.conv.$1"},
+        {"^t_res([0-9]+)_([0-9]+)_branch([0-9]+)_(.*)", "s$1.pathway1_res$2.branch$3_$4"},
+        {"^t_res_conv1_(.*)", "s1.pathway1_stem.conv.$1"},
+        {"pred_(.*)", "head.projection.$1"},
+        {"(.*)b_bn_fc(.*)", "$1se.fc$2"},
+        {"conv_5(.*)", "head.conv_5$1"},
+        {"lin_5(.*)", "head.lin_5$1"},
+        {"(.*)bn.b$", "$1bn.bias"},  // "." is any character here, as in PySlowFast
+        {"(.*)bn.s$", "$1bn.weight"},
+        {"(.*)bn.rm$", "$1bn.running_mean"},
+        {"(.*)bn.riv$", "$1bn.running_var"},
+        {"(.*)[\\._]b$", "$1.bias"},
+        {"(.*)[\\._]w$", "$1.weight"},
+    };
+    std::vector<std::pair<std::regex, std::string>> out;
+    for (const auto& r : table) out.emplace_back(std::regex(r[0]), r[1]);
+    return out;
+  }();
+  std::string n = name;
+  for (const auto& [re, to] : rules) n = std::regex_replace(n, re, to);
+  return n;
+}
+
+namespace {
+
+// PySlowFast's load_checkpoint(convert_from_caffe2=True).
+CheckpointInfo loadCaffe2(const std::string& path, torch::nn::Module& net) {
+  torch::NoGradGuard noGrad;
   CheckpointInfo info;
   info.path = path;
-  if (ck.contains("epoch")) info.epochs_done = static_cast<int>(ck.at("epoch").toInt()) + 1;
-  if (ck.contains("global_step")) info.global_step = ck.at("global_step").toInt();
-  if (ck.contains("iter_in_epoch")) info.iter_in_epoch = ck.at("iter_in_epoch").toInt();
-  if (ck.contains("best_top1_err")) info.best_top1_err = ck.at("best_top1_err").toDouble();
+  info.epochs_done = 0;  // epoch -1: training starts at epoch 0
+  std::map<std::string, torch::Tensor> model;
+  for (auto& p : net.named_parameters()) model[p.key()] = p.value();
+  for (auto& b : net.named_buffers()) model[b.key()] = b.value();
+  std::set<std::string> loaded;
+  for (auto& [key, blob] : checkpoint::loadCaffe2Blobs(path)) {
+    std::string name = convertCaffe2Name(key);
+    if (name.find("bn.running_") != std::string::npos && !model.count(name)) {
+      const std::string split = std::regex_replace(name, std::regex("bn\\.running_"), "bn.split_bn.running_");
+      name = model.count(split) ? split : std::string();
+    }
+    const auto it = name.empty() ? model.end() : model.find(name);
+    if (it == model.end()) {
+      if (key.find("momentum") == std::string::npos && key.find("lr") == std::string::npos &&
+          key.find("model_iter") == std::string::npos)
+        info.notes.push_back(key + ": can not be converted, got " + (name.empty() ? "None" : name));
+      continue;
+    }
+    torch::Tensor& dst = it->second;
+    torch::Tensor src = blob;
+    if (src.dim() < dst.dim()) {  // a linear layer's weights for a 1x1x1 convolution
+      std::vector<std::int64_t> shape = src.sizes().vec();
+      shape.resize(static_cast<std::size_t>(dst.dim()), 1);
+      src = src.reshape(shape);
+    }
+    if (src.dim() == 1 && dst.dim() == 1 && dst.size(0) > src.size(0) && dst.size(0) % src.size(0) == 0)
+      src = src.repeat({dst.size(0) / src.size(0)});  // statistics for a split batch norm
+    if (src.sizes() != dst.sizes()) {
+      info.notes.push_back(key + ": " + shapeText(blob) + " does not match " + name + ": " + shapeText(dst));
+      continue;
+    }
+    dst.copy_(src);
+    loaded.insert(name);
+  }
+  if (loaded.empty())
+    fail(path, "no Caffe2 blob of the file fits this model (another MODEL.ARCH, or not a Caffe2 checkpoint?)");
+  for (const auto& [name, t] : model)
+    if (!loaded.count(name) && name.find("num_batches_tracked") == std::string::npos)
+      info.notes.push_back(name + ": not in the file, keeps its initialisation");
+  return info;
+}
+
+}  // namespace
+
+CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
+  if (t.caffe2) {
+    if (!t.net) fail(path, "a Caffe2 checkpoint holds weights only");
+    return loadCaffe2(path, *t.net);
+  }
+  const c10::IValue value = checkpoint::loadTorchFile(path);
+  if (!value.isGenericDict()) fail(path, "not a checkpoint dict");
+  auto ck = value.toGenericDict();
+  CheckpointInfo info;
+  info.path = path;
+  c10::impl::GenericDict modelState = ck;
+  if (ck.contains("model_state") && ck.at("model_state").isGenericDict()) {
+    modelState = ck.at("model_state").toGenericDict();
+  } else {
+    // torch.save(model.state_dict()): the weights alone, no epoch, optimizer or scaler
+    for (const auto& e : ck)
+      if (!e.key().isString() || !e.value().isTensor())
+        fail(path, "no model_state in the checkpoint, and it is not a bare state dict of tensors either");
+    ck = c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get());
+    info.notes.push_back("the file holds weights only (a bare state dict): no epoch, optimizer or scaler state");
+  }
+  if (ck.contains("epoch") && ck.at("epoch").isInt()) info.epochs_done = static_cast<int>(ck.at("epoch").toInt()) + 1;
+  if (ck.contains("global_step") && ck.at("global_step").isInt()) info.global_step = ck.at("global_step").toInt();
+  if (ck.contains("iter_in_epoch") && ck.at("iter_in_epoch").isInt()) info.iter_in_epoch = ck.at("iter_in_epoch").toInt();
+  if (ck.contains("best_top1_err") && ck.at("best_top1_err").isDouble()) info.best_top1_err = ck.at("best_top1_err").toDouble();
   if (ck.contains("cfg") && ck.at("cfg").isString()) info.cfg_yaml = ck.at("cfg").toStringRef();
 
   if (t.net) {
     torch::NoGradGuard noGrad;
     std::map<std::string, torch::Tensor> saved;
-    for (const auto& e : ck.at("model_state").toGenericDict())
-      saved[stripPrefixes(e.key().toStringRef(), t.clear_name_prefixes)] = e.value().toTensor();
+    std::size_t renamed = 0;
+    std::string firstRename;
+    for (const auto& e : modelState) {
+      if (!e.key().isString() || !e.value().isTensor()) fail(path, "model_state holds something other than named tensors");
+      const std::string& original = e.key().toStringRef();
+      const std::string name = clearName(original, t.clear_name_patterns);
+      if (name != original && renamed++ == 0) firstRename = original + " -> " + name;
+      saved[name] = e.value().toTensor();
+    }
+    if (renamed)  // one line, not one per weight as PySlowFast's log
+      info.notes.push_back("renaming: " + firstRename +
+                           (renamed > 1 ? " and " + std::to_string(renamed - 1) + " more (TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN)" : ""));
     std::vector<std::string> missing, wrong;
+    std::size_t loaded = 0;
     auto copy = [&](const std::string& name, torch::Tensor& dst) {
       const auto it = saved.find(name);
       if (it == saved.end()) return missing.push_back(name);
       if (it->second.sizes() != dst.sizes()) {
-        std::ostringstream s;
-        s << name << " " << it->second.sizes() << " in the file, " << dst.sizes() << " here";
-        return wrong.push_back(s.str());
+        wrong.push_back(name + ": " + shapeText(it->second) + " in the file, " + shapeText(dst) + " here");
+        saved.erase(it);
+        return;
       }
-      dst.copy_(it->second);
+      dst.copy_(it->second);  // casts: half or bfloat16 weights load into a float model
       saved.erase(it);
+      ++loaded;
     };
     for (auto& p : t.net->named_parameters()) copy(p.key(), p.value());
     for (auto& b : t.net->named_buffers()) copy(b.key(), b.value());
-    if (!missing.empty() || !wrong.empty() || !saved.empty()) {
+    std::vector<std::string> extra;
+    for (const auto& [k, v] : saved) extra.push_back(k);
+    if (t.subset) {
+      if (loaded == 0)
+        fail(path, "no weight of the checkpoint fits this model (another MODEL.ARCH / MODEL.MODEL_NAME?)" +
+                       (missing.empty() ? std::string() : "; the model wants e.g. " + missing.front()) +
+                       (extra.empty() ? std::string() : ", the file holds e.g. " + extra.front()));
+      for (const auto& w : wrong) info.notes.push_back(w + ": not loaded, keeps its initialisation");
+      for (const auto& m : missing)
+        if (m.find("num_batches_tracked") == std::string::npos)
+          info.notes.push_back(m + ": not in the file, keeps its initialisation");
+      for (const auto& x : extra) info.notes.push_back(x + ": in the file, not in this model: not used");
+    } else if (!missing.empty() || !wrong.empty() || !extra.empty()) {
       std::string why = "the checkpoint does not fit this model (another MODEL / size config?)";
       auto list = [&](const char* what, const std::vector<std::string>& v) {
         if (v.empty()) return;
@@ -266,8 +408,6 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
       };
       list("missing from the file", missing);
       list("wrong shape", wrong);
-      std::vector<std::string> extra;
-      for (const auto& [k, v] : saved) extra.push_back(k);
       list("not in this model", extra);
       fail(path, why);
     }

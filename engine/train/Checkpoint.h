@@ -21,6 +21,9 @@ struct CheckpointInfo {
   double best_top1_err = 100.0;    ///< best validation top-1 error so far
   std::string cfg_yaml;
   std::string path;
+  /// What loading left out or changed, one line each (PySlowFast's "not loaded" / "not used" /
+  /// "renaming" lines), for the run log.
+  std::vector<std::string> notes;
 };
 
 /// checkpoints/checkpoint_epoch_00003.pyth after 3 epochs (PySlowFast's name), or
@@ -41,10 +44,25 @@ struct LoadTargets {
   torch::optim::Optimizer* optimizer = nullptr;  ///< null: weights only
   precision::GradScaler* scaler = nullptr;
   bool rng = false;                              ///< restore the CPU generator
-  std::vector<std::string> clear_name_prefixes;  ///< TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN
+  /// TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN: each pattern's first occurrence anywhere in a name is
+  /// removed, in order, as PySlowFast's load_checkpoint does.
+  std::vector<std::string> clear_name_patterns;
+  /// PySlowFast's semantics for an initial checkpoint: load the entries whose name and shape fit,
+  /// keep the rest of the model as initialised, and report both sides in CheckpointInfo::notes
+  /// (fine-tuning 400-class weights on 8 classes). false: every entry must fit (resume, test).
+  bool subset = false;
+  /// TRAIN/TEST.CHECKPOINT_TYPE caffe2: a model-zoo .pkl of NumPy arrays by Caffe2 names, loaded as
+  /// PySlowFast's convert_from_caffe2 does (names converted, shapes expanded, epoch -1, no
+  /// optimizer); what does not fit is reported in notes.
+  bool caffe2 = false;
 };
 
-/// Loads; throws std::runtime_error naming the file and the first mismatching entries.
+/// PySlowFast's Caffe2 -> PyTorch parameter name conversion (c2_model_loading's rules, in order).
+std::string convertCaffe2Name(const std::string& name);
+
+/// Loads a checkpoint written by us or by PySlowFast (torch.save's zip or legacy format, through
+/// checkpoint/TorchFile: nothing in the file is ever run). Throws std::runtime_error naming the
+/// file and the first mismatching entries.
 CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& targets);
 
 }  // namespace amp::train

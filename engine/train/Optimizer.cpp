@@ -42,9 +42,12 @@ std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c,
       return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).betas({betas[0], betas[1]}).weight_decay(decay));
     throw std::invalid_argument("SOLVER.OPTIMIZING_METHOD: '" + method + "' is not built; use sgd, adam or adamw");
   };
+  // PySlowFast's construct_optimizer order (bn, non-bn, zero-wd; empty groups dropped), so the
+  // optimizer_state of a checkpoint numbers the parameters as PySlowFast's does and each side
+  // resumes the other's momentum buffers on the right parameters.
   std::vector<torch::optim::OptimizerParamGroup> groups;
-  if (!regular.empty()) groups.emplace_back(regular, options(wd));
   if (!bn.empty()) groups.emplace_back(bn, options(bnWd));
+  if (!regular.empty()) groups.emplace_back(regular, options(wd));
   if (!zero.empty()) groups.emplace_back(zero, options(0.0));
   if (method == "sgd") return std::make_unique<torch::optim::SGD>(groups, torch::optim::SGDOptions(lr));
   if (method == "adam") return std::make_unique<torch::optim::Adam>(groups, torch::optim::AdamOptions(lr));

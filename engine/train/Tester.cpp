@@ -26,6 +26,22 @@ std::string testCheckpoint(const config::Config& c) {
   return path;
 }
 
+CheckpointInfo loadTestWeights(const config::Config& c, const std::string& path, torch::nn::Module& net) {
+  LoadTargets t{&net, nullptr, nullptr, false, {}};
+  const bool isTest = path == c.getString("TEST.CHECKPOINT_FILE_PATH");
+  if (isTest) t.caffe2 = c.getString("TEST.CHECKPOINT_TYPE") == "caffe2";
+  else if (path == c.getString("TRAIN.CHECKPOINT_FILE_PATH")) t.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
+  auto info = loadCheckpoint(path, t);
+  if (t.caffe2) {  // PySlowFast loads what converts; testing half a model would mislead, so all must fit
+    std::vector<std::string> fresh;
+    for (const auto& n : info.notes)
+      if (n.find("keeps its initialisation") != std::string::npos) fresh.push_back(n);
+    if (!fresh.empty())
+      throw std::runtime_error(path + ": the Caffe2 weights do not cover this model (" + fresh.front() + (fresh.size() > 1 ? ", and " + std::to_string(fresh.size() - 1) + " more" : std::string()) + "): nothing to test");
+  }
+  return info;
+}
+
 void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast,
                      DataParallel& ddp, const TestOptions& o, TestResult& r) {
   data::KineticsList list;
@@ -155,7 +171,7 @@ bool runMultiViewTest(const config::Config& c, const TestOptions& o, TestResult&
     ddp.checkSameConfig(c);
     const bool channelsLast = useChannelsLast3d(c, device);
     auto net = models::buildVideoNet(c);
-    loadCheckpoint(path, {net.get(), nullptr, nullptr, false, {}});
+    loadTestWeights(c, path, *net);
     net->to(device);
     if (channelsLast) toChannelsLast3d(*net);
     r.checkpoint = path;

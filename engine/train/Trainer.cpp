@@ -207,7 +207,7 @@ void Trainer::run() {
     // names another. With several ranks each tests its share of the views.
     auto multiViewTest = [&](models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch) {
       if (const std::string other = c.getString("TEST.CHECKPOINT_FILE_PATH"); !other.empty()) {
-        loadCheckpoint(other, {&model, nullptr, nullptr, false, {}});
+        loadTestWeights(c, other, model);
         weights = other;
       }
       const auto params = data::ClipParams::fromConfig(c);
@@ -245,7 +245,7 @@ void Trainer::run() {
         throw std::runtime_error("TRAIN.ENABLE: False, and there is no checkpoint to test: set TEST.CHECKPOINT_FILE_PATH (or "
                                  "TRAIN.CHECKPOINT_FILE_PATH), or train into OUTPUT_DIR first");
       auto net = models::buildVideoNet(c);
-      loadCheckpoint(weights, {net.get(), nullptr, nullptr, false, {}});
+      loadTestWeights(c, weights, *net);
       net->to(device);
       if (channelsLast) toChannelsLast3d(*net);
       finish(multiViewTest(*net, weights, 0, 0) ? TrainerState::Finished : TrainerState::Stopped, "");
@@ -259,6 +259,9 @@ void Trainer::run() {
       if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), split, c.getString("DATA.PATH_LABEL_SEPARATOR"),
                                   c.getString("DATA.PATH_PREFIX"), static_cast<int>(c.getInt("DATA.SKIP_ROWS")), list, &err))
         throw std::runtime_error(err);
+      if (const auto classes = c.getInt("MODEL.NUM_CLASSES"); list.maxLabel >= classes)
+        throw std::runtime_error(list.csvPath + ": labels go up to " + std::to_string(list.maxLabel) +
+                                 " but MODEL.NUM_CLASSES is " + std::to_string(classes) + " (labels are 0 .. NUM_CLASSES-1)");
       return list;
     };
     const auto params = data::ClipParams::fromConfig(c);
@@ -295,7 +298,9 @@ void Trainer::run() {
     std::int64_t step = 0, startIter = 0;
     double bestTop1 = 100.0;
     if (!resumeFrom.empty()) {
-      const auto info = loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper.scaler(), true, {}});
+      const auto info = loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper.scaler(), true,
+                                                    c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
+      for (const auto& note : info.notes) log("checkpoint: " + note);
       startEpoch = info.epochs_done;
       step = info.global_step;
       startIter = info.iter_in_epoch;
@@ -304,8 +309,18 @@ void Trainer::run() {
             startEpoch + static_cast<double>(startIter) / static_cast<double>(itersPerEpoch));
     } else if (const std::string init = c.getString("TRAIN.CHECKPOINT_FILE_PATH"); !init.empty()) {
       const bool reset = c.getBool("TRAIN.CHECKPOINT_EPOCH_RESET");
-      const auto info = loadCheckpoint(init, {net.get(), reset ? nullptr : optimizer.get(), reset ? nullptr : &stepper.scaler(), false,
-                                              c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
+      LoadTargets targets{net.get(), reset ? nullptr : optimizer.get(), reset ? nullptr : &stepper.scaler(), false,
+                          c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN"), /*subset=*/true};
+      targets.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
+      const auto info = loadCheckpoint(init, targets);
+      std::vector<std::string> fresh;
+      for (const auto& note : info.notes) {
+        log("checkpoint: " + note);
+        if (note.find("keeps its initialisation") != std::string::npos) fresh.push_back(note);
+      }
+      if (!fresh.empty())  // fine-tuning on other classes: say which weights start afresh, in the events too
+        event("checkpoint", std::to_string(fresh.size()) + " weight(s) of the model not loaded from " + init + ": " +
+                                fresh.front() + (fresh.size() > 1 ? " ..." : ""), step, startEpoch);
       if (!reset) {
         startEpoch = info.epochs_done;
         step = info.global_step;
