@@ -35,6 +35,9 @@ class SyncableBatchNorm3dImpl : public torch::nn::Cloneable<SyncableBatchNorm3dI
   void pretty_print(std::ostream& stream) const override;
   torch::Tensor forward(const torch::Tensor& input);
   void setSync(std::shared_ptr<BatchNormSync> sync) { sync_ = std::move(sync); }
+  double momentum() const { return momentum_; }
+  /// Precise BN sets 1 (running statistics = the last batch's) and restores it afterwards.
+  void setMomentum(double m) { momentum_ = m; }
   bool synced() const { return sync_ != nullptr; }
 
   torch::Tensor weight, bias, running_mean, running_var, num_batches_tracked;

@@ -18,6 +18,7 @@
 #include "train/Checkpoint.h"
 #include "train/DataParallel.h"
 #include "train/MultiViewTest.h"
+#include "train/PreciseBn.h"
 #include "train/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
@@ -270,6 +271,14 @@ void Trainer::run() {
                                   data::LoaderOptions::fromConfig(c, data::Split::Train, ddp.rank(), ddp.worldSize()));
     data::VideoLoader valLoader(synthetic_ ? data::KineticsList{} : readList("val"), params, data::Split::Val,
                                 data::LoaderOptions::fromConfig(c, data::Split::Val, ddp.rank(), ddp.worldSize()));
+    // BN.USE_PRECISE_STATS: PySlowFast's separate training loader for precise BN (training
+    // augmentation, its own shuffle: here its own seed).
+    std::unique_ptr<data::VideoLoader> preciseLoader;
+    if (c.getBool("BN.USE_PRECISE_STATS") && !synthetic_) {
+      auto o = data::LoaderOptions::fromConfig(c, data::Split::Train, ddp.rank(), ddp.worldSize());
+      o.seed += 1;
+      preciseLoader = std::make_unique<data::VideoLoader>(readList("train"), params, data::Split::Train, o);
+    }
     const auto accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
     const auto itersPerEpoch = synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader.batchesPerEpoch()) / accum;
     if (itersPerEpoch == 0)
@@ -468,7 +477,31 @@ void Trainer::run() {
       meta.updatedAt = runlog::unixTimeNow();
       if (writes) dir.writeMetadata(meta);
 
-      if (!synthetic_ && ((epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch)) {  // validation, in FP32 as PySlowFast
+      const bool evalEpoch = !synthetic_ && ((epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch);
+      const bool checkpointEpoch = (epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch;
+      if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopRequested_) {
+        // PySlowFast: precise BN statistics before the checkpoint and the evaluation, in FP32.
+        const int want = static_cast<int>(
+            std::min<std::int64_t>(c.getInt("BN.NUM_BATCHES_PRECISE"), static_cast<std::int64_t>(preciseLoader->batchesPerEpoch())));
+        preciseLoader->startEpoch(epoch);
+        const bool canStop = !ddp.active();  // with several ranks every one runs all batches (sync BN meets in them)
+        const auto pr = updatePreciseBnStats(*net, want, [&](std::vector<torch::Tensor>& in) {
+          if (canStop && stopRequested_) return false;
+          auto b = preciseLoader->next();
+          if (!b) return false;
+          in = batchTensors(*b, device, channelsLast);
+          preciseLoader->recycle(std::move(*b));
+          return true;
+        });
+        preciseLoader->stop();
+        if (!preciseLoader->error().empty()) throw std::runtime_error(preciseLoader->error());
+        if (pr.layers > 0 && !pr.aborted)
+          event("precise_bn",
+                "running statistics of " + std::to_string(pr.layers) + " batch norms recomputed over " + std::to_string(pr.batches) +
+                    " training batches (BN.USE_PRECISE_STATS, BN.NUM_BATCHES_PRECISE)",
+                step, epoch + 1, {{"layers", pr.layers}, {"batches", pr.batches}});
+      }
+      if (evalEpoch) {  // validation, in FP32 as PySlowFast
         torch::NoGradGuard noGrad;
         net->eval();
         valLoader.startEpoch(epoch);
@@ -504,7 +537,7 @@ void Trainer::run() {
           log(line);
         }
       }
-      if ((epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch) checkpoint(epoch + 1, 0);
+      if (checkpointEpoch) checkpoint(epoch + 1, 0);
     }
     if (c.getBool("TEST.ENABLE") && !synthetic_ && !stopRequested_) {
       const std::string last = writes ? latestCheckpoint(runDir_) : std::string();

@@ -44,12 +44,18 @@ class TestTrainer : public QObject {
 
   void runsAnEpochAndWritesTheRunDirectory() {
     const std::string out = dir_.path().toStdString() + "/run-ok";
-    train::Trainer t(demoConfig(out), "demo.yaml");
-    std::atomic<int> trainEvents{0}, valEvents{0}, testEvents{0};
+    // BN.USE_PRECISE_STATS: one recomputation before the epoch's checkpoint and validation, over
+    // min(BN.NUM_BATCHES_PRECISE, batches per epoch) = 3 batches
+    train::Trainer t(demoConfig(out, {"BN.USE_PRECISE_STATS", "True", "BN.NUM_BATCHES_PRECISE", "3"}), "demo.yaml");
+    std::atomic<int> trainEvents{0}, valEvents{0}, testEvents{0}, preciseBn{0}, preciseBatches{0};
     t.setEventSink([&](const runlog::MetricEvent& e) {
       if (e.kind == runlog::kind::kTrain) ++trainEvents;
       if (e.kind == runlog::kind::kVal) ++valEvents;
       if (e.kind == runlog::kind::kTest) ++testEvents;
+      if (e.kind == runlog::kind::kEvent && e.name == "precise_bn") {
+        ++preciseBn;
+        preciseBatches = static_cast<int>(e.value("batches").value_or(-1));
+      }
     });
     std::string error;
     QVERIFY2(t.start(&error), error.c_str());
@@ -58,6 +64,8 @@ class TestTrainer : public QObject {
     QCOMPARE(trainEvents.load(), 4);
     QCOMPARE(valEvents.load(), 1);
     QCOMPARE(testEvents.load(), 1);  // TEST.ENABLE (the demo's True): the multi-view test ends the run
+    QCOMPARE(preciseBn.load(), 1);
+    QCOMPARE(preciseBatches.load(), 3);
     runlog::RunDirectory run(out);
     auto meta = run.readMetadata();
     QVERIFY(meta);
