@@ -105,10 +105,20 @@ void checkSolver(Checker& ck) {
     const auto lrs = c.getFloatList("SOLVER.LRS");
     if (steps.empty())
       ck.error("SOLVER.STEPS", "is empty; steps_with_relative_lrs needs the epochs where the rate changes, e.g. [0, 40, 60]");
-    else if (steps.size() != lrs.size())
-      ck.error(ck.blame({"SOLVER.LRS", "SOLVER.STEPS"}),
-               "SOLVER.STEPS has " + std::to_string(steps.size()) + " entries and SOLVER.LRS " +
-                   std::to_string(lrs.size()) + "; give one relative rate per step");
+    else {
+      // PySlowFast reads LRS[get_step_index(epoch)]: the index of each step below MAX_EPOCH, and
+      // LRS[-1] before STEPS[0]. More rates than steps are fine (unused); fewer only when a
+      // training epoch needs a missing one.
+      const double maxEpoch = static_cast<double>(c.getInt("SOLVER.MAX_EPOCH"));
+      size_t needed = 0;
+      for (size_t k = 0; k < steps.size(); ++k)
+        if (steps[k] < maxEpoch) needed = k + 1;
+      if (steps[0] > 0) needed = std::max<size_t>(needed, 1);  // LRS[-1] before the first step
+      if (lrs.size() < needed)
+        ck.error(ck.blame({"SOLVER.LRS", "SOLVER.STEPS"}),
+                 "SOLVER.LRS has " + std::to_string(lrs.size()) + " rates but the steps below SOLVER.MAX_EPOCH need " +
+                     std::to_string(needed) + " (one per step in SOLVER.STEPS that training reaches)");
+    }
     if (!std::is_sorted(steps.begin(), steps.end()))
       ck.warning("SOLVER.STEPS", "is not in increasing order; the schedule switches at the first step above the "
                                  "current epoch, so a smaller step after a larger one never takes effect");

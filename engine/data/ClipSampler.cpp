@@ -111,9 +111,10 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
       for (int x = 0; x < crop; ++x) {
         const int sx = out.flipped ? crop - 1 - x : x;
         for (int c = 0; c < 3; ++c) {
+          // PySlowFast normalises first and reverses after: channel c is (x[2-c] - mean[2-c]) / std[2-c].
           const int src = p.reverse_channels ? 2 - c : c;
           fast[((static_cast<size_t>(c) * p.num_frames + t) * crop + y) * crop + x] =
-              static_cast<float>(row[sx * 3 + src]) * scale[c] - shift[c];
+              static_cast<float>(row[sx * 3 + src]) * scale[src] - shift[src];
         }
       }
     }

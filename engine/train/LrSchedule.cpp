@@ -1,5 +1,7 @@
 #include "train/LrSchedule.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 #include "config/Config.h"
@@ -27,13 +29,21 @@ LrSchedule::LrSchedule(const config::Config& c)
 
 double LrSchedule::policy(double e) const {
   if (policy_ == "steps_with_relative_lrs") {
-    // The last step at or before e (STEPS extended by MAX_EPOCH), as get_step_index.
+    // get_step_index: the index of the first of STEPS + [MAX_EPOCH] above e, minus one; before
+    // STEPS[0] that is -1, which Python reads as LRS[-1] (the last rate), and the config check
+    // makes sure every index a training epoch reaches exists.
     std::vector<double> steps = steps_;
     steps.push_back(maxEpoch_);
-    size_t ind = 0;
-    while (ind < steps.size() && !(e < steps[ind])) ++ind;
-    const size_t i = ind == 0 ? 0 : ind - 1;
-    return (i < lrs_.size() ? lrs_[i] : lrs_.back()) * base_;
+    long ind = static_cast<long>(steps.size()) - 2;  // e at or past MAX_EPOCH: the loop ran out
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (e < steps[k]) {
+        ind = static_cast<long>(k) - 1;
+        break;
+      }
+    if (lrs_.empty()) return base_;
+    const long n = static_cast<long>(lrs_.size());
+    const long i = ind < 0 ? ind + n : ind;
+    return lrs_[static_cast<size_t>(std::clamp(i, 0L, n - 1))] * base_;
   }
   const double offset = cosineAfterWarmup_ ? warmupEpochs_ : 0.0;
   return end_ + (base_ - end_) * (std::cos(M_PI * (e - offset) / (maxEpoch_ - offset)) + 1.0) * 0.5;

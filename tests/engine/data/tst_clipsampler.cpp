@@ -59,6 +59,25 @@ class TestClipSampler : public QObject {
       for (int x : {0, 57, 223}) QCOMPARE(a.fast[static_cast<size_t>(y * s + x)], b.fast[static_cast<size_t>(y * s + (s - 1 - x))]);
   }
 
+  // DATA.REVERSE_INPUT_CHANNEL as PySlowFast: normalise, then reverse the channels, so channel c
+  // of the reversed clip is channel 2-c of the plain one, each with its own mean and std.
+  void reverseInputChannelNormalisesFirst() {
+    ClipParams p = params(4, 4, 224);
+    p.mean = {0.1f, 0.5f, 0.9f};
+    p.std = {0.2f, 0.3f, 0.4f};
+    ClipParams r = p;
+    r.reverse_channels = true;
+    Clip a, b;
+    std::string error;
+    const ClipDraws draws{0.3, 0.2, 0.4, 0.6, 0.9};
+    QVERIFY(ClipSampler(p).sample(testVideo("demo.mp4"), Split::Train, 0, draws, a, &error));
+    QVERIFY(ClipSampler(r).sample(testVideo("demo.mp4"), Split::Train, 0, draws, b, &error));
+    const size_t plane = a.fast.size() / 3;
+    for (size_t c = 0; c < 3; ++c)
+      for (size_t i : {size_t(0), plane / 3, plane - 1})
+        QCOMPARE(b.fast[c * plane + i], a.fast[(2 - c) * plane + i]);
+  }
+
   void testViewsAreUniform() {
     ClipSampler sampler(params(8, 8, 224));
     std::string error;

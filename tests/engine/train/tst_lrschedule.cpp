@@ -49,6 +49,34 @@ class TestLrSchedule : public QObject {
     QVERIFY(near(s.at(9.99), 0.001));
   }
 
+  // get_step_index's corners: before STEPS[0] Python's LRS[-1]; more rates than steps are unused.
+  void stepsWithRelativeLrsAsPySlowFastIndexes() {
+    auto late = schedule({"SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.BASE_LR", "1.0", "SOLVER.STEPS", "[2, 6]",
+                          "SOLVER.LRS", "[0.5, 0.25, 0.125]", "SOLVER.MAX_EPOCH", "10"});
+    QVERIFY(near(late.at(0), 0.125));  // LRS[-1]
+    QVERIFY(near(late.at(2), 0.5));
+    QVERIFY(near(late.at(6), 0.25));
+    QVERIFY(near(late.at(9.99), 0.25));
+    auto longer = schedule({"SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.BASE_LR", "1.0", "SOLVER.STEPS", "[0, 4]",
+                            "SOLVER.LRS", "[1, 0.1, 0.01, 0.001]", "SOLVER.MAX_EPOCH", "8"});
+    QVERIFY(near(longer.at(7.9), 0.1));
+    QVERIFY(near(longer.at(8), 0.1));  // past MAX_EPOCH: the loop ran out, index len(STEPS) - 1
+  }
+
+  // The config check: fewer rates than the steps training reaches is an error, more is fine.
+  void lrsCountIsCheckedAgainstTheStepsReached() {
+    auto check = [](const std::string& steps, const std::string& lrs) {
+      return config::ConfigLoader()
+          .loadText("", "lr.yaml", ".", {"SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.STEPS", steps, "SOLVER.LRS", lrs,
+                                         "SOLVER.MAX_EPOCH", "10"})
+          .ok();
+    };
+    QVERIFY(check("[0, 4, 8]", "[1, 0.1, 0.01, 0.001]"));
+    QVERIFY(check("[0, 4, 12]", "[1, 0.1]"));  // step 12 is never reached
+    QVERIFY(!check("[0, 4, 8]", "[1, 0.1]"));
+    QVERIFY(!check("[2, 4]", "[]"));
+  }
+
   void scales() {
     auto s = schedule({"SOLVER.BASE_LR", "0.1", "SOLVER.MAX_EPOCH", "10", "SOLVER.LR_SCALE", "0.6", "SOLVER.WARMUP_EPOCHS",
                        "1.0", "SOLVER.WARMUP_START_LR", "0.01"});
