@@ -227,7 +227,8 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
   }
   std::cout << std::fixed << "checkpoint   " << r.checkpoint << "\n"
             << "videos       " << r.videos << " x " << r.views_per_video << " views (" << cfg->getInt("TEST.NUM_ENSEMBLE_VIEWS")
-            << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities summed"
+            << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities "
+            << (cfg->getString("DATA.ENSEMBLE_METHOD") == "max" ? "max-pooled" : "summed")
             << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes" : std::string()) << ")\n"
             << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy " << 100 - r.top1_err << " %)\n"
             << "top5_err     " << r.top5_err << " %\n"
@@ -265,7 +266,7 @@ void addTestCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::ExistingFile);
   auto scores = std::make_shared<std::string>();
   test->add_option("--scores", *scores,
-                   "Also write every video's summed view probabilities, label and top-1 class to this CSV file");
+                   "Also write every video's combined view probabilities (DATA.ENSEMBLE_METHOD), label and top-1 class to this CSV file");
   addLaunchFlags(test, *flags);
   acceptOverrides(test);
   test->callback([cfg, checkpoint, scores, flags, test, &exitCode] {

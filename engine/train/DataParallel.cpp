@@ -96,6 +96,10 @@ void DataParallel::sumInPlace(torch::Tensor& t, const char* what) {
   if (comm_) comm_->allreduce(t, dist::Reduce::Sum, what);
 }
 
+void DataParallel::maxInPlace(torch::Tensor& t, const char* what) {
+  if (comm_) comm_->allreduce(t, dist::Reduce::Max, what);
+}
+
 double DataParallel::lastSyncWaitSeconds() const { return reducer_ ? reducer_->lastStats().wait_s : 0.0; }
 int DataParallel::lastBucketsInBackward() const { return reducer_ ? reducer_->lastStats().launched_in_backward : 0; }
 

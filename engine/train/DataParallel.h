@@ -57,6 +57,8 @@ class DataParallel {
   std::tuple<double, double, double, double> sum(double a, double b, double c, double d);
   /// `t` summed over the ranks, in place (the multi-view test's per-video scores).
   void sumInPlace(torch::Tensor& t, const char* what);
+  /// Element-wise maximum over the ranks, in place (no-op with one process).
+  void maxInPlace(torch::Tensor& t, const char* what);
   /// All-reduce seconds not hidden by backward, and buckets launched during it, of the last step.
   double lastSyncWaitSeconds() const;
   int lastBucketsInBackward() const;

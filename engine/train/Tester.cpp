@@ -67,6 +67,11 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const t
   // views whose own top-1 was right, so that one all-reduce combines the ranks.
   auto sums = torch::zeros({nVideos, classes + 2}, torch::kDouble);
   auto acc = sums.accessor<double, 2>();
+  // DATA.ENSEMBLE_METHOD max: the element-wise maximum of the views' probabilities instead
+  // (PySlowFast's TestMeter starts each video at zeros and takes torch.max with every view).
+  const bool ensembleMax = c.getString("DATA.ENSEMBLE_METHOD") == "max";
+  auto maxes = torch::zeros({ensembleMax ? nVideos : 0, classes}, torch::kDouble);
+  auto mx = maxes.accessor<double, 2>();
   const int mine = static_cast<int>(loader.samplesPerEpoch());
   const int total = nVideos * params.viewsPerTestVideo();
   int views = 0;
@@ -85,6 +90,8 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const t
     for (int i = 0; i < b->size; ++i) {
       const int v = b->videos[static_cast<size_t>(i)];
       for (int k = 0; k < classes; ++k) acc[v][k] += p[i][k];
+      if (ensembleMax)
+        for (int k = 0; k < classes; ++k) mx[v][k] = std::max(mx[v][k], p[i][k]);
       acc[v][classes] += 1;
       acc[v][classes + 1] += best[i].item<int64_t>() == labels[static_cast<size_t>(v)] ? 1 : 0;
       ++views;
@@ -95,12 +102,13 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const t
   }
   if (!loader.error().empty()) throw std::runtime_error(loader.error());
   ddp.sumInPlace(sums, "sum of the test views' scores");
+  if (ensembleMax) ddp.maxInPlace(maxes, "maximum of the test views' scores");
   const auto viewCounts = sums.select(1, classes);
   if (viewCounts.min().item<double>() != params.viewsPerTestVideo() || viewCounts.max().item<double>() != params.viewsPerTestVideo())
     throw std::runtime_error("test: a video was scored with " + std::to_string(viewCounts.min().item<double>()) + " to " +
                              std::to_string(viewCounts.max().item<double>()) + " views instead of " +
                              std::to_string(params.viewsPerTestVideo()));
-  const auto scores = sums.narrow(1, 0, classes).contiguous();
+  const auto scores = ensembleMax ? maxes : sums.narrow(1, 0, classes).contiguous();
   r.video_labels = labels;
   r.video_scores.assign(scores.data_ptr<double>(), scores.data_ptr<double>() + scores.numel());
   const auto target = torch::tensor(labels, torch::kLong);

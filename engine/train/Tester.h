@@ -1,6 +1,7 @@
 #pragma once
 // PySlowFast's multi-view test: every test video is seen as TEST.NUM_ENSEMBLE_VIEWS temporal
-// clips x TEST.NUM_SPATIAL_CROPS crops; the views' class probabilities are summed per video and
+// clips x TEST.NUM_SPATIAL_CROPS crops; the views' class probabilities are summed (or, with
+// DATA.ENSEMBLE_METHOD max, max-pooled) per video and
 // the video-level top-1 / top-5 errors reported. With several processes each tests its share of
 // the views and the per-video scores are summed across them, so every video gets all of its views.
 // Torch-free header for the CLI and the trainer.

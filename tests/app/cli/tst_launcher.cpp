@@ -225,6 +225,29 @@ class TestLauncher : public QObject {
     }
     QVERIFY(std::abs(sum - 16 * 9) < 1e-3);  // each view's probabilities sum to one
 
+    // DATA.ENSEMBLE_METHOD max: the views' element-wise maximum, combined over the ranks by a max
+    // all-reduce: one process and two agree, and mean <= max <= sum for every score.
+    const QStringList maxViews = views + QStringList{"DATA.ENSEMBLE_METHOD", "max"};
+    auto m1 = runCli(QStringList{"test", "--checkpoint", checkpoint, "--scores", dir_.path() + "/max1.csv"} + mvit + maxViews);
+    QVERIFY2(m1.exitCode == 0, qPrintable(m1.out + m1.err));
+    auto m2 = runCli(QStringList{"test", "--checkpoint", checkpoint, "--scores", dir_.path() + "/max2.csv", "--init-method",
+                                 "file://" + dir_.path() + "/store-max"} +
+                     mvit + maxViews + QStringList{"DIST.CPU_PROCESSES", "2"});
+    QVERIFY2(m2.exitCode == 0, qPrintable(m2.out + m2.err));
+    QVERIFY2(m2.out.contains("probabilities max-pooled, shared by 2 processes"), qPrintable(m2.out));
+    const auto x1 = readCsv(dir_.path() + "/max1.csv"), x2 = readCsv(dir_.path() + "/max2.csv");
+    QCOMPARE(x1.size(), 17);
+    QCOMPARE(x2.size(), 17);
+    bool anyBelowSum = false;
+    for (int v = 1; v < x1.size(); ++v)
+      for (int k = 4; k < x1[v].size(); ++k) {
+        const double mx = x1[v][k].toDouble(), total = s1[v][k].toDouble();
+        QVERIFY(std::abs(mx - x2[v][k].toDouble()) < 1e-6);
+        QVERIFY2(mx <= total + 1e-9 && mx >= total / 9 - 1e-9, qPrintable(x1[v].join(',')));
+        anyBelowSum = anyBelowSum || mx < total - 1e-6;
+      }
+    QVERIFY(anyBelowSum);  // really not the sum
+
     // TRAIN.ENABLE False: only the test, as PySlowFast's run_net, of TEST.CHECKPOINT_FILE_PATH.
     const QString only = dir_.path() + "/testonly";
     auto t3 = runCli(QStringList{"train"} + mvit +
