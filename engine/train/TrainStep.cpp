@@ -102,7 +102,29 @@ TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::
       scaler_({c.getFloat("AMP.INIT_SCALE"), c.getFloat("AMP.GROWTH_FACTOR"), c.getFloat("AMP.BACKOFF_FACTOR"),
                c.getInt("AMP.GROWTH_INTERVAL"), policy.scaler}),
       clipVal_(c.getOptionalFloat("SOLVER.CLIP_GRAD_VAL")),
-      clipNorm_(c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM")) {}
+      clipNorm_(c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM")),
+      lossFunc_(c.getString("MODEL.LOSS_FUNC")) {
+  checkLossFunc(lossFunc_);
+}
+
+void checkLossFunc(const std::string& f) {
+  if (f == "cross_entropy" || f == "soft_cross_entropy" || f == "bce_logit") return;
+  if (f == "bce")
+    throw std::invalid_argument("MODEL.LOSS_FUNC: bce takes probabilities and multi-hot labels (PySlowFast's multi-label "
+                                "tasks), which the studio does not train; use cross_entropy or bce_logit");
+  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f + " belongs to a task the studio does not train (contrastive or "
+                              "regression); use cross_entropy, soft_cross_entropy or bce_logit");
+}
+
+torch::Tensor classificationLoss(const std::string& f, const torch::Tensor& logits, const torch::Tensor& labels) {
+  const auto x = logits.to(torch::kFloat);
+  if (f == "cross_entropy") return torch::nn::functional::cross_entropy(x, labels);
+  const auto target = torch::one_hot(labels, x.size(1)).to(torch::kFloat);
+  if (f == "soft_cross_entropy") return torch::sum(-target * torch::log_softmax(x, -1), -1).mean();
+  if (f == "bce_logit") return torch::nn::functional::binary_cross_entropy_with_logits(x, target);
+  checkLossFunc(f);
+  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
+}
 
 void TrainStep::setGradientReducer(dist::GradientReducer* reducer) {
   reducer_ = reducer;
@@ -131,7 +153,7 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
       y = net_.forward(mb.inputs);
     }
     // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
-    auto loss = torch::nn::functional::cross_entropy(y.to(torch::kFloat), mb.labels);
+    auto loss = classificationLoss(lossFunc_, y, mb.labels);
     const double value = loss.item<double>();
     lossSum += value;
     logits.push_back(y.detach().to(torch::kFloat));

@@ -78,6 +78,16 @@ struct StepOutcome {
   precision::ScaleUpdate update;
 };
 
+/// MODEL.LOSS_FUNC on training logits and class-index labels, in float32, mean over the batch:
+/// cross_entropy (PySlowFast's nn.CrossEntropyLoss), soft_cross_entropy (its
+/// SoftTargetCrossEntropyLoss on one-hot targets) and bce_logit (nn.BCEWithLogitsLoss on one-hot
+/// targets). Throws std::invalid_argument naming the key for the losses of tasks the studio does
+/// not train (bce needs probabilities and multi-hot labels; contrastive_loss, mse, multi_mse).
+torch::Tensor classificationLoss(const std::string& lossFunc, const torch::Tensor& logits, const torch::Tensor& labels);
+
+/// Throws std::invalid_argument when MODEL.LOSS_FUNC is one classificationLoss refuses.
+void checkLossFunc(const std::string& lossFunc);
+
 class TrainStep {
  public:
   TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::optim::Optimizer& optimizer, PrecisionPolicy policy);
@@ -103,6 +113,7 @@ class TrainStep {
   PrecisionPolicy policy_;
   precision::GradScaler scaler_;
   std::optional<double> clipVal_, clipNorm_;
+  std::string lossFunc_;
   dist::GradientReducer* reducer_ = nullptr;
 };
 

@@ -38,6 +38,38 @@ train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) { return
 class TestTrainStep : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // MODEL.LOSS_FUNC, against the formulas of PySlowFast's losses on one-hot targets.
+  void lossFunctions() {
+    const auto x = torch::tensor({{2.0f, -1.0f, 0.5f}, {0.1f, 0.2f, 3.0f}});
+    const auto y = torch::tensor({0, 1}, torch::kLong);
+    const auto logp = torch::log_softmax(x, 1);
+    const double ce = -(logp[0][0].item<double>() + logp[1][1].item<double>()) / 2;
+    QVERIFY(std::abs(train::classificationLoss("cross_entropy", x, y).item<double>() - ce) < 1e-6);
+    QVERIFY(std::abs(train::classificationLoss("soft_cross_entropy", x, y).item<double>() - ce) < 1e-6);
+    double bce = 0;  // mean over all 6 entries of -[t log s(x) + (1-t) log(1-s(x))]
+    const float t[2][3] = {{1, 0, 0}, {0, 1, 0}};
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 3; ++k) {
+        const double s = 1 / (1 + std::exp(-x[i][k].item<double>()));
+        bce -= (t[i][k] * std::log(s) + (1 - t[i][k]) * std::log(1 - s)) / 6;
+      }
+    QVERIFY(std::abs(train::classificationLoss("bce_logit", x, y).item<double>() - bce) < 1e-6);
+    for (const char* refused : {"bce", "contrastive_loss", "mse", "multi_mse"}) {
+      try {
+        train::classificationLoss(refused, x, y);
+        QFAIL(refused);
+      } catch (const std::invalid_argument& e) {
+        QVERIFY2(QString(e.what()).startsWith("MODEL.LOSS_FUNC: "), e.what());
+      }
+    }
+    // and TrainStep refuses it when built, before any training
+    auto c = tinyMViT({"MODEL.LOSS_FUNC", "mse"});
+    torch::manual_seed(0);
+    auto net = models::buildVideoNet(c);
+    auto opt = train::buildOptimizer(c, *net);
+    QVERIFY_EXCEPTION_THROWN(train::TrainStep(c, *net, *opt, train::PrecisionPolicy::fromConfig(c)), std::invalid_argument);
+  }
+
   void initTestCase() { torch::set_num_threads(2); }
 
   void cpuThreadsFollowOmpNumThreads() {
