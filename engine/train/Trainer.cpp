@@ -17,6 +17,7 @@
 #include "train/LrSchedule.h"
 #include "train/Checkpoint.h"
 #include "train/DataParallel.h"
+#include "train/LossExplosion.h"
 #include "train/MultiViewTest.h"
 #include "train/PreciseBn.h"
 #include "train/ErrorText.h"
@@ -358,9 +359,10 @@ void Trainer::run() {
     };
 
     int skippedInARow = 0;
-    std::deque<double> recentLosses;
+    LossExplosionGuard explosion(killFactor, static_cast<int>(c.getInt("LOG_PERIOD")));
     for (int epoch = startEpoch; epoch < maxEpoch; ++epoch) {
       net->train();
+      explosion.startEpoch();
       const std::int64_t firstIter = epoch == startEpoch ? startIter : 0;
       if (!synthetic_) trainLoader.startEpoch(epoch, static_cast<int>(firstIter * accum));
       double epochLoss = 0, epochTop1 = 0, epochTop5 = 0;
@@ -409,13 +411,8 @@ void Trainer::run() {
         if (!out.finite_loss)
           throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " + std::to_string(step + 1) +
                                    " (" + noScaler + ", nothing to skip); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
-        if (killFactor > 0 && recentLosses.size() == 5 && std::isfinite(out.loss)) {
-          double mean = 0;
-          for (double l : recentLosses) mean += l / 5;
-          if (out.loss > killFactor * mean)
-            throw std::runtime_error("loss exploded: " + std::to_string(out.loss) + " > TRAIN.KILL_LOSS_EXPLOSION_FACTOR x " +
-                                     std::to_string(mean) + " (the mean of the last 5 steps)");
-        }
+        if (std::isfinite(out.loss))  // a non-finite loss under a scaler is a skipped step, handled below
+          if (const auto why = explosion.add(out.loss)) throw std::runtime_error(*why);
         skippedInARow = out.stepped ? 0 : skippedInARow + 1;
         const auto& update = out.update;
         if (update.backed_off)
@@ -435,10 +432,6 @@ void Trainer::run() {
         if (stepper.scaler().enabled() && minScale > 0 && update.scale_after < minScale)
           throw std::runtime_error("diverged: the loss scale fell to " + std::to_string(update.scale_after) +
                                    ", below AMP.MIN_LOSS_SCALE " + std::to_string(minScale) + "; lower SOLVER.BASE_LR or try bfloat16");
-        if (std::isfinite(out.loss)) {
-          recentLosses.push_back(out.loss);
-          if (recentLosses.size() > 5) recentLosses.pop_front();
-        }
         const double iterTime = since(iterStart) + dataWait;
         const double clips = static_cast<double>(out.labels.size(0) * ddp.worldSize());  // global
         runlog::MetricEvent e;
