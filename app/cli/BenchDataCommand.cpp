@@ -74,7 +74,7 @@ int runBench(const BenchArgs& a) {
   data::KineticsList list;
   std::string error;
   if (!data::readKineticsList(cfg->getString("DATA.PATH_TO_DATA_DIR"), a.split, cfg->getString("DATA.PATH_LABEL_SEPARATOR"),
-                              cfg->getString("DATA.PATH_PREFIX"), static_cast<int>(cfg->getInt("DATA.SKIP_ROWS")), list, &error)) {
+                              cfg->getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &error)) {
     std::cerr << error << "\n";
     return 1;
   }

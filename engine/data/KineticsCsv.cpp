@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -29,13 +30,20 @@ bool readKineticsList(const std::string& dataDir, const std::string& split, cons
     auto bad = [&](const std::string& why) {
       if (problems++ == 0) firstProblem = out.csvPath + ":" + std::to_string(lineNo) + ": " + why;
     };
-    const size_t sep = line.rfind(separator);
-    if (sep == std::string::npos || sep == 0) {
-      bad("expected 'path" + (separator == " " ? std::string("<space>") : separator) + "label', got '" + line + "'");
+    std::vector<std::string> fields;
+    for (size_t from = 0;;) {
+      const size_t at = separator.empty() ? std::string::npos : line.find(separator, from);
+      fields.push_back(line.substr(from, at == std::string::npos ? std::string::npos : at - from));
+      if (at == std::string::npos) break;
+      from = at + separator.size();
+    }
+    if (fields.size() > 3 || fields[0].empty()) {
+      const std::string sepName = separator == " " ? std::string("<space>") : separator;
+      bad("expected 'path" + sepName + "label', 'path" + sepName + "fn" + sepName + "label' or 'path', got '" + line + "'");
       continue;
     }
-    const std::string path = line.substr(0, sep);
-    const std::string labelText = line.substr(sep + separator.size());
+    const std::string path = fields[0];
+    const std::string labelText = fields.size() == 1 ? "0" : fields.back();
     size_t used = 0;
     int label = -1;
     try {

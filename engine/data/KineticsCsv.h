@@ -19,9 +19,12 @@ struct KineticsList {
   int maxLabel = -1;
 };
 
-/// Reads `{dataDir}/{split}.csv`. Returns false with `error` as "file:line: what is wrong" for
-/// the first malformed line (and says how many more there are). Blank lines are skipped;
-/// `skipRows` header rows are ignored (DATA.SKIP_ROWS).
+/// Reads `{dataDir}/{split}.csv` as PySlowFast's Kinetics dataset does: each line split at every
+/// separator; `path label`, `path fn label` (the path is the first field) or `path` alone (label
+/// 0). Returns false with `error` as "file:line: what is wrong" for the first malformed line (and
+/// says how many more there are). Blank lines are skipped (PySlowFast would read them as an empty
+/// path); `skipRows` leading rows are ignored (PySlowFast's DATA.SKIP_ROWS applies only to its
+/// chunked loading, so the engine passes 0).
 bool readKineticsList(const std::string& dataDir, const std::string& split, const std::string& separator,
                       const std::string& pathPrefix, int skipRows, KineticsList& out, std::string* error);
 

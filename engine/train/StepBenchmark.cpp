@@ -108,7 +108,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         data::KineticsList list;
         std::string err;
         if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train", cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
-                                    cfg.getString("DATA.PATH_PREFIX"), static_cast<int>(cfg.getInt("DATA.SKIP_ROWS")), list, &err))
+                                    cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
           return fail(err);
         auto lo = data::LoaderOptions::fromConfig(cfg, data::Split::Train);
         lo.batch_size = o.batch;

@@ -1,6 +1,7 @@
 #include "train/Tester.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -18,6 +19,25 @@
 #include "train/TrainStep.h"
 
 namespace amp::train {
+
+std::string unsupportedTask(const config::Config& c, bool training) {
+  if (c.getBool("DETECTION.ENABLE"))
+    return "DETECTION.ENABLE: True asks for action detection (AVA boxes), which the studio does not train or test; "
+           "set it to False for classification";
+  if (c.getBool("DATA.MULTI_LABEL"))
+    return "DATA.MULTI_LABEL: True asks for multi-label training (Charades-style, mAP), which the studio does not do";
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  for (const char* key : {"TRAIN.DATASET", "TEST.DATASET"}) {
+    if (!training && std::string(key) == "TRAIN.DATASET") continue;
+    if (const std::string d = c.getString(key); lower(d) != "kinetics")
+      return std::string(key) + ": '" + d + "' is not read by the studio, which reads Kinetics-style lists " +
+             "(train.csv / val.csv / test.csv of 'path label' lines); set it to kinetics for such lists";
+  }
+  return {};
+}
 
 std::string testCheckpoint(const config::Config& c) {
   std::string path = c.getString("TEST.CHECKPOINT_FILE_PATH");
@@ -47,7 +67,7 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const t
   data::KineticsList list;
   std::string err;
   if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test", c.getString("DATA.PATH_LABEL_SEPARATOR"),
-                              c.getString("DATA.PATH_PREFIX"), static_cast<int>(c.getInt("DATA.SKIP_ROWS")), list, &err))
+                              c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
     throw std::runtime_error(err);
   const auto params = data::ClipParams::fromConfig(c);
   const int nVideos = static_cast<int>(list.videos.size());
@@ -169,6 +189,7 @@ bool runMultiViewTest(const config::Config& c, const TestOptions& o, TestResult&
   const auto started = std::chrono::steady_clock::now();
   r = TestResult{};
   try {
+    if (const std::string why = unsupportedTask(c, false); !why.empty()) throw std::runtime_error(why);
     const std::string path = o.checkpoint.empty() ? testCheckpoint(c) : o.checkpoint;
     if (path.empty())
       throw std::runtime_error("TEST.CHECKPOINT_FILE_PATH: no checkpoint to test; OUTPUT_DIR " + c.getString("OUTPUT_DIR") +

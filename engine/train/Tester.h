@@ -51,6 +51,12 @@ struct TestResult {
 /// writes. False with `error` naming the file.
 bool writeTestScores(const TestResult& r, const std::string& path, std::string* error);
 
+/// "" when the studio runs the task `cfg` describes, else one line naming the key: action
+/// detection (DETECTION.ENABLE), multi-label targets (DATA.MULTI_LABEL) and datasets other than
+/// Kinetics-style CSV lists (TRAIN.DATASET, TEST.DATASET) are refused instead of training or
+/// testing a different task. `training` checks TRAIN.DATASET too.
+std::string unsupportedTask(const config::Config& cfg, bool training);
+
 /// The checkpoint a test of `cfg` loads, as PySlowFast's test_net: TEST.CHECKPOINT_FILE_PATH,
 /// else the newest checkpoint of OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH; "" when none.
 std::string testCheckpoint(const config::Config& cfg);

@@ -98,6 +98,11 @@ bool Trainer::start(std::string* error) {
     if (error) *error = "this trainer has already been started";
     return false;
   }
+  // A task the studio does not run is refused before anything is written.
+  if (const std::string why = unsupportedTask(cfg_, cfg_.getBool("TRAIN.ENABLE")); !why.empty()) {
+    if (error) *error = why;
+    return false;
+  }
   if (dist_.rank == 0) {  // the run directory's one writer; other ranks only read checkpoints from it
     runlog::RunDirectory dir(runDir_);
     const std::string why = dir.ensureExists();
@@ -259,7 +264,7 @@ void Trainer::run() {
       data::KineticsList list;
       std::string err;
       if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), split, c.getString("DATA.PATH_LABEL_SEPARATOR"),
-                                  c.getString("DATA.PATH_PREFIX"), static_cast<int>(c.getInt("DATA.SKIP_ROWS")), list, &err))
+                                  c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
         throw std::runtime_error(err);
       if (const auto classes = c.getInt("MODEL.NUM_CLASSES"); list.maxLabel >= classes)
         throw std::runtime_error(list.csvPath + ": labels go up to " + std::to_string(list.maxLabel) +

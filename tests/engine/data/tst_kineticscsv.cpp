@@ -19,15 +19,19 @@ class TestKineticsCsv : public QObject {
 
  private slots:
   void readsPathsAndLabels() {
-    const auto d = write("train", "a/x.mp4 3\n\nb y.mp4 0\r\nc/z.avi 12\n");
+    // PySlowFast's three line forms: path label; path fn label (path first); path alone (label 0)
+    const auto d = write("train", "a/x.mp4 3\n\nb.mp4 y 0\r\nc/z.avi 12\nd.mp4\n");
     KineticsList list;
     std::string error;
     QVERIFY2(readKineticsList(d, "train", " ", "/videos", 0, list, &error), error.c_str());
-    QCOMPARE(list.videos.size(), size_t(3));
+    QCOMPARE(list.videos.size(), size_t(4));
     QCOMPARE(list.videos[0].path, std::string("/videos/a/x.mp4"));
-    QCOMPARE(list.videos[1].path, std::string("/videos/b y.mp4"));  // the label is after the last separator
+    QCOMPARE(list.videos[1].path, std::string("/videos/b.mp4"));
+    QCOMPARE(list.videos[1].label, 0);
     QCOMPARE(list.videos[1].line, 3);
     QCOMPARE(list.videos[2].label, 12);
+    QCOMPARE(list.videos[3].path, std::string("/videos/d.mp4"));
+    QCOMPARE(list.videos[3].label, 0);
     QCOMPARE(list.maxLabel, 12);
   }
 
@@ -41,7 +45,7 @@ class TestKineticsCsv : public QObject {
   }
 
   void malformedLinesNameFileAndLine() {
-    const auto d = write("test", "ok.mp4 1\nno-label-here\nbad.mp4 cat\nneg.mp4 -2\n");
+    const auto d = write("test", "ok.mp4 1\nfour fields is too many\nbad.mp4 cat\nneg.mp4 -2\n");
     KineticsList list;
     std::string error;
     QVERIFY(!readKineticsList(d, "test", " ", "", 0, list, &error));

@@ -10,6 +10,7 @@
 #include "data/DemoDataGenerator.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "train/Tester.h"
 #include "train/Trainer.h"
 
 using namespace amp;
@@ -256,6 +257,30 @@ class TestTrainer : public QObject {
     QVERIFY2(t.error().find("Expected more than 1 value per channel") != std::string::npos, t.error().c_str());
     QVERIFY2(t.error().find("frame #") == std::string::npos && t.error().find('\n') == std::string::npos, t.error().c_str());
     QCOMPARE(runlog::RunDirectory(out).readMetadata()->error, t.error());
+  }
+
+  // PySlowFast tasks the studio does not run are refused at start naming the key, before the run
+  // directory is created, instead of training a different task.
+  void otherTasksAreRefusedAtStart_data() {
+    QTest::addColumn<QStringList>("overrides");
+    QTest::addColumn<QString>("key");
+    QTest::newRow("detection") << QStringList{"DETECTION.ENABLE", "True"} << "DETECTION.ENABLE";
+    QTest::newRow("multi-label") << QStringList{"DATA.MULTI_LABEL", "True"} << "DATA.MULTI_LABEL";
+    QTest::newRow("ssv2") << QStringList{"TRAIN.DATASET", "ssv2"} << "TRAIN.DATASET: 'ssv2'";
+    QTest::newRow("charades test") << QStringList{"TEST.DATASET", "charades"} << "TEST.DATASET: 'charades'";
+  }
+  void otherTasksAreRefusedAtStart() {
+    QFETCH(QStringList, overrides);
+    QFETCH(QString, key);
+    const std::string out = dir_.path().toStdString() + "/run-task";
+    std::vector<std::string> ov;
+    for (const auto& o : overrides) ov.push_back(o.toStdString());
+    train::Trainer t(demoConfig(out, ov), "demo.yaml");
+    std::string error;
+    QVERIFY(!t.start(&error));
+    QVERIFY2(QString::fromStdString(error).startsWith(key), error.c_str());
+    QVERIFY(!std::filesystem::exists(out));
+    QVERIFY(train::unsupportedTask(demoConfig(out, {"TRAIN.DATASET", "Kinetics"}), true).empty());  // PySlowFast capitalises
   }
 
   void unwritableOutputIsRefusedAtStart() {
