@@ -16,6 +16,7 @@ void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
 void addTrainCommand(CLI::App& app, int& exitCode);
 void addTestCommand(CLI::App& app, int& exitCode);
+void addPredictCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
 
 }  // namespace amp::cli

@@ -62,6 +62,11 @@ CheckpointInfo loadTestWeights(const config::Config& c, const std::string& path,
   return info;
 }
 
+namespace {
+void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast, DataParallel& ddp,
+              const TestOptions& o, data::KineticsList list, TestResult& r);
+}  // namespace
+
 void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast,
                      DataParallel& ddp, const TestOptions& o, TestResult& r) {
   data::KineticsList list;
@@ -69,6 +74,12 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const t
   if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test", c.getString("DATA.PATH_LABEL_SEPARATOR"),
                               c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
     throw std::runtime_error(err);
+  testList(c, net, device, channelsLast, ddp, o, std::move(list), r);
+}
+
+namespace {
+void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast, DataParallel& ddp,
+              const TestOptions& o, data::KineticsList list, TestResult& r) {
   const auto params = data::ClipParams::fromConfig(c);
   const int nVideos = static_cast<int>(list.videos.size());
   if (nVideos == 0)
@@ -154,6 +165,62 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const t
   }
   for (size_t i = 0; i < correct.size(); ++i)
     r.per_class_top1_err[i] = r.per_class_videos[i] ? 100.0 * (1.0 - static_cast<double>(correct[i]) / r.per_class_videos[i]) : 0.0;
+}
+
+}  // namespace
+
+bool predictVideos(const config::Config& c, const std::string& checkpoint, const std::vector<std::string>& videos,
+                   std::vector<Prediction>& out, std::string* error) {
+  out.clear();
+  try {
+    if (const std::string why = unsupportedTask(c, false); !why.empty()) throw std::runtime_error(why);
+    const std::string path = checkpoint.empty() ? testCheckpoint(c) : checkpoint;
+    if (path.empty())
+      throw std::runtime_error("--checkpoint: no checkpoint given, and neither TEST.CHECKPOINT_FILE_PATH, OUTPUT_DIR nor "
+                               "TRAIN.CHECKPOINT_FILE_PATH has one");
+    const torch::Device device = trainingDevice(c, 0);
+    dist::DistEnv one;
+    DataParallel ddp(one, c, device);
+    const bool channelsLast = useChannelsLast3d(c, device);
+    auto net = models::buildVideoNet(c);
+    loadTestWeights(c, path, *net);
+    net->to(device);
+    if (channelsLast) toChannelsLast3d(*net);
+    const bool max = c.getString("DATA.ENSEMBLE_METHOD") == "max";
+    for (size_t i = 0; i < videos.size(); ++i) {
+      const std::string& video = videos[i];
+      Prediction p;
+      p.video = video;
+      const auto started = std::chrono::steady_clock::now();
+      data::KineticsList list;
+      list.csvPath = "video";  // messages then say "(video:N)", N its place among the arguments
+      list.videos.push_back(data::VideoEntry{video, 0, static_cast<int>(i + 1)});
+      TestOptions o;
+      o.checkpoint = path;
+      TestResult r;
+      try {
+        testList(c, *net, device, channelsLast, ddp, o, std::move(list), r);
+        // the test's per-video score: summed probabilities (mean = sum / views) or their maximum
+        const size_t classes = r.video_scores.size();
+        std::vector<std::pair<double, int>> ranked;
+        for (size_t k = 0; k < classes; ++k)
+          ranked.emplace_back(max ? r.video_scores[k] : r.video_scores[k] / r.views_per_video, static_cast<int>(k));
+        const size_t top = std::min<size_t>(5, classes);
+        std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top), ranked.end(),
+                          [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (size_t k = 0; k < top; ++k) p.top.emplace_back(ranked[k].second, ranked[k].first);
+        p.views = r.views_per_video;
+      } catch (const std::exception& e) {
+        p.error = errorText(e);
+      }
+      p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      out.push_back(std::move(p));
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = errorText(e);
+    return false;
+  }
 }
 
 bool writeTestScores(const TestResult& r, const std::string& path, std::string* error) {

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dist/DistEnv.h"
@@ -50,6 +51,22 @@ struct TestResult {
 /// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...): what --scores
 /// writes. False with `error` naming the file.
 bool writeTestScores(const TestResult& r, const std::string& path, std::string* error);
+
+/// One video's prediction: the multi-view test protocol on it (TEST.NUM_ENSEMBLE_VIEWS x
+/// TEST.NUM_SPATIAL_CROPS views, DATA.ENSEMBLE_METHOD), the top classes with their probability
+/// (the mean over the views; with max, the largest), and the time it took.
+struct Prediction {
+  std::string video;
+  std::vector<std::pair<int, double>> top;  ///< class index, probability; best first, at most 5
+  int views = 0;
+  double seconds = 0;
+  std::string error;  ///< a video that cannot be decoded: why (the others are still predicted)
+};
+
+/// Predicts each video with the weights of `checkpoint` ("" picks as the test does). False with
+/// `error` when the model or checkpoint cannot be set up; a bad video only fills its own error.
+bool predictVideos(const config::Config& cfg, const std::string& checkpoint, const std::vector<std::string>& videos,
+                   std::vector<Prediction>& out, std::string* error);
 
 /// "" when the studio runs the task `cfg` describes, else one line naming the key: action
 /// detection (DETECTION.ENABLE), multi-label targets (DATA.MULTI_LABEL) and datasets other than

@@ -108,8 +108,31 @@ class TestCli : public QObject {
     QVERIFY2(runs.out.contains("cli-run") && runs.out.contains("finished") && runs.out.contains("bf16"), qPrintable(runs.out));
     QVERIFY(QFile::exists(run + "/checkpoints/checkpoint_epoch_00001.pyth"));
     // The multi-view test of the run's newest checkpoint (the test split is intact).
-    auto test = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "OUTPUT_DIR", run, "X3D.DIM_C5", "32"} + dataArgs);
+    const QString scores = dir.path() + "/scores.csv";
+    auto test = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--scores", scores, "OUTPUT_DIR", run,
+                                   "X3D.DIM_C5", "32"} + dataArgs);
     QCOMPARE(test.exitCode, 0);
+    // predict: the same protocol on videos named on the command line, with the class names; its
+    // top class and probability are the test's for the same video; a missing video says why.
+    QFile scoreFile(scores);
+    QVERIFY(scoreFile.open(QIODevice::ReadOnly));
+    const auto rows = QString::fromUtf8(scoreFile.readAll()).split('\n', Qt::SkipEmptyParts);
+    QVERIFY(rows.size() == 17);
+    const auto row = rows[1].split(',');  // video,label,views,top1,score_0...
+    double best = 0;
+    for (int k = 4; k < row.size(); ++k) best = std::max(best, row[k].toDouble());
+    auto predict = runCli(QStringList{"predict", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--checkpoint",
+                                      run + "/checkpoints/checkpoint_epoch_00001.pyth", "--labels", data + "/classes.txt", row[0],
+                                      dir.path() + "/missing.mp4", "X3D.DIM_C5", "32"} + dataArgs);
+    QCOMPARE(predict.exitCode, 1);  // one video could not be predicted
+    QStringList classNames;
+    QFile classes(data + "/classes.txt");
+    QVERIFY(classes.open(QIODevice::ReadOnly));
+    classNames = QString::fromUtf8(classes.readAll()).split('\n', Qt::SkipEmptyParts);
+    const QString expected = QString("  1. %1 %  class %2  %3").arg(100.0 * best / 2, 5, 'f', 1).arg(row[3]).arg(classNames[row[3].toInt()]);
+    QVERIFY2(predict.out.contains(expected), qPrintable(expected + "\n" + predict.out));
+    QVERIFY2(predict.out.contains("  2 views, ") && predict.out.contains("  5. "), qPrintable(predict.out));
+    QVERIFY2(predict.out.contains("missing.mp4\n  cannot predict: ") && predict.out.contains("file does not exist"), qPrintable(predict.out));
     QVERIFY2(test.out.contains("checkpoint_epoch_00001.pyth") && test.out.contains("videos       16 x 2 views") &&
                  test.out.contains("top1_err") && test.out.contains("per class top1_err: 0:"),
              qPrintable(test.out));
