@@ -1,6 +1,7 @@
 #include "train/Checkpoint.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -51,6 +52,41 @@ std::string shapeText(const torch::Tensor& t) {
   std::string s;
   for (const auto d : t.sizes()) s += (s.empty() ? "" : "x") + std::to_string(d);
   return s.empty() ? "scalar" : s;
+}
+
+// What PySlowFast's load_checkpoint does with an entry whose shape differs from the model's:
+// inflation of a 2D weight (TRAIN.CHECKPOINT_INFLATE), or interpolation of MViT's relative
+// positions (linear over the length) and positional embeddings (linear over time, bicubic over the
+// square spatial grid). Undefined when none applies.
+torch::Tensor fitLikePySlowFast(const std::string& name, const torch::Tensor& v, const torch::Tensor& dst, bool inflate) {
+  namespace F = torch::nn::functional;
+  const auto x = v.to(torch::kFloat);
+  if (inflate) {
+    if (v.dim() == 4 && dst.dim() == 5 && v.size(0) == dst.size(0) && v.size(1) == dst.size(1) && v.size(2) == dst.size(3) &&
+        v.size(3) == dst.size(4)) {
+      const auto t = dst.size(2);
+      return x.unsqueeze(2).repeat({1, 1, t, 1, 1}) / static_cast<double>(t);
+    }
+    return {};
+  }
+  if (name.find("attn.rel_pos") != std::string::npos && v.dim() == 2 && dst.dim() == 2)
+    return F::interpolate(x.t().unsqueeze(0),
+                          F::InterpolateFuncOptions().size(std::vector<int64_t>{dst.size(0)}).mode(torch::kLinear).align_corners(false))[0]
+        .t();
+  if (name.find("pos_embed_temporal") != std::string::npos && v.dim() == 3 && dst.dim() == 3)
+    return F::interpolate(x.permute({0, 2, 1}),
+                          F::InterpolateFuncOptions().size(std::vector<int64_t>{dst.size(1)}).mode(torch::kLinear).align_corners(false))
+        .permute({0, 2, 1});
+  if (name.find("pos_embed_spatial") != std::string::npos && v.dim() == 3 && dst.dim() == 3) {
+    const auto from = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(v.size(1)))));
+    const auto to = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(dst.size(1)))));
+    if (from * from != v.size(1) || to * to != dst.size(1)) return {};
+    return F::interpolate(x.reshape({1, from, from, -1}).permute({0, 3, 1, 2}),
+                          F::InterpolateFuncOptions().size(std::vector<int64_t>{to, to}).mode(torch::kBicubic).align_corners(false))
+        .reshape({1, -1, to * to})
+        .permute({0, 2, 1});
+  }
+  return {};
 }
 
 // Adam and AdamW keep the same per-parameter state under different types.
@@ -376,6 +412,13 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     auto copy = [&](const std::string& name, torch::Tensor& dst) {
       const auto it = saved.find(name);
       if (it == saved.end()) return missing.push_back(name);
+      if (t.subset && it->second.sizes() != dst.sizes()) {
+        if (auto fitted = fitLikePySlowFast(name, it->second, dst, t.inflate); fitted.defined()) {
+          info.notes.push_back((t.inflate ? "inflate " : "") + name + ": " + shapeText(it->second) + " reshaped to " +
+                               shapeText(fitted));
+          it->second = fitted;
+        }
+      }
       if (it->second.sizes() != dst.sizes()) {
         wrong.push_back(name + ": " + shapeText(it->second) + " in the file, " + shapeText(dst) + " here");
         saved.erase(it);
@@ -389,6 +432,9 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     for (auto& b : t.net->named_buffers()) copy(b.key(), b.value());
     std::vector<std::string> extra;
     for (const auto& [k, v] : saved) extra.push_back(k);
+    if (t.inflate && !extra.empty())  // PySlowFast's inflate_weight asserts every entry has a place
+      fail(path, "TRAIN.CHECKPOINT_INFLATE: " + extra.front() + " of the file is not in this model" +
+                     (extra.size() > 1 ? " (and " + std::to_string(extra.size() - 1) + " more)" : std::string()));
     if (t.subset) {
       if (loaded == 0)
         fail(path, "no weight of the checkpoint fits this model (another MODEL.ARCH / MODEL.MODEL_NAME?)" +

@@ -51,6 +51,9 @@ struct LoadTargets {
   /// keep the rest of the model as initialised, and report both sides in CheckpointInfo::notes
   /// (fine-tuning 400-class weights on 8 classes). false: every entry must fit (resume, test).
   bool subset = false;
+  /// TRAIN.CHECKPOINT_INFLATE (with subset): 2D convolution weights of the file become 3D ones
+  /// here, repeated over time and divided by its length, as PySlowFast's inflate_weight.
+  bool inflate = false;
   /// TRAIN/TEST.CHECKPOINT_TYPE caffe2: a model-zoo .pkl of NumPy arrays by Caffe2 names, loaded as
   /// PySlowFast's convert_from_caffe2 does (names converted, shapes expanded, epoch -1, no
   /// optimizer); what does not fit is reported in notes.

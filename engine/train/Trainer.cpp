@@ -327,6 +327,7 @@ void Trainer::run() {
       LoadTargets targets{net.get(), reset ? nullptr : optimizer.get(), reset ? nullptr : &stepper.scaler(), false,
                           c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN"), /*subset=*/true};
       targets.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
+      targets.inflate = c.getBool("TRAIN.CHECKPOINT_INFLATE");
       const auto info = loadCheckpoint(init, targets);
       std::vector<std::string> fresh;
       for (const auto& note : info.notes) {

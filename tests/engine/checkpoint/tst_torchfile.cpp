@@ -323,6 +323,67 @@ class TestTorchFile : public QObject {
     fs::remove_all(dir);
   }
 
+  // PySlowFast's reshaping of entries that do not fit: MViT's relative positions and positional
+  // embeddings interpolated (linear, align_corners False), 2D weights inflated to 3D.
+  void interpolatesAndInflatesAsPySlowFast() {
+    const auto dir = scratch("fit");
+    struct Attn : torch::nn::Module {
+      torch::Tensor rel;
+      Attn() { rel = register_parameter("rel_pos_h", torch::zeros({5, 2})); }
+    };
+    struct Block : torch::nn::Module {
+      Block() { register_module("attn", std::make_shared<Attn>()); }
+    };
+    struct Mvit : torch::nn::Module {
+      torch::Tensor temporal, spatial;
+      Mvit() {
+        register_module("block", std::make_shared<Block>());
+        temporal = register_parameter("pos_embed_temporal", torch::zeros({1, 4, 3}));
+        spatial = register_parameter("pos_embed_spatial", torch::zeros({1, 9, 3}));
+      }
+    };
+    auto save = [&](const char* file, const std::vector<std::pair<std::string, torch::Tensor>>& entries) {
+      c10::impl::GenericDict model(c10::StringType::get(), c10::AnyType::get());
+      for (const auto& [k, v] : entries) model.insert(k, v);
+      c10::impl::GenericDict ck(c10::StringType::get(), c10::AnyType::get());
+      ck.insert("model_state", model);
+      const auto bytes = torch::pickle_save(c10::IValue(ck));
+      const auto path = (dir / file).string();
+      std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      return path;
+    };
+    const auto rel = torch::stack({torch::tensor({0.0f, 1.0f, 2.0f}), torch::tensor({10.0f, 20.0f, 30.0f})}, 1);  // 3 x 2
+    const auto temporal = torch::tensor({0.0f, 1.0f}).view({1, 2, 1}).repeat({1, 1, 3});                         // 1 x 2 x 3
+    const auto mvitFile = save("mvit.pyth", {{"block.attn.rel_pos_h", rel},
+                                             {"pos_embed_temporal", temporal},
+                                             {"pos_embed_spatial", torch::full({1, 4, 3}, 7.0f)}});
+    Mvit m;
+    const auto got = train::loadCheckpoint(mvitFile, {&m, nullptr, nullptr, false, {}, /*subset=*/true});
+    QVERIFY(torch::allclose(m.named_parameters()["block.attn.rel_pos_h"].select(1, 0), torch::tensor({0.0f, 0.4f, 1.0f, 1.6f, 2.0f})));
+    QVERIFY(torch::allclose(m.temporal.select(2, 1).flatten(), torch::tensor({0.0f, 0.25f, 0.75f, 1.0f})));
+    QVERIFY(torch::allclose(m.spatial, torch::full({1, 9, 3}, 7.0f)));
+    QVERIFY(anyNoteContains(got.notes, "block.attn.rel_pos_h: 3x2 reshaped to 5x2"));
+    QVERIFY(anyNoteContains(got.notes, "pos_embed_spatial: 1x4x3 reshaped to 1x9x3"));
+    // resuming stays strict: no reshaping there
+    QVERIFY(errorOf([&] { train::loadCheckpoint(mvitFile, {&m, nullptr, nullptr, false, {}}); }).contains("wrong shape"));
+
+    torch::nn::Sequential conv(torch::nn::Conv3d(torch::nn::Conv3dOptions(3, 4, {3, 2, 2}).bias(false)));
+    const auto w2d = torch::arange(48, torch::kFloat).view({4, 3, 2, 2});
+    const auto convFile = save("conv2d.pyth", {{"0.weight", w2d}});
+    train::LoadTargets inflate{conv.ptr().get(), nullptr, nullptr, false, {}, true};
+    inflate.inflate = true;
+    const auto inflated = train::loadCheckpoint(convFile, inflate);
+    QVERIFY(torch::allclose(conv->named_parameters()["0.weight"], w2d.unsqueeze(2).repeat({1, 1, 3, 1, 1}) / 3));
+    QVERIFY(anyNoteContains(inflated.notes, "inflate 0.weight: 4x3x2x2 reshaped to 4x3x3x2x2"));
+    // without TRAIN.CHECKPOINT_INFLATE the 2D weight does not fit and is reported
+    QVERIFY(errorOf([&] { train::loadCheckpoint(convFile, {conv.ptr().get(), nullptr, nullptr, false, {}, true}); })
+                .contains("no weight of the checkpoint fits"));
+    // inflation wants every entry of the file in the model, as PySlowFast's inflate_weight
+    const auto extraFile = save("extra.pyth", {{"0.weight", w2d}, {"fc.weight", torch::zeros({2})}});
+    QVERIFY(errorOf([&] { train::loadCheckpoint(extraFile, inflate); }).contains("TRAIN.CHECKPOINT_INFLATE: fc.weight"));
+    fs::remove_all(dir);
+  }
+
   // TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN: the first occurrence anywhere in a name, patterns in order.
   void clearsNamePatternsAsPySlowFast() {
     const auto dir = scratch("clear");
