@@ -284,7 +284,7 @@ TORCH_MODULE(Mlp);
 struct BlockArgs {
   AttentionArgs attn;
   int64_t dimOut = 0;
-  double mlpRatio = 4.0, dropPath = 0.0, layerScale = 0.0;
+  double mlpRatio = 4.0, dropPath = 0.0;
   bool dimMulInAtt = false;
 };
 
@@ -299,10 +299,6 @@ class MultiScaleBlockImpl : public torch::nn::Module {
     norm2_ = register_module("norm2", layerNorm(attDim));
     mlp_ = register_module("mlp", Mlp(attDim, static_cast<int64_t>(static_cast<double>(attDim) * b.mlpRatio), dimOut_,
                                       b.attn.dropRate));
-    if (b.layerScale > 0.0) {
-      gamma1_ = register_parameter("gamma_1", torch::full({dim_}, b.layerScale));
-      gamma2_ = register_parameter("gamma_2", torch::full({dimOut_}, b.layerScale));
-    }
     if (dim_ != dimOut_) proj_ = register_module("proj", linear(dim_, dimOut_));
     const Vec3& s = b.attn.strideQ;
     if (!s.empty() && prod(s) > 1) {
@@ -322,11 +318,11 @@ class MultiScaleBlockImpl : public torch::nn::Module {
           x, [this](const torch::Tensor& t) { return torch::max_pool3d(t, skipKernel_, skipStride_, skipPad_); }, pooled,
           b_.attn.hasCls);
     }
-    x = x + dropPath(gamma1_.defined() ? gamma1_ * xBlock : xBlock, b_.dropPath, is_training());
+    x = x + dropPath(xBlock, b_.dropPath, is_training());
     xNorm = norm(norm2_, x);
     auto xMlp = mlp_(xNorm);
     if (!b_.dimMulInAtt && proj_) x = run(proj_, xNorm);
-    x = x + dropPath(gamma2_.defined() ? gamma2_ * xMlp : xMlp, b_.dropPath, is_training());
+    x = x + dropPath(xMlp, b_.dropPath, is_training());
     return {x, thwNew};
   }
 
@@ -337,7 +333,6 @@ class MultiScaleBlockImpl : public torch::nn::Module {
   MultiScaleAttention attn_{nullptr};
   Mlp mlp_{nullptr};
   torch::nn::Linear proj_{nullptr};
-  torch::Tensor gamma1_, gamma2_;
   Vec3 skipKernel_, skipStride_, skipPad_;
 };
 TORCH_MODULE(MultiScaleBlock);
@@ -492,7 +487,8 @@ class MViTImpl : public VideoNetImpl {
       poolKv[i] = kernelFor(s);
     }
 
-    const double layerScale = c.getFloat("MVIT.LAYER_SCALE_INIT_VALUE");
+    // MVIT.LAYER_SCALE_INIT_VALUE: PySlowFast reads it but never passes it to its blocks, so its
+    // MViT has no layer scale (no gamma_1 / gamma_2) whatever the value; neither has this one.
     const bool dimMulInAtt = c.getBool("MVIT.DIM_MUL_IN_ATT");
     auto dpr = torch::linspace(0.0, c.getFloat("MVIT.DROPPATH_RATE"), depth, torch::kFloat);
     blocks_ = register_module("blocks", torch::nn::ModuleList());
@@ -503,9 +499,6 @@ class MViTImpl : public VideoNetImpl {
           dimMulInAtt ? roundWidth(static_cast<double>(embed), dimMul[i], 1, roundWidth(static_cast<double>(heads), headMul[i]))
                       : roundWidth(static_cast<double>(embed), dimMul[i + 1], 1,
                                    roundWidth(static_cast<double>(heads), headMul[i + 1]));
-      if (layerScale > 0.0 && dimMulInAtt && dimOut != embed)
-        bad("MVIT.LAYER_SCALE_INIT_VALUE", "layer scale with MVIT.DIM_MUL_IN_ATT fails where the width changes (block " +
-                                               std::to_string(i) + "); set one of them off");
       BlockArgs b;
       b.attn.dim = embed;
       b.attn.heads = heads;
@@ -532,7 +525,6 @@ class MViTImpl : public VideoNetImpl {
       b.dimOut = dimOut;
       b.mlpRatio = c.getFloat("MVIT.MLP_RATIO");
       b.dropPath = static_cast<double>(dpr[i].item<float>());
-      b.layerScale = layerScale;
       b.dimMulInAtt = dimMulInAtt;
       blocks_->push_back(MultiScaleBlock(b));
       blockList_.push_back(blocks_->ptr<MultiScaleBlockImpl>(static_cast<size_t>(i)));

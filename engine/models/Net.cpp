@@ -103,12 +103,18 @@ torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, s
                                .bias(bias));
 }
 
-void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals) {
+void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals,
+                 bool zeroInitFinalConv) {
   torch::NoGradGuard noGrad;
-  std::set<const torch::nn::Module*> final;
+  std::set<const torch::nn::Module*> final, finalConvs;
   for (const auto& bn : finals.bns) final.insert(bn.get());
+  for (const auto& conv : finals.convs) finalConvs.insert(conv.get());
   for (const auto& m : net.modules(/*include_self=*/false)) {
     if (auto* conv = m->as<torch::nn::Conv3d>()) {
+      if (zeroInitFinalConv && finalConvs.count(conv)) {
+        conv->weight.zero_();  // PySlowFast zeroes the weight only
+        continue;
+      }
       torch::nn::init::kaiming_normal_(conv->weight, 0.0, torch::kFanOut, torch::kReLU);
       if (conv->bias.defined()) conv->bias.zero_();
     } else if (auto* bn = m->as<SyncableBatchNorm3dImpl>()) {

@@ -62,14 +62,18 @@ class VideoNetImpl : public torch::nn::Module {
 };
 
 /// Batch norms whose weight starts at zero with RESNET.ZERO_INIT_FINAL_BN (the last BN of each
-/// residual transform, as PySlowFast's `transform_final_bn`).
+/// residual transform, as PySlowFast's `transform_final_bn`), and convolutions whose weight starts
+/// at zero with RESNET.ZERO_INIT_FINAL_CONV (PySlowFast marks `final_conv` on the basic
+/// transform's b and the X3D transform's c only; the bottleneck's c is not one).
 struct FinalBnRegistry {
   std::vector<BatchNorm3d> bns;
+  std::vector<torch::nn::Conv3d> convs;
 };
 
 /// PySlowFast's init_weights: MSRA fill (fan_out, relu) for 3D convolutions, ones/zeros for
 /// batch norm (zeros for the final ones when zeroInitFinalBn), normal(0, fcInitStd) for linear.
-void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals);
+void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals,
+                 bool zeroInitFinalConv = false);
 
 /// Counts multiply-accumulates of convolutions, linear layers and attention products on this
 /// thread while it lives (fvcore's convention, which PySlowFast reports as "FLOPs": one

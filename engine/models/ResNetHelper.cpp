@@ -58,6 +58,7 @@ TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry&
       break;
   }
   finals.bns.push_back(kind == Kind::Basic ? bBn_ : cBn_);
+  if (kind != Kind::Bottleneck) finals.convs.push_back(kind == Kind::Basic ? b_ : c_);
 }
 
 torch::Tensor TransformImpl::forward(torch::Tensor x) {
@@ -73,8 +74,7 @@ torch::Tensor TransformImpl::forward(torch::Tensor x) {
   return cBn_(run(c_, x));
 }
 
-ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, double dropConnectRate, FinalBnRegistry& finals)
-    : dropConnectRate_(dropConnectRate) {
+ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, FinalBnRegistry& finals) {
   if (a.dim_in != a.dim_out || a.stride != 1) {
     branch1_ = register_module("branch1", conv3d(a.dim_in, a.dim_out, {1, 1, 1}, {1, a.stride, a.stride}, {0, 0, 0}));
     branch1Bn_ = register_module("branch1_bn", batchNorm(a.dim_out));
@@ -83,12 +83,9 @@ ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, dou
 }
 
 torch::Tensor ResBlockImpl::forward(torch::Tensor x) {
+  // MODEL.DROPCONNECT_RATE: PySlowFast's ResBlock calls drop_path(f_x, rate) without
+  // training=True, so nothing is ever dropped; the studio does the same (the rate is unused).
   auto f = branch2_(x);
-  if (is_training() && dropConnectRate_ > 0.0) {  // drop whole residual branches per sample
-    const double keep = 1.0 - dropConnectRate_;
-    auto mask = torch::empty({f.size(0), 1, 1, 1, 1}, f.options()).bernoulli_(keep);
-    f = f / keep * mask;
-  }
   x = branch1_ ? branch1Bn_(run(branch1_, x)) + f : x + f;
   return torch::relu(x);
 }
@@ -133,7 +130,7 @@ ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {
                       i == 0 ? a.stride[p] : 1, a.dim_inner[p], a.num_groups[p], a.stride_1x1, a.dilation[p],
                       static_cast<int>(i)};
       auto block = register_module("pathway" + std::to_string(p) + "_res" + std::to_string(i),
-                                   ResBlock(a.kind, t, a.drop_connect_rate, finals));
+                                   ResBlock(a.kind, t, finals));
       Nonlocal nl{nullptr};
       const auto& inds = a.nonlocal_inds[p];
       if (std::find(inds.begin(), inds.end(), i) != inds.end())

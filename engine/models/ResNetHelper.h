@@ -41,14 +41,13 @@ TORCH_MODULE(Transform);
 
 class ResBlockImpl : public torch::nn::Module {
  public:
-  ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, double dropConnectRate, FinalBnRegistry& finals);
+  ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, FinalBnRegistry& finals);
   torch::Tensor forward(torch::Tensor x);
 
  private:
   torch::nn::Conv3d branch1_{nullptr};
   BatchNorm3d branch1Bn_{nullptr};
   Transform branch2_{nullptr};
-  double dropConnectRate_;
 };
 TORCH_MODULE(ResBlock);
 
@@ -75,7 +74,6 @@ struct StageArgs {
   bool nonlocal_softmax = false;
   TransformImpl::Kind kind = TransformImpl::Kind::Bottleneck;
   bool stride_1x1 = false;
-  double drop_connect_rate = 0.0;
 };
 
 /// One stage (s2..s5) for every pathway: blocks "pathway{p}_res{i}", non-local "pathway{p}_nonlocal{i}".

@@ -282,7 +282,8 @@ class ResNetNetImpl : public VideoNetImpl {
     const int64_t headIn = slowfast_ ? width * 32 + width * 32 / betaInv : width * 32;
     head_ = register_module("head", BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools, c.getFloat("MODEL.DROPOUT_RATE"),
                                               c.getString("MODEL.HEAD_ACT")));
-    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_);
+    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_,
+                c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {
@@ -341,7 +342,6 @@ class X3DNetImpl : public VideoNetImpl {
       a.num_block_temp_kernel = {reps};
       a.nonlocal_inds = nonlocalInds(c, 0, 1);
       a.nonlocal_pool = nonlocalPool(c, 0, 1);
-      a.drop_connect_rate = c.getFloat("MODEL.DROPCONNECT_RATE") * static_cast<double>(s + 2) / 5.0;
       stages_.push_back(register_module("s" + std::to_string(s + 2), ResStage(a, finals_)));
       dimIn = dimOut;
     }
@@ -350,7 +350,8 @@ class X3DNetImpl : public VideoNetImpl {
                                             std::vector<int64_t>{c.getInt("DATA.NUM_FRAMES"), spatial, spatial},
                                             c.getFloat("MODEL.DROPOUT_RATE"),
                                             c.getString("MODEL.HEAD_ACT"), c.getBool("X3D.BN_LIN5")));
-    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_);
+    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_,
+                c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {

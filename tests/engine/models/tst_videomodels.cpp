@@ -157,6 +157,32 @@ class TestVideoModels : public QObject {
     QVERIFY(std::abs(w.std().item<double>() - expected) < 0.05 * expected);  // MSRA fill, fan_out
   }
 
+  // RESNET.ZERO_INIT_FINAL_CONV: PySlowFast zeroes the convolutions marked final_conv, which are
+  // the X3D transform's c and the basic transform's b; the bottleneck's c has no mark.
+  void zeroInitFinalConvAsPySlowFast() {
+    auto x3d = models::buildVideoNet(load("Kinetics/X3D_XS.yaml", {"RESNET.ZERO_INIT_FINAL_CONV", "True"}));
+    auto p = x3d->named_parameters();
+    QCOMPARE(p["s2.pathway0_res0.branch2.c.weight"].abs().sum().item<double>(), 0.0);
+    QVERIFY(p["s2.pathway0_res0.branch2.b.weight"].abs().sum().item<double>() > 0);
+    auto plain = models::buildVideoNet(load("Kinetics/X3D_XS.yaml"));
+    QVERIFY(plain->named_parameters()["s2.pathway0_res0.branch2.c.weight"].abs().sum().item<double>() > 0);
+    auto r50 = models::buildVideoNet(load("Kinetics/SLOW_8x8_R50.yaml", tiny({"RESNET.ZERO_INIT_FINAL_CONV", "True"})));
+    QVERIFY(r50->named_parameters()["s2.pathway0_res0.branch2.c.weight"].abs().sum().item<double>() > 0);
+  }
+
+  // Keys PySlowFast reads but does not act on stay without effect here too: MVIT.LAYER_SCALE_INIT_VALUE
+  // adds no gamma_1 / gamma_2; MODEL.DROPCONNECT_RATE drops nothing (train-mode outputs equal).
+  void pySlowFastNoOpKeysStayNoOps() {
+    auto mvit = models::buildVideoNet(load("Kinetics/MVITv2_S_16x4.yaml", {"MVIT.LAYER_SCALE_INIT_VALUE", "0.1"}));
+    for (const auto& p : mvit->named_parameters()) QVERIFY2(p.key().find("gamma") == std::string::npos, p.key().c_str());
+    const auto c = load("Kinetics/SLOW_8x8_R50.yaml", tiny({"DATA.NUM_FRAMES", "4", "MODEL.DROPCONNECT_RATE", "0.5", "MODEL.DROPOUT_RATE", "0.0"}));
+    auto net = models::buildVideoNet(c);
+    auto x = inputs(c, 2, 64);
+    net->train();
+    torch::NoGradGuard noGrad;
+    QVERIFY(torch::equal(net->forward(x), net->forward(x)));
+  }
+
   void flopsMatchTheModelZoo() {
     // PySlowFast's model zoo: SlowFast 8x8 R50 65.7 GFLOPs (256 px test crop); X3D-XS/S/M 0.6/2.0/4.7.
     auto gflops = [](const config::Config& c) { return static_cast<double>(models::summarizeModel(c, true).macs) / 1e9; };
@@ -290,8 +316,8 @@ class TestVideoModels : public QObject {
     QTest::newRow("mvit-max-pool") << "Kinetics/MVIT_B_16x4_CONV.yaml" << mvitTiny({"MVIT.MODE", "max"});
     QTest::newRow("mvit-pool-first") << "Kinetics/MVIT_B_16x4_CONV.yaml"
                                      << mvitTiny({"MVIT.POOL_FIRST", "True", "MVIT.MODE", "conv_unshared", "MVIT.CLS_EMBED_ON", "False"});
-    QTest::newRow("mvit-mean-pool-layer-scale") << "Kinetics/MVIT_B_16x4_CONV.yaml"
-                                                << mvitTiny({"MVIT.USE_MEAN_POOLING", "True", "MVIT.LAYER_SCALE_INIT_VALUE", "0.1",
+    QTest::newRow("mvit-mean-pool-separate-qkv") << "Kinetics/MVIT_B_16x4_CONV.yaml"
+                                                << mvitTiny({"MVIT.USE_MEAN_POOLING", "True",
                                                              "MVIT.SEPARATE_QKV", "True", "MVIT.NORM_STEM", "True"});
   }
 };
