@@ -1,5 +1,7 @@
 #include "runlog/MetricsReader.h"
 
+#include "runlog/PySlowFastLog.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -7,7 +9,7 @@
 
 namespace amp::runlog {
 
-MetricsReader::MetricsReader(std::string path) : path_(std::move(path)) {}
+MetricsReader::MetricsReader(std::string path) : path_(std::move(path)), pyslowfast_(isPySlowFastStatsPath(path_)) {}
 
 std::vector<MetricEvent> MetricsReader::poll() { return readNew(false); }
 std::vector<MetricEvent> MetricsReader::pollFinal() { return readNew(true); }
@@ -22,6 +24,7 @@ std::vector<MetricEvent> MetricsReader::readNew(bool final) {
     offset_ = 0;  // replaced or truncated: start over
     lineNo_ = 0;
     pending_.clear();
+    pyslowfastState_ = {};
     restarted_ = true;
   }
   inode_ = inode;
@@ -40,7 +43,9 @@ std::vector<MetricEvent> MetricsReader::readNew(bool final) {
     ++lineNo_;
     const std::string line = pending_.substr(start, nl - start);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (auto e = parseJsonLine(line)) {
+    if (pyslowfast_) {  // PySlowFast's log: the json_stats lines are the records, the rest is its text
+      if (auto e = parsePySlowFastStats(line, pyslowfastState_)) out.push_back(std::move(*e));
+    } else if (auto e = parseJsonLine(line)) {
       out.push_back(std::move(*e));
     } else {
       ++skipped_;
@@ -51,9 +56,11 @@ std::vector<MetricEvent> MetricsReader::readNew(bool final) {
   pending_.erase(0, start);
   if (final && !pending_.empty()) {
     ++lineNo_;
-    ++skipped_;
-    if (problems_.size() < 20)
-      problems_.push_back(path_ + ":" + std::to_string(lineNo_) + ": last line is incomplete (the writer stopped mid-line), skipped");
+    if (!pyslowfast_) {
+      ++skipped_;
+      if (problems_.size() < 20)
+        problems_.push_back(path_ + ":" + std::to_string(lineNo_) + ": last line is incomplete (the writer stopped mid-line), skipped");
+    }
     pending_.clear();
   }
   return out;

@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "runlog/MetricEvent.h"
+#include "runlog/PySlowFastLog.h"
 
 namespace amp::runlog {
 
 /// Incremental reader: each poll() returns the complete lines appended since the last poll.
+/// A path named json_stats.log or stdout.log is read as PySlowFast's log (runlog/PySlowFastLog).
 /// A line without its newline yet is kept back until it is completed (the writer may be
 /// mid-write); lines that are not JSON are skipped and counted.
 class MetricsReader {
@@ -47,6 +49,8 @@ class MetricsReader {
   std::size_t skipped_ = 0;
   std::vector<std::string> problems_;
   bool restarted_ = false;
+  bool pyslowfast_ = false;  ///< json_stats.log / stdout.log of a PySlowFast run
+  PySlowFastLogState pyslowfastState_;
 };
 
 }  // namespace amp::runlog

@@ -1,5 +1,7 @@
 #include "runlog/RunDirectory.h"
 
+#include "runlog/PySlowFastLog.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -23,15 +25,38 @@ std::string RunDirectory::ensureExists() const {
   return "";
 }
 
-bool RunDirectory::exists() const { return fs::is_regular_file(metadataPath()); }
+bool RunDirectory::exists() const { return fs::is_regular_file(metadataPath()) || isPySlowFast(); }
+
+bool RunDirectory::isPySlowFast() const { return !pySlowFastStatsFile(dir_).empty(); }
 
 std::string RunDirectory::metadataPath() const { return (fs::path(dir_) / kMetadataFile).string(); }
 std::string RunDirectory::configPath() const { return (fs::path(dir_) / kConfigFile).string(); }
-std::string RunDirectory::metricsPath() const { return (fs::path(dir_) / kMetricsFile).string(); }
+std::string RunDirectory::metricsPath() const {
+  if (const std::string theirs = pySlowFastStatsFile(dir_); !theirs.empty()) return theirs;
+  return (fs::path(dir_) / kMetricsFile).string();
+}
 std::string RunDirectory::logPath() const { return (fs::path(dir_) / kLogFile).string(); }
 std::string RunDirectory::checkpointsDir() const { return (fs::path(dir_) / kCheckpointsDir).string(); }
 
 std::optional<RunMetadata> RunDirectory::readMetadata(std::string* error) const {
+  if (const std::string theirs = pySlowFastStatsFile(dir_); !theirs.empty()) {
+    // A PySlowFast OUTPUT_DIR: what its files tell; read-only, never written to.
+    RunMetadata m;
+    m.name = fs::path(dir_).filename().string();
+    if (m.name.empty()) m.name = fs::path(dir_).parent_path().filename().string();
+    m.status = RunStatus::Finished;
+    m.model = "PySlowFast run";
+    m.configSource = theirs;
+    std::error_code ec;
+    const auto mtime = fs::last_write_time(theirs, ec);
+    if (!ec) {
+      const auto since = std::chrono::duration_cast<std::chrono::seconds>(mtime - fs::file_time_type::clock::now()).count();
+      m.updatedAt = m.endedAt = unixTimeNow() + static_cast<double>(since);
+      m.createdAt = m.startedAt = m.endedAt;
+    }
+    m.extra["source_format"] = "pyslowfast";  // "format" is run.json's own key
+    return m;
+  }
   std::string text;
   if (!util::readFile(metadataPath(), text, error)) return std::nullopt;
   auto j = nlohmann::json::parse(text, nullptr, false);

@@ -21,8 +21,11 @@ class RunDirectory {
 
   /// Creates the folder and checkpoints/ if missing. Returns "" or the reason.
   std::string ensureExists() const;
-  /// True when the folder holds a run.json.
+  /// True when the folder holds a run.json, or is a PySlowFast OUTPUT_DIR (isPySlowFast).
   bool exists() const;
+  /// A PySlowFast OUTPUT_DIR (json_stats.log, or stdout.log with json_stats lines; no run.json):
+  /// opened read-only, metricsPath() is its stats file and readMetadata() what its files tell.
+  bool isPySlowFast() const;
 
   const std::string& dir() const { return dir_; }
   std::string metadataPath() const;
