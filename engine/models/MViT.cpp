@@ -410,6 +410,8 @@ class MViTImpl : public VideoNetImpl {
     if (c.getInt("DATA.TEST_CROP_SIZE") != crop)
       bad("DATA.TEST_CROP_SIZE", "MViT needs the same crop as DATA.TRAIN_CROP_SIZE (" + std::to_string(crop) + ")");
     if (c.getBool("MVIT.PATCH_2D")) bad("MVIT.PATCH_2D", "2D patches are not built; set it to False");
+    if (c.getString("MVIT.NORM") != "layernorm")
+      bad("MVIT.NORM", "'" + c.getString("MVIT.NORM") + "' is not built (PySlowFast supports only layernorm)");
     if (c.getBool("MVIT.REV.ENABLE")) bad("MVIT.REV.ENABLE", "reversible MViT is not built; set it to False");
     if (c.getBool("MVIT.USE_FIXED_SINCOS_POS"))
       bad("MVIT.USE_FIXED_SINCOS_POS", "fixed sine-cosine embeddings are not built; set it to False");
