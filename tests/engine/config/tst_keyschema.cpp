@@ -1,5 +1,6 @@
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -80,6 +81,27 @@ class TestKeySchema : public QObject {
       // Every default satisfies its own constraint.
       QVERIFY2(!k.constraint.check(k.defaultValue), k.key.c_str());
     }
+  }
+
+  // A key marked active must be read by the product: its name appears as a string literal in the
+  // engine, CLI or studio sources (not only in schema.tsv). Catches "active but nobody acts on it".
+  void everyActiveKeyIsReadSomewhere() {
+    std::string sources;
+    for (const char* dir : {"engine", "app", "widgets"}) {
+      for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(AMPSTUDIO_SOURCE_DIR) + "/" + dir)) {
+        const auto ext = e.path().extension().string();
+        if (ext != ".cpp" && ext != ".h") continue;
+        std::ifstream in(e.path());
+        sources.append(std::istreambuf_iterator<char>(in), {});
+      }
+    }
+    QVERIFY(sources.size() > 100000);
+    std::vector<std::string> unread;
+    for (const auto& k : KeySchema::builtin()->keys())
+      if (k.status == KeyStatus::Active && sources.find("\"" + k.key + "\"") == std::string::npos) unread.push_back(k.key);
+    std::string list;
+    for (const auto& k : unread) list += k + " ";
+    QVERIFY2(unread.empty(), ("active keys no source reads (mark them inactive, or act on them): " + list).c_str());
   }
 
   void groupsAndPrefixes() {
