@@ -150,6 +150,10 @@ c10::IValue optimizerState(const torch::optim::Optimizer& opt) {
       }
       ++index;
     }
+    // PySlowFast's construct_optimizer keys: its set_lr multiplies by layer_decay, so a group
+    // without it cannot be resumed by train_net.py (KeyError). No layer decay, no LARS here.
+    g.insert("layer_decay", 1.0);
+    g.insert("apply_LARS", false);
     g.insert("params", ids);
     groups.push_back(g);
   }

@@ -244,6 +244,13 @@ class TestTorchFile : public QObject {
     info.global_step = 17;
     info.cfg_yaml = "NUM_GPUS: 1\n";
     const auto path = train::saveCheckpoint(dir.string(), *net, &opt, nullptr, info);
+    {  // PySlowFast's set_lr reads layer_decay of every group when it resumes our file
+      const auto groups = checkpoint::loadTorchFile(path).toGenericDict().at("optimizer_state").toGenericDict().at("param_groups").toList();
+      for (size_t g = 0; g < groups.size(); ++g) {
+        QCOMPARE(groups.get(g).toGenericDict().at("layer_decay").toDouble(), 1.0);
+        QCOMPARE(groups.get(g).toGenericDict().at("apply_LARS").toBool(), false);
+      }
+    }
 
     torch::nn::Sequential other(torch::nn::Linear(4, 3), torch::nn::BatchNorm1d(3));
     torch::optim::SGD opt2(other->parameters(), torch::optim::SGDOptions(0.5).momentum(0.9));
