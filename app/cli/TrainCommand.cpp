@@ -80,14 +80,19 @@ std::optional<int> joinOrLaunch(const char* command, const std::string& path, co
   return std::nullopt;
 }
 
+// PySlowFast's --shard-id / --num-shards flags as the config keys they set.
+void addShardOverrides(const LaunchFlags& flags, std::vector<std::string>& overrides) {
+  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
+  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
+}
+
 int runTrain(const std::string& path, std::vector<std::string> overrides, const LaunchFlags& flags) {
   // First thing: a launcher may forward a stop or pause before the trainer exists, and the
   // default action of these signals would end the process.
   std::signal(SIGINT, [](int) { gStop = 1; });
   std::signal(SIGUSR1, [](int) { gPause = 1; });
   std::signal(SIGUSR2, [](int) { gPause = 0; });
-  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
-  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
+  addShardOverrides(flags, overrides);
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
   std::optional<dist::DistEnv> env;
@@ -187,8 +192,7 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
 
 int runTest(const std::string& path, const std::string& checkpoint, const std::string& scoresPath, std::vector<std::string> overrides,
             const LaunchFlags& flags) {
-  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
-  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
+  addShardOverrides(flags, overrides);
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
   std::optional<dist::DistEnv> env;

@@ -119,7 +119,6 @@ class TorchHost : public PickleHost {
  public:
   // key, dtype, element count -> a 1-D tensor over the storage's bytes
   std::function<torch::Tensor(const std::string&, at::ScalarType, std::int64_t)> storage;
-  bool legacy = false;
 
   PyRef global(const std::string& module, const std::string& name) override {
     static const std::map<std::string, std::vector<std::string>> allowed = {
@@ -428,7 +427,6 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name) {
     throw std::runtime_error(fileError(name, std::string("not a checkpoint PyTorch wrote (") + e.what() + ")"));
   }
   TorchHost host;
-  host.legacy = true;
   std::map<std::string, torch::Tensor> pending;
   host.storage = [&](const std::string& key, at::ScalarType dtype, std::int64_t numel) {
     if (static_cast<std::uint64_t>(numel) > bytes.size() / c10::elementSize(dtype))
