@@ -109,7 +109,7 @@ std::unique_ptr<State> loadAdamState(int64_t step, const Get& tensor, bool amsgr
 }
 
 // PyTorch's optimizer.state_dict(): {"state": {index: {...}}, "param_groups": [{..., "params": [index...]}]}.
-c10::IValue optimizerState(const torch::optim::Optimizer& opt) {
+c10::IValue optimizerState(const torch::optim::Optimizer& opt, const std::vector<double>& layerDecay) {
   c10::impl::GenericDict state(c10::IntType::get(), c10::AnyType::get());
   c10::impl::GenericList groups(c10::AnyType::get());
   int64_t index = 0;
@@ -151,8 +151,8 @@ c10::IValue optimizerState(const torch::optim::Optimizer& opt) {
       ++index;
     }
     // PySlowFast's construct_optimizer keys: its set_lr multiplies by layer_decay, so a group
-    // without it cannot be resumed by train_net.py (KeyError). No layer decay, no LARS here.
-    g.insert("layer_decay", 1.0);
+    // without it cannot be resumed by train_net.py (KeyError). No LARS here.
+    g.insert("layer_decay", groups.size() < layerDecay.size() ? layerDecay[groups.size()] : 1.0);
     g.insert("apply_LARS", false);
     g.insert("params", ids);
     groups.push_back(g);
@@ -245,7 +245,7 @@ std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, co
   for (const auto& b : net.named_buffers()) model.insert(b.key(), b.value().detach().cpu().contiguous());
   auto ck = newDict();
   ck.insert("model_state", model);
-  if (optimizer) ck.insert("optimizer_state", optimizerState(*optimizer));
+  if (optimizer) ck.insert("optimizer_state", optimizerState(*optimizer, info.layer_decay));
   ck.insert("epoch", static_cast<int64_t>(info.epochs_done - 1));  // PySlowFast: the last finished epoch
   if (scaler) {
     auto s = newDict();

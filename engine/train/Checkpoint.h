@@ -21,6 +21,9 @@ struct CheckpointInfo {
   double best_top1_err = 100.0;    ///< best validation top-1 error so far
   std::string cfg_yaml;
   std::string path;
+  /// Saving: each optimizer group's SOLVER.LAYER_DECAY multiplier, written as PySlowFast's
+  /// param_groups "layer_decay" (empty: 1.0 for every group).
+  std::vector<double> layer_decay;
   /// What loading left out or changed, one line each (PySlowFast's "not loaded" / "not used" /
   /// "renaming" lines), for the run log.
   std::vector<std::string> notes;

@@ -98,7 +98,8 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       net->to(device);
       if (channelsLast) toChannelsLast3d(*net);
       net->train();
-      auto optimizer = buildOptimizer(cfg, *net);
+      std::vector<double> layerDecay;
+      auto optimizer = buildOptimizer(cfg, *net, &layerDecay);
       TrainStep step(cfg, *net, *optimizer, policy);
       const LrSchedule schedule(cfg);
 
@@ -161,7 +162,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         const double wait = std::chrono::duration<double>(Clock::now() - t0).count();
         const auto start = Clock::now();
         const double frac = o.real_data ? static_cast<double>(i) / itersPerEpoch : cfg.getFloat("SOLVER.WARMUP_EPOCHS");
-        setLearningRate(*optimizer, schedule.at(frac));
+        setLearningRate(*optimizer, schedule.at(frac), layerDecay);
         const StepOutcome s = step.run({mb});
         if (cuda) torch::cuda::synchronize();
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -26,6 +26,15 @@ std::string unsupportedTask(const config::Config& c, bool training) {
            "set it to False for classification";
   if (c.getBool("DATA.MULTI_LABEL"))
     return "DATA.MULTI_LABEL: True asks for multi-label training (Charades-style, mAP), which the studio does not do";
+  if (const std::string task = c.getString("TASK"); !task.empty())
+    return "TASK: '" + task + "' asks for " + (task == "ssl" ? std::string("self-supervised pre-training") : "another task") +
+           ", which the studio does not train; leave TASK empty for video classification";
+  if (c.getBool("MASK.ENABLE"))
+    return "MASK.ENABLE: True asks for masked-video pre-training (MaskFeat / MAE), which the studio does not train; set it "
+           "to False for classification";
+  if (const std::string name = c.getString("MODEL.MODEL_NAME"); name == "ContrastiveModel" || name == "MaskMViT")
+    return "MODEL.MODEL_NAME: '" + name + "' is a " + (name == "ContrastiveModel" ? "contrastive" : "masked") +
+           " pre-training model, which the studio does not train; use SlowFast, ResNet, X3D or MViT";
   auto lower = [](std::string s) {
     for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return s;

@@ -126,6 +126,15 @@ torch::Tensor classificationLoss(const std::string& f, const torch::Tensor& logi
   throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
 }
 
+torch::Tensor softTargetLoss(const std::string& f, const torch::Tensor& logits, const torch::Tensor& targets) {
+  const auto x = logits.to(torch::kFloat);
+  const auto t = targets.to(torch::kFloat);
+  if (f == "cross_entropy" || f == "soft_cross_entropy") return torch::sum(-t * torch::log_softmax(x, -1), -1).mean();
+  if (f == "bce_logit") return torch::nn::functional::binary_cross_entropy_with_logits(x, t);
+  checkLossFunc(f);
+  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
+}
+
 void TrainStep::setGradientReducer(dist::GradientReducer* reducer) {
   reducer_ = reducer;
   if (!reducer) {
@@ -141,7 +150,7 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   if (micro.empty()) throw std::invalid_argument("TrainStep::run: no micro-batch");
   StepOutcome out;
   optimizer_.zero_grad();
-  std::vector<torch::Tensor> logits, labels;
+  std::vector<torch::Tensor> logits, labels, targets;
   const double parts = static_cast<double>(micro.size());
   double lossSum = 0;
   for (size_t k = 0; k < micro.size(); ++k) {
@@ -153,11 +162,12 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
       y = net_.forward(mb.inputs);
     }
     // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
-    auto loss = classificationLoss(lossFunc_, y, mb.labels);
+    auto loss = mb.targets.defined() ? softTargetLoss(lossFunc_, y, mb.targets) : classificationLoss(lossFunc_, y, mb.labels);
     const double value = loss.item<double>();
     lossSum += value;
     logits.push_back(y.detach().to(torch::kFloat));
     labels.push_back(mb.labels);
+    if (mb.targets.defined()) targets.push_back(mb.targets);
     if (!std::isfinite(value) && !scaler_.enabled()) {  // no scaler to skip the step: keep the weights
       out.finite_loss = false;
       continue;
@@ -167,6 +177,7 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   out.loss = lossSum / parts;
   out.logits = torch::cat(logits, 0);
   out.labels = torch::cat(labels, 0);
+  if (targets.size() == micro.size()) out.targets = torch::cat(targets, 0);
   if (reducer_) {  // every rank takes part, also one whose loss was not finite
     reducer_->finish();
     out.finite_loss = reducer_->allTrue(out.finite_loss);

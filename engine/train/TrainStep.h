@@ -62,7 +62,8 @@ std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torc
 /// One micro-batch: pathway tensors and labels, already on the device.
 struct MicroBatch {
   std::vector<torch::Tensor> inputs;
-  torch::Tensor labels;
+  torch::Tensor labels;   ///< class indices
+  torch::Tensor targets;  ///< B x classes soft targets (MIXUP.*); undefined: the labels are the targets
 };
 
 /// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
@@ -72,6 +73,7 @@ struct StepOutcome {
   double loss = 0;              ///< mean loss over the micro-batches (unscaled)
   torch::Tensor logits;         ///< float32, detached, the micro-batches' logits concatenated
   torch::Tensor labels;         ///< concatenated labels
+  torch::Tensor targets;        ///< concatenated soft targets (undefined without MIXUP)
   double grad_norm = 0;         ///< global L2 norm of the unscaled gradients, before clipping
   bool stepped = false;         ///< false when the step was skipped (inf/NaN gradients)
   bool finite_loss = true;      ///< false: the loss was inf/NaN with no scaler running, no step taken
@@ -84,6 +86,10 @@ struct StepOutcome {
 /// targets). Throws std::invalid_argument naming the key for the losses of tasks the studio does
 /// not train (bce needs probabilities and multi-hot labels; contrastive_loss, mse, multi_mse).
 torch::Tensor classificationLoss(const std::string& lossFunc, const torch::Tensor& logits, const torch::Tensor& labels);
+/// The same losses on soft targets (B x classes, e.g. mixup's): cross_entropy as torch's
+/// CrossEntropyLoss on class probabilities, which equals soft_cross_entropy (its
+/// SoftTargetCrossEntropyLoss without normalising the targets); bce_logit on the soft targets.
+torch::Tensor softTargetLoss(const std::string& lossFunc, const torch::Tensor& logits, const torch::Tensor& targets);
 
 /// Throws std::invalid_argument when MODEL.LOSS_FUNC is one classificationLoss refuses.
 void checkLossFunc(const std::string& lossFunc);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <deque>
 #include <filesystem>
+#include <tuple>
 
 #include "config/ConfigWriter.h"
 #include "data/VideoLoader.h"
@@ -18,6 +19,7 @@
 #include "train/Checkpoint.h"
 #include "train/DataParallel.h"
 #include "train/LossExplosion.h"
+#include "train/Mixup.h"
 #include "train/MultiViewTest.h"
 #include "train/PreciseBn.h"
 #include "train/ErrorText.h"
@@ -101,6 +103,14 @@ bool Trainer::start(std::string* error) {
   // A task the studio does not run is refused before anything is written.
   if (const std::string why = unsupportedTask(cfg_, cfg_.getBool("TRAIN.ENABLE")); !why.empty()) {
     if (error) *error = why;
+    return false;
+  }
+  // Clips per process batch: videos x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies of each.
+  if (cfg_.getBool("MIXUP.ENABLE") && cfg_.getBool("TRAIN.ENABLE") &&
+      dist::perProcessBatch(cfg_, false) * cfg_.getInt("AUG.NUM_SAMPLE") * cfg_.getInt("DATA.TRAIN_CROP_NUM_SPATIAL") < 2) {
+    if (error)
+      *error = "MIXUP.ENABLE: mixup and cutmix mix a batch with its own reverse, so each process needs at least 2 clips per "
+               "batch; raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False";
     return false;
   }
   if (dist_.rank == 0) {  // the run directory's one writer; other ranks only read checkpoints from it
@@ -295,13 +305,20 @@ void Trainer::run() {
     auto net = models::buildVideoNet(c);
     net->to(device);
     if (channelsLast) toChannelsLast3d(*net);
-    auto optimizer = buildOptimizer(c, *net);
+    std::vector<double> layerDecay;  // SOLVER.LAYER_DECAY's multiplier of each parameter group
+    auto optimizer = buildOptimizer(c, *net, &layerDecay);
     TrainStep stepper(c, *net, *optimizer, policy);
     const bool scaling = stepper.scaler().enabled();
     const std::string noScaler = policy.mixed ? "autocast without a loss scaler" : "FP32";
     const MicroBatch syntheticBatch =
         synthetic_ ? randomMicroBatch(c, c.getInt("TRAIN.BATCH_SIZE"), device, channelsLast) : MicroBatch{};
     const LrSchedule schedule(c);
+    const MixupParams mixup = MixupParams::fromConfig(c);
+    if (mixup.enabled && !synthetic_) {
+      log("mixup: ALPHA " + std::to_string(mixup.alpha) + ", CUTMIX_ALPHA " + std::to_string(mixup.cutmix_alpha) + ", PROB " +
+          std::to_string(mixup.prob) + ", SWITCH_PROB " + std::to_string(mixup.switch_prob) + ", label smoothing " +
+          std::to_string(mixup.smoothing) + "; training errors are scored on mixed targets as PySlowFast does");
+    }
     const double killFactor = c.getFloat("TRAIN.KILL_LOSS_EXPLOSION_FACTOR");
     const int maxEpoch = static_cast<int>(c.getInt("SOLVER.MAX_EPOCH"));
     const int evalPeriod = static_cast<int>(c.getInt("TRAIN.EVAL_PERIOD"));
@@ -359,6 +376,7 @@ void Trainer::run() {
       info.global_step = step;
       info.best_top1_err = bestTop1;
       info.cfg_yaml = config::toYaml(c);
+      info.layer_decay = layerDecay;
       if (!writes) return;
       const std::string path = saveCheckpoint(runDir_, *net, optimizer.get(), &stepper.scaler(), info);
       event("checkpoint", path, step, epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
@@ -403,16 +421,24 @@ void Trainer::run() {
           mb.inputs = batchTensors(*batch, device, channelsLast);
           mb.labels = torch::tensor(batch->labels, torch::kLong).to(device);
           trainLoader.recycle(std::move(*batch));
+          if (mixup.enabled) {  // train_net.py: mixup_fn(inputs, labels) before the forward
+            const auto& x = mb.inputs.front();
+            const auto mix = drawMix(mixup, x.size(-2), x.size(-1),
+                                     mixSeed(static_cast<std::uint64_t>(c.getInt("RNG_SEED")), epoch, it, k, ddp.rank()));
+            applyMix(mb.inputs, mix);
+            mb.targets = mixTargets(mb.labels, mixup.num_classes, mix.lam, mixup.smoothing);
+          }
           micro.push_back(std::move(mb));
         }
         const auto iterStart = Clock::now();
         const double fracEpoch = epoch + static_cast<double>(it) / static_cast<double>(itersPerEpoch);
         const double lr = schedule.at(fracEpoch);
-        setLearningRate(*optimizer, lr);
+        setLearningRate(*optimizer, lr, layerDecay);
         StepOutcome out = stepper.run(micro);
         if (cuda) torch::cuda::synchronize();
         // Loss and errors averaged over the ranks, so every rank logs and decides on the same values.
-        auto [top1, top5] = topErrors(out.logits, out.labels);
+        auto [top1, top5] = out.targets.defined() ? std::apply(topErrors, mixedPredictionsForErrors(out.logits, out.targets))
+                                                  : topErrors(out.logits, out.labels);
         std::tie(out.loss, top1, top5) = ddp.average(out.loss, top1, top5);
         if (!out.finite_loss)
           throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " + std::to_string(step + 1) +

@@ -141,6 +141,43 @@ class TestTrainer : public QObject {
     QCOMPARE(runlog::RunDirectory(out).readMetadata()->status, runlog::RunStatus::Finished);
   }
 
+  // MIXUP.*: PROB 0 without smoothing trains as without mixup (same draws of everything
+  // else); PROB 1 changes every step's loss; the run log says what it does.
+  void mixupChangesTheBatchesAndTheTargets() {
+    auto losses = [&](const std::string& name, std::vector<std::string> ov) -> std::vector<double> {
+      const std::string out = dir_.path().toStdString() + "/" + name;
+      ov.insert(ov.end(), {"TEST.ENABLE", "False", "TRAIN.MIXED_PRECISION", "False"});
+      train::Trainer t(demoConfig(out, ov), "demo.yaml");
+      std::vector<double> l;
+      t.setEventSink([&](const runlog::MetricEvent& e) {
+        if (e.kind == runlog::kind::kTrain && std::isfinite(*e.value("top1_err"))) l.push_back(*e.value("loss"));
+      });
+      std::string error;
+      if (!t.start(&error)) qFatal("%s", error.c_str());
+      t.wait();
+      if (t.state() != train::TrainerState::Finished) qFatal("%s: %s", name.c_str(), t.error().c_str());
+      return l;
+    };
+    const auto plain = losses("run-nomix", {});
+    const auto off = losses("run-mix-off", {"MIXUP.ENABLE", "True", "MIXUP.PROB", "0.0", "MIXUP.LABEL_SMOOTH_VALUE", "0.0"});
+    const auto on = losses("run-mix-on", {"MIXUP.ENABLE", "True"});
+    QCOMPARE(plain.size(), size_t(4));
+    QCOMPARE(off.size(), plain.size());
+    for (size_t i = 0; i < off.size(); ++i)  // soft one-hot cross entropy vs. the class-index form: rounding only
+      QVERIFY2(std::abs(off[i] - plain[i]) < 1e-5, qPrintable(QString("%1 vs %2").arg(off[i]).arg(plain[i])));
+    QCOMPARE(on.size(), plain.size());
+    for (size_t i = 0; i < on.size(); ++i) QVERIFY(on[i] != plain[i]);
+    std::ifstream log(runlog::RunDirectory(dir_.path().toStdString() + "/run-mix-on").logPath());
+    const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+    QVERIFY2(text.find("mixup: ALPHA 0.8") != std::string::npos, text.c_str());
+    // A batch of one clip cannot be mixed with its reverse: refused at start, naming the key.
+    train::Trainer one(demoConfig(dir_.path().toStdString() + "/run-mix-1", {"MIXUP.ENABLE", "True", "TRAIN.BATCH_SIZE", "1", "X3D.BN_LIN5", "False"}),
+                       "demo.yaml");
+    std::string error;
+    QVERIFY(!one.start(&error));
+    QVERIFY2(error.rfind("MIXUP.ENABLE", 0) == 0, error.c_str());
+  }
+
   void gradientAccumulationTakesFewerLargerSteps() {
     const std::string out = dir_.path().toStdString() + "/run-accum";
     train::Trainer t(demoConfig(out, {"SOLVER.GRAD_ACCUM_STEPS", "2"}), "demo.yaml");
@@ -268,6 +305,10 @@ class TestTrainer : public QObject {
     QTest::newRow("multi-label") << QStringList{"DATA.MULTI_LABEL", "True"} << "DATA.MULTI_LABEL";
     QTest::newRow("ssv2") << QStringList{"TRAIN.DATASET", "ssv2"} << "TRAIN.DATASET: 'ssv2'";
     QTest::newRow("charades test") << QStringList{"TEST.DATASET", "charades"} << "TEST.DATASET: 'charades'";
+    QTest::newRow("ssl") << QStringList{"TASK", "ssl"} << "TASK: 'ssl'";
+    QTest::newRow("masked") << QStringList{"MASK.ENABLE", "True"} << "MASK.ENABLE";
+    QTest::newRow("contrastive") << QStringList{"MODEL.MODEL_NAME", "ContrastiveModel"} << "MODEL.MODEL_NAME: 'ContrastiveModel'";
+    QTest::newRow("maskfeat") << QStringList{"MODEL.MODEL_NAME", "MaskMViT"} << "MODEL.MODEL_NAME: 'MaskMViT'";
   }
   void otherTasksAreRefusedAtStart() {
     QFETCH(QStringList, overrides);

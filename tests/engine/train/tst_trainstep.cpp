@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "checkpoint/TorchFile.h"
 #include "config/ConfigLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
@@ -204,6 +205,82 @@ class TestTrainStep : public QObject {
     QVERIFY(!nan.finite_loss && !nan.stepped);
     params = net->parameters();
     for (size_t i = 0; i < params.size(); ++i) QVERIFY(torch::equal(before[i], params[i]));
+  }
+
+  // SOLVER.LAYER_DECAY: PySlowFast's get_param_groups, group by group, by hand for DEPTH 2.
+  void layerDecayGroupsAsPySlowFast() {
+    const auto c = tinyMViT({"SOLVER.LAYER_DECAY", "0.5", "SOLVER.WEIGHT_DECAY", "0.05", "SOLVER.ZERO_WD_1D_PARAM", "True",
+                             "MVIT.ZERO_DECAY_POS_CLS", "True"});
+    auto net = models::buildVideoNet(c);
+    std::vector<double> decay;
+    auto opt = train::buildOptimizer(c, *net, &decay);
+    auto& groups = opt->param_groups();
+    QCOMPARE(decay.size(), groups.size());
+    // Layer 0 (embeddings) 0.5^3, block 0 0.5^2, block 1 0.5, the rest 1; each as non_bn and zero.
+    QCOMPARE(groups.size(), size_t(8));
+    auto groupOf = [&](const std::string& name) -> int {
+      const auto& p = net->named_parameters()[name];
+      for (size_t g = 0; g < groups.size(); ++g)
+        for (const auto& q : groups[g].params())
+          if (q.unsafeGetTensorImpl() == p.unsafeGetTensorImpl()) return static_cast<int>(g);
+      return -1;
+    };
+    struct Expect {
+      const char* name;
+      double decay, wd;
+    };
+    const Expect expected[] = {
+        {"patch_embed.proj.weight", 0.125, 0.05}, {"patch_embed.proj.bias", 0.125, 0.0},
+        {"cls_token", 0.125, 0.0},  // named by no_weight_decay: exact top-level name
+        {"blocks.0.norm1.weight", 0.25, 0.0},     {"blocks.0.attn.qkv.weight", 0.25, 0.05},
+        {"blocks.0.attn.rel_pos_h", 0.25, 0.05},  // 2-D and not an exact no_weight_decay name: decayed, as PySlowFast
+        {"blocks.1.mlp.fc1.weight", 0.5, 0.05},   {"blocks.1.mlp.fc1.bias", 0.5, 0.0},
+        {"norm.weight", 1.0, 0.0},                {"head.projection.weight", 1.0, 0.05},
+    };
+    for (const auto& e : expected) {
+      const int g = groupOf(e.name);
+      QVERIFY2(g >= 0, e.name);
+      QVERIFY2(std::abs(decay[static_cast<size_t>(g)] - e.decay) < 1e-12, e.name);
+      QVERIFY2(std::abs(groups[static_cast<size_t>(g)].options().get_lr() - 0.1 * e.decay) < 1e-12, e.name);
+      const auto& o = static_cast<const torch::optim::SGDOptions&>(groups[static_cast<size_t>(g)].options());
+      QVERIFY2(std::abs(o.weight_decay() - e.wd) < 1e-12, e.name);
+    }
+    // Groups in the order of their first parameter; as in torch, a module's own parameters (the
+    // class token, no weight decay) come before its children's (the patch embedding).
+    QCOMPARE(net->named_parameters().keys().front(), std::string("cls_token"));
+    QCOMPARE(groupOf("cls_token"), 0);
+    QCOMPARE(groupOf("patch_embed.proj.weight"), 1);
+    size_t total = 0;
+    for (const auto& g : groups) total += g.params().size();
+    QCOMPARE(total, net->parameters().size());
+    train::setLearningRate(*opt, 0.2, decay);  // PySlowFast's set_lr: lr x layer_decay
+    QVERIFY(std::abs(groups[static_cast<size_t>(groupOf("blocks.0.norm1.weight"))].options().get_lr() - 0.05) < 1e-12);
+    QVERIFY(std::abs(groups[static_cast<size_t>(groupOf("head.projection.weight"))].options().get_lr() - 0.2) < 1e-12);
+
+    // The multipliers go into the checkpoint's param_groups, where PySlowFast's set_lr reads them.
+    QTemporaryDir dir;
+    train::CheckpointInfo info;
+    info.layer_decay = decay;
+    const auto path = train::saveCheckpoint(dir.path().toStdString(), *net, opt.get(), nullptr, info);
+    const auto saved = checkpoint::loadTorchFile(path).toGenericDict().at("optimizer_state").toGenericDict().at("param_groups").toList();
+    QCOMPARE(saved.size(), groups.size());
+    for (size_t g = 0; g < saved.size(); ++g) QCOMPARE(saved.get(g).toGenericDict().at("layer_decay").toDouble(), decay[g]);
+
+    // 1.0 is the three PySlowFast groups at multiplier 1; batch norm is refused with layer decay.
+    const auto plain = tinyMViT({"SOLVER.ZERO_WD_1D_PARAM", "True"});
+    auto net2 = models::buildVideoNet(plain);
+    train::buildOptimizer(plain, *net2, &decay);
+    QCOMPARE(decay, std::vector<double>(decay.size(), 1.0));
+    auto x3d = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
+                                               {"SOLVER.LAYER_DECAY", "0.75"});
+    QVERIFY(x3d.ok());
+    auto bnNet = models::buildVideoNet(x3d.config);
+    try {
+      train::buildOptimizer(x3d.config, *bnNet);
+      QFAIL("layer decay with batch norm must be refused");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(std::string(e.what()).rfind("SOLVER.LAYER_DECAY", 0) == 0, e.what());
+    }
   }
 
   void checkpointRoundTrip() {
