@@ -23,6 +23,7 @@ struct StepArgs {
   std::string cfg;
   std::vector<std::string> overrides;
   std::string precision = "both";
+  std::string actCheckpoint = "config";  ///< MODEL.ACT_CHECKPOINT: config, off, on or both
   bool json = false;
   train::StepBenchOptions options;
 };
@@ -58,7 +59,8 @@ train::StepBenchResult fromJson(const nlohmann::json& j) {
 
 // Each precision runs in its own process, so peak memory is not hidden by memory the other
 // run left in the allocator. The child prints one JSON line.
-bool runInChild(const StepArgs& a, const std::string& precision, train::StepBenchResult& r, std::string* error) {
+bool runInChild(const StepArgs& a, const std::string& precision, bool actCheckpoint, train::StepBenchResult& r,
+                std::string* error) {
   char self[4096] = {};
   if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) {
     *error = "cannot find this program's path";
@@ -71,6 +73,7 @@ bool runInChild(const StepArgs& a, const std::string& precision, train::StepBenc
   if (a.sub == "precision" && !a.options.real_data) argv.push_back("--synthetic");
   if (a.options.max_batch) argv.push_back("--max-batch");
   argv.insert(argv.end(), a.overrides.begin(), a.overrides.end());
+  argv.insert(argv.end(), {"MODEL.ACT_CHECKPOINT", actCheckpoint ? "True" : "False"});
   std::string command;
   for (const auto& s : argv) {
     command += "'";
@@ -88,7 +91,7 @@ bool runInChild(const StepArgs& a, const std::string& precision, train::StepBenc
   const int status = pclose(pipe);
   auto j = nlohmann::json::parse(output, nullptr, false);
   if (status != 0 || j.is_discarded()) {
-    *error = "the " + precision + " run failed (see its messages above)";
+    *error = "the " + precision + (actCheckpoint ? " run with activation checkpointing" : " run") + " failed (see its messages above)";
     return false;
   }
   r = fromJson(j);
@@ -96,26 +99,37 @@ bool runInChild(const StepArgs& a, const std::string& precision, train::StepBenc
 }
 
 int runStep(StepArgs a) {
+  if (a.actCheckpoint == "on" || a.actCheckpoint == "off")
+    a.overrides.insert(a.overrides.end(), {"MODEL.ACT_CHECKPOINT", a.actCheckpoint == "on" ? "True" : "False"});
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
   if (a.options.batch == 0) a.options.batch = static_cast<int>(cfg->getInt("TRAIN.BATCH_SIZE"));
   std::vector<train::StepBenchResult> results;
+  std::vector<bool> checkpointed;  // MODEL.ACT_CHECKPOINT of each result
   std::string error;
-  if (a.precision == "both") {
-    for (const char* p : {"fp32", "amp"}) {
-      train::StepBenchResult r;
-      if (!runInChild(a, p, r, &error)) {
-        std::cerr << a.cfg << ": " << error << "\n";
-        return 1;
+  const bool bothCheckpoint = a.actCheckpoint == "both";
+  if (a.precision == "both" || bothCheckpoint) {
+    const std::vector<std::string> precisions =
+        a.precision == "both" ? std::vector<std::string>{"fp32", "amp"} : std::vector<std::string>{a.precision};
+    const std::vector<bool> ckpts = bothCheckpoint ? std::vector<bool>{false, true}
+                                                   : std::vector<bool>{cfg->getBool("MODEL.ACT_CHECKPOINT")};
+    for (const auto& p : precisions)
+      for (const bool ck : ckpts) {
+        train::StepBenchResult r;
+        if (!runInChild(a, p, ck, r, &error)) {
+          std::cerr << a.cfg << ": " << error << "\n";
+          return 1;
+        }
+        results.push_back(r);
+        checkpointed.push_back(ck);
       }
-      results.push_back(r);
-    }
   } else {
     a.options.precisions = {a.precision};
     if (!train::benchmarkTrainingStep(*cfg, a.options, results, &error)) {
       std::cerr << a.cfg << ": " << error << "\n";
       return 1;
     }
+    checkpointed.push_back(cfg->getBool("MODEL.ACT_CHECKPOINT"));
     if (a.json) {
       std::cout << toJson(results.front()).dump() << "\n";
       return results.front().finite ? 0 : 1;
@@ -131,24 +145,44 @@ int runStep(StepArgs a) {
                                                 : results.front().device)
             << "\n" << std::fixed;
   const bool maxBatch = a.options.max_batch;
+  // With --act-checkpoint both, each precision runs twice; "+ckpt" marks MODEL.ACT_CHECKPOINT on.
+  std::vector<std::string> label;
+  for (size_t i = 0; i < results.size(); ++i) label.push_back(results[i].precision + (checkpointed[i] ? "+ckpt" : ""));
+  const int w = bothCheckpoint ? 14 : 9;
   if (precisionTable) {
-    std::cout << "precision  batch    it/s   clips/s  peak_MiB  data_wait_s  loss@" << a.options.warmup + a.options.iterations
+    std::cout << std::left << std::setw(w + 2) << "precision" << std::right << "batch    it/s   clips/s  peak_MiB  data_wait_s  loss@" << a.options.warmup + a.options.iterations
               << "  skipped" << (maxBatch ? "  max_batch" : "") << "   (each precision in its own process)\n";
     for (const auto& r : results)
-      std::cout << std::left << std::setw(9) << r.precision << std::right << std::setw(7) << r.batch << std::setprecision(3) << std::setw(8)
+      std::cout << std::left << std::setw(w) << label[static_cast<size_t>(&r - results.data())] << std::right << std::setw(7) << r.batch << std::setprecision(3) << std::setw(8)
                 << r.iterations_per_s << std::setprecision(1) << std::setw(10) << r.clips_per_s << std::setw(10)
                 << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0) << std::setprecision(3) << std::setw(13) << r.data_wait_s
                 << std::setprecision(4) << std::setw(9) << r.last_loss << std::setw(9) << r.skipped_steps
                 << (maxBatch ? "  " + std::to_string(r.max_batch) : std::string()) << (r.finite ? "" : "  NOT FINITE") << "\n";
   } else {
-    std::cout << "precision  step_s   it/s    clips/s  GFLOP/s  peak_MiB  loss first->last   (each precision in its own process)\n";
+    std::cout << std::left << std::setw(w + 2) << "precision" << std::right << "step_s   it/s    clips/s  GFLOP/s  peak_MiB  loss first->last   (each precision in its own process)\n";
     for (const auto& r : results)
-      std::cout << std::left << std::setw(9) << r.precision << std::right << std::setprecision(3) << std::setw(8) << r.median_step_s
+      std::cout << std::left << std::setw(w) << label[static_cast<size_t>(&r - results.data())] << std::right << std::setprecision(3)
+                << std::setw(8) << r.median_step_s
                 << std::setw(8) << r.iterations_per_s << std::setw(10) << r.clips_per_s << std::setprecision(1) << std::setw(9)
                 << r.achieved_flops / 1e9 << std::setw(10) << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0)
                 << "  " << std::setprecision(4) << r.first_loss << " -> " << r.last_loss << (r.finite ? "" : "  NOT FINITE") << "\n";
   }
-  if (results.size() == 2 && results[1].median_step_s > 0) {
+  if (bothCheckpoint) {  // activation checkpointing against none, per precision; then AMP against FP32 both ways
+    auto ratio = [&](const train::StepBenchResult& x, const train::StepBenchResult& base, const std::string& what) {
+      std::cout << std::setprecision(2) << what << ": " << (x.median_step_s > 0 ? x.median_step_s / base.median_step_s : 0.0)
+                << "x step time, "
+                << (base.peak_bytes > 0 ? static_cast<double>(x.peak_bytes) / static_cast<double>(base.peak_bytes) : 0.0)
+                << "x peak memory";
+      if (maxBatch && base.max_batch > 0) std::cout << ", " << static_cast<double>(x.max_batch) / base.max_batch << "x max batch";
+      std::cout << "\n";
+    };
+    for (size_t i = 0; i + 1 < results.size(); i += 2)
+      ratio(results[i + 1], results[i], results[i].precision + " with / without activation checkpointing");
+    if (results.size() == 4) {
+      ratio(results[2], results[0], results[2].precision + " / fp32");
+      ratio(results[3], results[0], results[3].precision + "+ckpt / fp32");
+    }
+  } else if (results.size() == 2 && results[1].median_step_s > 0) {
     const auto& f = results[0];
     const auto& m = results[1];
     std::cout << std::setprecision(2) << m.precision << " / fp32: " << f.median_step_s / m.median_step_s << "x speed, "
@@ -215,6 +249,9 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   step->add_option("--warmup", args->options.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   step->add_option("--threads", args->options.threads, "CPU threads (default: all cores)");
   step->add_flag("--max-batch", args->options.max_batch, "Also find the largest batch each precision fits (CUDA)");
+  step->add_option("--act-checkpoint", args->actCheckpoint,
+                   "MODEL.ACT_CHECKPOINT: config (as the YAML says), off, on, or both (each precision without and with)")
+      ->check(CLI::IsMember({"config", "off", "on", "both"}));
   step->add_flag("--json", args->json, "One precision: print the result as one JSON line");
   acceptOverrides(step);
   step->callback([args, step, &exitCode] {
@@ -240,6 +277,9 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   prec->add_option("--threads", pargs->options.threads, "CPU threads (default: all cores)");
   prec->add_flag("--synthetic", *synthetic, "Random clips instead of the training set (no video decoding)");
   prec->add_flag("--max-batch", pargs->options.max_batch, "Also find the largest batch each precision fits (CUDA)");
+  prec->add_option("--act-checkpoint", pargs->actCheckpoint,
+                   "MODEL.ACT_CHECKPOINT: config (as the YAML says), off, on, or both (each precision without and with)")
+      ->check(CLI::IsMember({"config", "off", "on", "both"}));
   prec->add_flag("--json", pargs->json, "One precision: print the result as one JSON line");
   acceptOverrides(prec);
   prec->callback([pargs, prec, synthetic, &exitCode] {

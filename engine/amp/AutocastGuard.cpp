@@ -31,6 +31,10 @@ void setType(AutocastDevice d, at::ScalarType t) {
 
 }  // namespace
 
+AutocastState currentAutocast(AutocastDevice device) {
+  return {isEnabled(device), getType(device) == at::kHalf ? AutocastType::Float16 : AutocastType::BFloat16};
+}
+
 AutocastGuard::AutocastGuard(bool enabled, AutocastDevice device, AutocastType type) : enabled_(enabled), device_(device) {
   if (!enabled_) return;
   previousEnabled_ = isEnabled(device_);

@@ -6,6 +6,13 @@ namespace amp::precision {
 enum class AutocastDevice { CPU, CUDA };
 enum class AutocastType { Float16, BFloat16 };
 
+/// This thread's autocast setting for one device (what a recomputation in backward repeats).
+struct AutocastState {
+  bool enabled = false;
+  AutocastType type = AutocastType::BFloat16;
+};
+AutocastState currentAutocast(AutocastDevice device);
+
 /// Enables autocast on this thread for its lifetime (forward + loss), restores the previous
 /// state afterwards and clears the autocast weight cache when the outermost guard ends, as
 /// torch.autocast does. A disabled guard does nothing.

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "config/Config.h"
+#include "models/ActivationCheckpoint.h"
 #include "models/ResNetHelper.h"
 
 namespace amp::models {
@@ -433,6 +435,7 @@ class MViTImpl : public VideoNetImpl {
     sepPos_ = c.getBool("MVIT.SEP_POS_EMBED");
     meanPool_ = c.getBool("MVIT.USE_MEAN_POOLING");
     dropRate_ = c.getFloat("MVIT.DROPOUT_RATE");
+    actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
     const int64_t depth = c.getInt("MVIT.DEPTH");
     int64_t embed = c.getInt("MVIT.EMBED_DIM"), heads = c.getInt("MVIT.NUM_HEADS");
 
@@ -555,7 +558,11 @@ class MViTImpl : public VideoNetImpl {
   std::vector<std::string> noWeightDecayNames() const override { return noDecay_; }
 
   torch::Tensor forward(std::vector<torch::Tensor> pathways) override {
-    auto x = patchEmbed_(pathways.at(0));
+    // MODEL.ACT_CHECKPOINT: PySlowFast checkpoints the patch embedding and every block.
+    auto x = actCheckpoint_ ? runCheckpointed(*patchEmbed_, [embed = patchEmbed_.ptr()](const std::vector<torch::Tensor>& in) {
+                                return std::vector<torch::Tensor>{embed->forward(in[0])};
+                              }, {pathways.at(0)})[0]
+                            : patchEmbed_(pathways.at(0));
     Vec3 thw = {x.size(2), x.size(3), x.size(4)};
     if (thw != patchDims_)
       throw std::invalid_argument("MViT was built for a " + shapeText(patchDims_) + " patch grid (DATA.NUM_FRAMES, " +
@@ -575,7 +582,21 @@ class MViTImpl : public VideoNetImpl {
     }
     if (dropRate_ > 0.0) x = torch::dropout(x, dropRate_, is_training());
     if (normStem_) x = norm(normStem_, x);
-    for (auto& blk : blockList_) std::tie(x, thw) = blk->forward(x, thw);
+    for (auto& blk : blockList_) {
+      if (!actCheckpoint_) {
+        std::tie(x, thw) = blk->forward(x, thw);
+        continue;
+      }
+      // The segment outlives this call (backward runs it again): it holds what it uses by value.
+      // The token grid follows from the input's, the same in the recomputation.
+      auto out = std::make_shared<Vec3>(thw);
+      x = runCheckpointed(*blk, [blk, thw, out](const std::vector<torch::Tensor>& in) {
+            auto [y, next] = blk->forward(in[0], thw);
+            *out = next;
+            return std::vector<torch::Tensor>{y};
+          }, {x})[0];
+      thw = *out;
+    }
     if (meanPool_) {
       if (clsOn_) x = x.slice(1, 1);
       x = norm(norm_, x.mean(1));
@@ -612,6 +633,7 @@ class MViTImpl : public VideoNetImpl {
   bool clsOn_ = true, absPos_ = true, sepPos_ = false, meanPool_ = false, poolFirst_ = false;
   double dropRate_ = 0.0;
   Vec3 patchDims_;
+  bool actCheckpoint_ = false;
   PatchEmbed patchEmbed_{nullptr};
   torch::Tensor clsToken_, pos_, posSpatial_, posTemporal_, posClass_;
   torch::nn::LayerNorm normStem_{nullptr}, norm_{nullptr};

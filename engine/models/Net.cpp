@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "models/ActivationCheckpoint.h"
+
 namespace amp::models {
 namespace {
 thread_local std::int64_t* tCounter = nullptr;
@@ -50,13 +52,17 @@ void SyncableBatchNorm3dImpl::pretty_print(std::ostream& stream) const {
 
 torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
   TORCH_CHECK(input.dim() == 5, "BatchNorm3d expects an N x C x T x H x W input, got ", input.dim(), " dimensions");
+  // Backward's recomputation of a checkpointed segment (MODEL.ACT_CHECKPOINT): the batch's
+  // statistics as in forward, the running statistics left as forward updated them.
+  const bool updateRunning = is_training() && !recomputingCheckpoint();
   if (!sync_ || !is_training()) {  // torch.nn.BatchNorm3d
-    if (is_training()) {
+    if (updateRunning) {
       torch::NoGradGuard noGrad;
       num_batches_tracked.add_(1);
     }
     // The functional form, as torch's module: it also refuses one value per channel in training.
-    return torch::nn::functional::batch_norm(input, running_mean, running_var,
+    return torch::nn::functional::batch_norm(input, updateRunning || !is_training() ? running_mean : torch::Tensor(),
+                                             updateRunning || !is_training() ? running_var : torch::Tensor(),
                                              torch::nn::functional::BatchNormFuncOptions()
                                                  .weight(weight)
                                                  .bias(bias)
@@ -73,7 +79,7 @@ torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
   const auto means = rows.narrow(1, 0, c), vars = rows.narrow(1, c, c);
   const auto mean = means.mean(0);
   const auto var = vars.mean(0) + (means - mean).pow(2).mean(0);
-  {
+  if (updateRunning) {
     torch::NoGradGuard noGrad;
     running_mean.add_(momentum_ * (mean.detach() - running_mean));
     running_var.add_(momentum_ * (var.detach() - running_var));

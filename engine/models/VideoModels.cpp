@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "config/Config.h"
+#include "models/ActivationCheckpoint.h"
 #include "models/MViT.h"
 
 namespace amp::models {
@@ -85,6 +86,17 @@ class StemImpl : public torch::nn::Module {
   std::vector<PathwayStem> stems_;
 };
 TORCH_MODULE(Stem);
+
+// MODEL.ACT_CHECKPOINT: PySlowFast's ResNet checkpoints s1 and s2, the two stages with by far the
+// largest activations. Its SlowFast and X3D ignore the key; here they checkpoint the same two.
+std::vector<torch::Tensor> checkpointedStem(Stem& stem, const std::vector<torch::Tensor>& x, bool on) {
+  if (!on) return stem(x);
+  return runCheckpointed(*stem, [stem = stem.ptr()](const std::vector<torch::Tensor>& in) { return stem->forward(in); }, x);
+}
+std::vector<torch::Tensor> checkpointedStage(ResStage& stage, const std::vector<torch::Tensor>& x, bool on) {
+  if (!on) return stage(x);
+  return runCheckpointed(*stage, [stage = stage.ptr()](const std::vector<torch::Tensor>& in) { return stage->forward(in); }, x);
+}
 
 // FuseFastToSlow: time-strided convolution from the Fast to the Slow pathway.
 class FuseImpl : public torch::nn::Module {
@@ -280,6 +292,7 @@ class ResNetNetImpl : public VideoNetImpl {
       pools.push_back({t, crop / 32 / pool1_[p][1], crop / 32 / pool1_[p][2]});
     }
     const int64_t headIn = slowfast_ ? width * 32 + width * 32 / betaInv : width * 32;
+    actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
     head_ = register_module("head", BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools, c.getFloat("MODEL.DROPOUT_RATE"),
                                               c.getString("MODEL.HEAD_ACT")));
     initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_,
@@ -287,10 +300,10 @@ class ResNetNetImpl : public VideoNetImpl {
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {
-    x = s1_(x);
+    x = checkpointedStem(s1_, x, actCheckpoint_);
     if (slowfast_) x = fuse_[0](x);
     for (size_t s = 0; s < 4; ++s) {
-      x = stages_[s](x);
+      x = s == 0 ? checkpointedStage(stages_[0], x, actCheckpoint_) : stages_[s](x);
       if (s == 0)
         for (size_t p = 0; p < x.size(); ++p)
           if (pool1_[p] != std::vector<int64_t>{1, 1, 1})
@@ -302,6 +315,7 @@ class ResNetNetImpl : public VideoNetImpl {
 
  private:
   bool slowfast_ = false;
+  bool actCheckpoint_ = false;
   std::vector<std::vector<int64_t>> pool1_;
   FinalBnRegistry finals_;
   Stem s1_{nullptr};
@@ -350,17 +364,19 @@ class X3DNetImpl : public VideoNetImpl {
                                             std::vector<int64_t>{c.getInt("DATA.NUM_FRAMES"), spatial, spatial},
                                             c.getFloat("MODEL.DROPOUT_RATE"),
                                             c.getString("MODEL.HEAD_ACT"), c.getBool("X3D.BN_LIN5")));
+    actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
     initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_,
                 c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {
-    x = s1_(x);
-    for (auto& s : stages_) x = s(x);
+    x = checkpointedStem(s1_, x, actCheckpoint_);
+    for (size_t s = 0; s < stages_.size(); ++s) x = s == 0 ? checkpointedStage(stages_[0], x, actCheckpoint_) : stages_[s](x);
     return head_(x);
   }
 
  private:
+  bool actCheckpoint_ = false;
   FinalBnRegistry finals_;
   Stem s1_{nullptr};
   std::vector<ResStage> stages_;
