@@ -215,33 +215,48 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
       std::cout << "testing: " << done << "/" << total << " clips" << std::endl;
     }
   };
-  train::TestResult r;
+  std::vector<train::TestResult> results;
   std::string error;
-  const bool ok = train::runMultiViewTest(*cfg, options, r, &error);
+  const bool ok = train::runMultiViewTests(*cfg, options, results, &error);
   if (tty) std::cout << "\r\033[K";
   if (!ok) {
     std::cerr << (env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] " : std::string()) << path << ": " << error
               << "\n";
     return 1;
   }
-  if (!mainRank) return 0;  // rank 0 reports for the job
-  if (!scoresPath.empty() && !train::writeTestScores(r, scoresPath, &error)) {
-    std::cerr << error << "\n";
-    return 1;
+ if (!mainRank) return 0;  // rank 0 reports for the job
+  const auto counts = train::temporalClipCounts(*cfg);
+  for (size_t k = 0; k < results.size(); ++k) {
+    const train::TestResult& r = results[k];
+    const int clips = counts.at(k);
+    if (k > 0) std::cout << "\n";
+    // Several TEST.NUM_TEMPORAL_CLIPS: one scores file each, named after its number of clips.
+    std::string scores = scoresPath;
+    if (!scores.empty() && results.size() > 1) {
+      const auto dot = scores.find_last_of('.'), slash = scores.find_last_of('/');
+      const std::string tag = "_" + std::to_string(clips) + "clips";
+      scores = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? scores.substr(0, dot) + tag + scores.substr(dot)
+                                                                                         : scores + tag;
+    }
+    if (!scores.empty() && !train::writeTestScores(r, scores, &error)) {
+      std::cerr << error << "\n";
+      return 1;
+    }
+    std::cout << std::fixed << "checkpoint   " << r.checkpoint << "\n"
+              << "videos       " << r.videos << " x " << r.views_per_video << " views (" << clips
+              << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities "
+              << (cfg->getString("DATA.ENSEMBLE_METHOD") == "max" ? "max-pooled" : "summed")
+              << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes" : std::string()) << ")\n"
+              << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy " << 100 - r.top1_err << " %)\n"
+              << "top5_err     " << r.top5_err << " %\n"
+              << "view top1_err " << r.view_top1_err << " %  (one clip, one crop)\n"
+              << std::setprecision(1) << "time         " << r.seconds << " s\n";
+    std::cout << "per class top1_err:";
+    for (size_t i = 0; i < r.per_class_top1_err.size(); ++i)
+      if (r.per_class_videos[i]) std::cout << " " << i << ":" << std::setprecision(0) << r.per_class_top1_err[i];
+    std::cout << std::endl;
+    if (!scores.empty()) std::cout << "scores       " << scores << "\n";
   }
-  std::cout << std::fixed << "checkpoint   " << r.checkpoint << "\n"
-            << "videos       " << r.videos << " x " << r.views_per_video << " views (" << cfg->getInt("TEST.NUM_ENSEMBLE_VIEWS")
-            << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities "
-            << (cfg->getString("DATA.ENSEMBLE_METHOD") == "max" ? "max-pooled" : "summed")
-            << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes" : std::string()) << ")\n"
-            << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy " << 100 - r.top1_err << " %)\n"
-            << "top5_err     " << r.top5_err << " %\n"
-            << "view top1_err " << r.view_top1_err << " %  (one clip, one crop)\n"
-            << std::setprecision(1) << "time         " << r.seconds << " s\n";
-  std::cout << "per class top1_err:";
-  for (size_t i = 0; i < r.per_class_top1_err.size(); ++i)
-    if (r.per_class_videos[i]) std::cout << " " << i << ":" << std::setprecision(0) << r.per_class_top1_err[i];
-  std::cout << std::endl;
   return 0;
 }
 

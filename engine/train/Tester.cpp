@@ -261,10 +261,27 @@ bool writeTestScores(const TestResult& r, const std::string& path, std::string* 
   return true;
 }
 
-bool runMultiViewTest(const config::Config& c, const TestOptions& o, TestResult& r, std::string* error) {
-  const auto started = std::chrono::steady_clock::now();
-  r = TestResult{};
+std::vector<int> temporalClipCounts(const config::Config& c) {
+  const auto list = c.getIntList("TEST.NUM_TEMPORAL_CLIPS");
+  if (list.empty()) return {static_cast<int>(c.getInt("TEST.NUM_ENSEMBLE_VIEWS"))};
+  std::vector<int> out;
+  for (const auto n : list) {
+    if (n < 1) throw std::invalid_argument("TEST.NUM_TEMPORAL_CLIPS: " + std::to_string(n) + " temporal clips; each entry must be 1 or more");
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
+config::Config withTemporalClips(const config::Config& c, int clips) {
+  config::Config out = c;
+  out.set("TEST.NUM_ENSEMBLE_VIEWS", static_cast<std::int64_t>(clips));
+  return out;
+}
+
+bool runMultiViewTests(const config::Config& cfg, const TestOptions& o, std::vector<TestResult>& results, std::string* error) {
+  results.clear();
   try {
+    const config::Config& c = cfg;
     if (const std::string why = unsupportedTask(c, false); !why.empty()) throw std::runtime_error(why);
     const std::string path = o.checkpoint.empty() ? testCheckpoint(c) : o.checkpoint;
     if (path.empty())
@@ -279,13 +296,18 @@ bool runMultiViewTest(const config::Config& c, const TestOptions& o, TestResult&
     loadTestWeights(c, path, *net);
     net->to(device);
     if (channelsLast) toChannelsLast3d(*net);
-    r.checkpoint = path;
-    testLoadedModel(c, *net, device, channelsLast, ddp, o, r);
+    for (const int clips : temporalClipCounts(c)) {
+      const auto started = std::chrono::steady_clock::now();
+      TestResult r;
+      r.checkpoint = path;
+      testLoadedModel(withTemporalClips(c, clips), *net, device, channelsLast, ddp, o, r);
+      r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      results.push_back(std::move(r));
+    }
   } catch (const std::exception& e) {
     if (error) *error = errorText(e);
     return false;
   }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return true;
 }
 

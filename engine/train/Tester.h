@@ -78,8 +78,17 @@ std::string unsupportedTask(const config::Config& cfg, bool training);
 /// else the newest checkpoint of OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH; "" when none.
 std::string testCheckpoint(const config::Config& cfg);
 
-/// Runs the test split. False with `error` naming the key or file (no checkpoint, unreadable
-/// list, a test clip that cannot be decoded: test clips are never replaced).
-bool runMultiViewTest(const config::Config& cfg, const TestOptions& options, TestResult& result, std::string* error);
+/// Runs the test split as PySlowFast's test_net: one multi-view test per entry of
+/// TEST.NUM_TEMPORAL_CLIPS (each as TEST.NUM_ENSEMBLE_VIEWS; empty: TEST.NUM_ENSEMBLE_VIEWS once),
+/// with the same weights and processes; one result per entry, in list order. False with `error`
+/// naming the key or file (no checkpoint, unreadable list, a test clip that cannot be decoded:
+/// test clips are never replaced).
+bool runMultiViewTests(const config::Config& cfg, const TestOptions& options, std::vector<TestResult>& results, std::string* error);
+
+/// TEST.NUM_TEMPORAL_CLIPS, or [TEST.NUM_ENSEMBLE_VIEWS] when it is empty (as test_net.py).
+/// Throws std::invalid_argument naming the key for a count below 1.
+std::vector<int> temporalClipCounts(const config::Config& cfg);
+/// `cfg` testing `clips` temporal clips per video (TEST.NUM_ENSEMBLE_VIEWS set to it).
+config::Config withTemporalClips(const config::Config& cfg, int clips);
 
 }  // namespace amp::train

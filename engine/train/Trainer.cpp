@@ -227,30 +227,36 @@ void Trainer::run() {
         loadTestWeights(c, other, model);
         weights = other;
       }
-      const auto params = data::ClipParams::fromConfig(c);
-      event("testing", "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
-                           " views per video (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS)",
-            atStep, atEpoch);
-      TestOptions options;
-      options.cancel = &stopRequested_;
-      TestResult r;
-      try {
-        testLoadedModel(c, model, device, channelsLast, ddp, options, r);
-      } catch (const std::exception&) {
-        if (stopRequested_) return false;  // stopped while testing: the run is complete otherwise
-        throw;
+      // TEST.NUM_TEMPORAL_CLIPS: one test per number of temporal clips, as test_net.py.
+      for (const int clips : temporalClipCounts(c)) {
+        const config::Config tc = withTemporalClips(c, clips);
+        const auto params = data::ClipParams::fromConfig(tc);
+        event("testing", "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
+                             " views per video (" + std::to_string(clips) + " temporal clips x TEST.NUM_SPATIAL_CROPS)",
+              atStep, atEpoch);
+        TestOptions options;
+        options.cancel = &stopRequested_;
+        TestResult r;
+        try {
+          testLoadedModel(tc, model, device, channelsLast, ddp, options, r);
+        } catch (const std::exception&) {
+          if (stopRequested_) return false;  // stopped while testing: the run is complete otherwise
+          throw;
+        }
+        runlog::MetricEvent t;
+        t.kind = runlog::kind::kTest;
+        t.step = atStep;
+        t.epoch = atEpoch;
+        t.values = {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err},
+                    {"videos", static_cast<double>(r.videos)}, {"views_per_video", static_cast<double>(r.views_per_video)},
+                    {"temporal_clips", static_cast<double>(clips)}};
+        emit(t);
+        char line[240];
+        std::snprintf(line, sizeof line,
+                      "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (%d temporal clips; one view: %.2f%%)",
+                      r.top1_err, r.top5_err, r.videos, r.views_per_video, clips, r.view_top1_err);
+        log(line);
       }
-      runlog::MetricEvent t;
-      t.kind = runlog::kind::kTest;
-      t.step = atStep;
-      t.epoch = atEpoch;
-      t.values = {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err},
-                  {"videos", static_cast<double>(r.videos)}, {"views_per_video", static_cast<double>(r.views_per_video)}};
-      emit(t);
-      char line[200];
-      std::snprintf(line, sizeof line, "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (one view: %.2f%%)",
-                    r.top1_err, r.top5_err, r.videos, r.views_per_video, r.view_top1_err);
-      log(line);
       return true;
     };
     if (!c.getBool("TRAIN.ENABLE")) {  // only the test, as PySlowFast's test_net

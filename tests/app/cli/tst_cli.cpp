@@ -112,6 +112,20 @@ class TestCli : public QObject {
     auto test = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--scores", scores, "OUTPUT_DIR", run,
                                    "X3D.DIM_C5", "32"} + dataArgs);
     QCOMPARE(test.exitCode, 0);
+    // TEST.NUM_TEMPORAL_CLIPS: one test per entry and one scores file each, named after its clips;
+    // the 2-clip test is the test above (TEST.NUM_ENSEMBLE_VIEWS 2).
+    auto multi = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--scores", dir.path() + "/multi.csv",
+                                    "OUTPUT_DIR", run, "X3D.DIM_C5", "32", "TEST.NUM_TEMPORAL_CLIPS", "[1, 2]"} + dataArgs);
+    QCOMPARE(multi.exitCode, 0);
+    QVERIFY2(multi.out.count("checkpoint   ") == 2 && multi.out.contains("x 1 views (1 temporal") &&
+                 multi.out.contains("x 2 views (2 temporal"), qPrintable(multi.out));
+    auto readAll = [](const QString& path) {
+      QFile f(path);
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    QVERIFY(!readAll(dir.path() + "/multi_1clips.csv").isEmpty());
+    QCOMPARE(readAll(dir.path() + "/multi_2clips.csv"), readAll(scores));
+    QVERIFY(!QFile::exists(dir.path() + "/multi.csv"));
     // predict: the same protocol on videos named on the command line, with the class names; its
     // top class and probability are the test's for the same video; a missing video says why.
     QFile scoreFile(scores);

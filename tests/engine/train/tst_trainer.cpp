@@ -178,6 +178,25 @@ class TestTrainer : public QObject {
     QVERIFY2(error.rfind("MIXUP.ENABLE", 0) == 0, error.c_str());
   }
 
+  // TEST.NUM_TEMPORAL_CLIPS: one multi-view test per entry, as test_net.py.
+  void testsOncePerTemporalClipCount() {
+    const std::string out = dir_.path().toStdString() + "/run-clips";
+    const auto c = demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[1, 3]", "TRAIN.MIXED_PRECISION", "False"});
+    train::Trainer t(c, "demo.yaml");
+    std::vector<std::pair<double, double>> tests;  // temporal clips, views per video
+    t.setEventSink([&](const runlog::MetricEvent& e) {
+      if (e.kind == runlog::kind::kTest) tests.emplace_back(*e.value("temporal_clips"), *e.value("views_per_video"));
+    });
+    std::string error;
+    QVERIFY2(t.start(&error), error.c_str());
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Finished);
+    const double crops = static_cast<double>(c.getInt("TEST.NUM_SPATIAL_CROPS"));
+    QCOMPARE(tests, (std::vector<std::pair<double, double>>{{1.0, crops}, {3.0, 3 * crops}}));
+    QCOMPARE(train::temporalClipCounts(demoConfig(out)), std::vector<int>{static_cast<int>(c.getInt("TEST.NUM_ENSEMBLE_VIEWS"))});
+    QVERIFY_EXCEPTION_THROWN(train::temporalClipCounts(demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[2, 0]"})), std::invalid_argument);
+  }
+
   void gradientAccumulationTakesFewerLargerSteps() {
     const std::string out = dir_.path().toStdString() + "/run-accum";
     train::Trainer t(demoConfig(out, {"SOLVER.GRAD_ACCUM_STEPS", "2"}), "demo.yaml");
