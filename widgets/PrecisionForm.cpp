@@ -103,6 +103,8 @@ PrecisionForm::PrecisionForm(QWidget* parent)
   addKey(ampForm, "AMP.GROWTH_FACTOR", tr("Growth factor"));
   addKey(ampForm, "AMP.BACKOFF_FACTOR", tr("Backoff factor"));
   addKey(ampForm, "AMP.GROWTH_INTERVAL", tr("Growth interval"));
+  // The other memory lever next to mixed precision: recompute activations in backward.
+  addKey(ampForm, "MODEL.ACT_CHECKPOINT", tr("Activation checkpointing"));
   scalerNote_->setWordWrap(true);
   scalerNote_->setEnabled(false);  // greyed: a hint, not a control
   ampForm->addRow(scalerNote_);

@@ -2,6 +2,7 @@
 // engine's message.
 #include <QtTest>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QPushButton>
@@ -72,6 +73,12 @@ class TestPrecisionForm : public QObject {
     QVERIFY2(panel.text().contains("SOLVER:\n  BASE_LR: 0.004\n  MAX_EPOCH: 10\n  LR_SCALE: 0.6\n"), qPrintable(panel.text()));
     QCOMPARE(panel.config()->getFloat("SOLVER.LR_SCALE"), 0.6);
     QVERIFY(!form->ampLrButton()->isEnabled());
+
+    auto* checkpointing = qobject_cast<QCheckBox*>(form->field("MODEL.ACT_CHECKPOINT"));
+    QVERIFY(checkpointing && !checkpointing->isChecked());
+    checkpointing->setChecked(true);
+    QVERIFY2(panel.text().contains("MODEL:\n  ACT_CHECKPOINT: True\n"), qPrintable(panel.text()));
+    QVERIFY(panel.config()->getBool("MODEL.ACT_CHECKPOINT"));
 
     auto* batch = qobject_cast<QSpinBox*>(form->field("TRAIN.BATCH_SIZE"));
     batch->setValue(32);
