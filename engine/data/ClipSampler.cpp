@@ -4,8 +4,29 @@
 #include <chrono>
 
 #include "config/Config.h"
+#include "data/TrainTransform.h"
 
 namespace amp::data {
+namespace {
+
+// SlowFast's slow pathway: frames linspace(0, T - 1, T / alpha) of the fast clip.
+void writeSlow(const ClipParams& p, const float* fast, std::size_t plane, Clip& out) {
+  out.slow.clear();
+  if (p.slowfast_alpha <= 0) return;
+  const auto slowIdx = slowPathwayIndices(p.num_frames, p.slowfast_alpha);
+  const size_t slowT = slowIdx.size();
+  float* slow = out.slow_out;
+  if (!slow) {
+    out.slow.resize(3 * slowT * plane);
+    slow = out.slow.data();
+  }
+  for (int c = 0; c < 3; ++c)
+    for (size_t t = 0; t < slowT; ++t)
+      std::copy_n(fast + (static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane, plane,
+                  slow + (static_cast<size_t>(c) * slowT + t) * plane);
+}
+
+}  // namespace
 
 const char* splitName(Split s) {
   switch (s) {
@@ -41,6 +62,7 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
   const auto multi = c.getStringList("MODEL.MULTI_PATHWAY_ARCH");
   if (std::find(multi.begin(), multi.end(), c.getString("MODEL.ARCH")) != multi.end())
     p.slowfast_alpha = static_cast<int>(c.getInt("SLOWFAST.ALPHA"));
+  p.aug = AugmentParams::fromConfig(c);
   return p;
 }
 
@@ -49,6 +71,7 @@ ClipSampler::ClipSampler(ClipParams params, DecoderOptions decoder) : params_(pa
 bool ClipSampler::sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out,
                          std::string* error) {
   const ClipParams& p = params_;
+  if (split == Split::Train && p.augmentedTrain()) return sampleCopies(path, split, view, &draws, &out, 1, error);
   VideoDecoder decoder(decoderOptions_);
   if (!decoder.open(path, error)) return false;
   const VideoInfo& info = decoder.info();
@@ -119,24 +142,62 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
       }
     }
   }
-  out.slow.clear();
-  struct Timer {
-    Clip& out;
-    std::chrono::steady_clock::time_point start;
-    ~Timer() { out.transform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
-  } timer{out, transformStart};
-  if (p.slowfast_alpha > 0) {
-    const auto slowIdx = slowPathwayIndices(p.num_frames, p.slowfast_alpha);
-    const size_t slowT = slowIdx.size();
-    float* slow = out.slow_out;
-    if (!slow) {
-      out.slow.resize(3 * slowT * plane);
-      slow = out.slow.data();
+  writeSlow(p, fast, plane, out);
+  out.transform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
+  return true;
+}
+
+bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws, Clip* outs,
+                               int copies, std::string* error) {
+  const ClipParams& p = params_;
+  if (copies < 1) return true;
+  if (split != Split::Train || !p.augmentedTrain()) {
+    for (int j = 0; j < copies; ++j)  // no augmented path: plain clips (one decode each)
+      if (!sample(path, split, view, draws[j], outs[j], error)) return false;
+    return true;
+  }
+  VideoDecoder decoder(decoderOptions_);
+  if (!decoder.open(path, error)) return false;
+  const VideoInfo& info = decoder.info();
+  std::int64_t videoFrames = info.frames;
+  if (videoFrames <= 0) {
+    videoFrames = decoder.countFrames(nullptr, error);
+    if (videoFrames <= 0) return false;
+  }
+  const double clipSize = clipSpanFrames(p.sampling_rate, p.num_frames, p.target_fps, info.fps);
+  const double start = clipStart(static_cast<double>(videoFrames), clipSize, -1, p.test_views, p.use_offset, draws[0].temporal);
+  const auto indices = clipFrameIndices(start, clipSize, p.num_frames, videoFrames);
+  // PySlowFast's torchvision backend decodes at short side TRAIN_JITTER_SCALES[0]
+  // (max_spatial_scale); every copy is cut from these frames.
+  const Size decodeSize = decodeSizeAtMinDimension({info.height, info.width}, p.jitter_min);
+  thread_local DecodedClip decoded;
+  if (!decoder.decode(indices, decodeSize.height, decodeSize.width, decoded, error)) return false;
+  const int crop = p.train_crop;
+  const size_t plane = static_cast<size_t>(crop) * crop;
+  for (int j = 0; j < copies; ++j) {
+    Clip& out = outs[j];
+    const auto transformStart = std::chrono::steady_clock::now();
+    out.channels = 3;
+    out.frames = p.num_frames;
+    out.height = out.width = crop;
+    out.frame_indices = decoded.indices;
+    out.corrupt_packets = decoded.corrupt_packets;
+    out.decode_s = j == 0 ? decoded.decode_s : 0;
+    out.resize_s = j == 0 ? decoded.convert_s : 0;
+    float* fast = out.fast_out;
+    if (!fast) {
+      out.fast.resize(3 * static_cast<size_t>(p.num_frames) * plane);
+      fast = out.fast.data();
     }
-    for (int c = 0; c < 3; ++c)
-      for (size_t t = 0; t < slowT; ++t)
-        std::copy_n(fast + (static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane, plane,
-                    slow + (static_cast<size_t>(c) * slowT + t) * plane);
+    Draws fallback(0, 0x4d4f5245ULL, static_cast<std::uint64_t>(j), 0);
+    DrawSource& more = draws[j].more ? *draws[j].more : fallback;
+    std::string why;
+    if (!transformTrainCopy(p, decoded, draws[j], more, fast, out, &why)) {
+      if (error) *error = path + ": " + why;
+      return false;
+    }
+    writeSlow(p, fast, plane, out);
+    out.transform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
   }
   return true;
 }

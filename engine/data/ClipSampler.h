@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "data/AugmentParams.h"
+#include "data/Draws.h"
+#include "data/ResizedCrop.h"
 #include "data/Sampling.h"
 #include "data/VideoDecoder.h"
 
@@ -20,7 +23,7 @@ namespace amp::data {
 enum class Split { Train, Val, Test };
 const char* splitName(Split s);
 
-/// The DATA.*, TEST.* and SLOWFAST.* settings the pipeline reads.
+/// The DATA.*, TEST.*, SLOWFAST.* and AUG.* settings the pipeline reads.
 struct ClipParams {
   int num_frames = 8;
   int sampling_rate = 8;
@@ -35,11 +38,17 @@ struct ClipParams {
   std::array<float, 3> std{0.225f, 0.225f, 0.225f};
   bool reverse_channels = false;
   int slowfast_alpha = 0;  ///< > 0: also build the slow pathway
+  AugmentParams aug;       ///< training augmentation (relative crops, RandAugment, erasing, copies)
 
   static ClipParams fromConfig(const config::Config& c);
   /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS.
   int viewsPerTestVideo() const { return test_views * test_crops; }
   int cropSize(Split s) const { return s == Split::Test ? test_crop : train_crop; }
+  /// Clips one video gives: AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL in training, else 1.
+  int copiesPerVideo(Split s) const { return s == Split::Train ? aug.trainCopies() : 1; }
+  /// Whether training clips take the augmented path (TrainTransform): decoded once at short side
+  /// TRAIN_JITTER_SCALES[0] as PySlowFast's torchvision backend, then transformed per copy.
+  bool augmentedTrain() const { return aug.relative() || aug.rand_augment || aug.erase || aug.trainCopies() > 1; }
   /// Floats of one clip's fast / slow pathway at the crop size of `s`.
   std::size_t fastSize(Split s) const { return 3u * static_cast<std::size_t>(num_frames) * cropSize(s) * cropSize(s); }
   std::size_t slowSize(Split s) const {
@@ -50,6 +59,9 @@ struct ClipParams {
 /// Uniform draws in [0, 1) for one clip, in PySlowFast's order of use.
 struct ClipDraws {
   double temporal = 0.5, scale = 0.5, crop_y = 0.5, crop_x = 0.5, flip = 0.9;
+  /// The further draws of the augmented training path (relative crops, RandAugment, erasing);
+  /// when null a fixed stream is used.
+  DrawSource* more = nullptr;
 };
 
 struct Clip {
@@ -61,7 +73,10 @@ struct Clip {
   std::vector<std::int64_t> frame_indices;  ///< source frames, after clamping
   Size scaled;                              ///< frame size after short-side scaling
   CropBox box;
+  CropRect region;       ///< the region of the decoded frame the clip shows (first frame)
   bool flipped = false;
+  int augment_ops = 0;   ///< RandAugment operations applied
+  int erased_boxes = 0;  ///< random-erasing boxes
   int corrupt_packets = 0;
   double decode_s = 0, resize_s = 0, transform_s = 0;  ///< time split of this clip
 };
@@ -74,6 +89,12 @@ class ClipSampler {
   /// One clip of `path`. In Test, `view` picks the temporal view (view / test_crops) and the
   /// spatial crop (view % test_crops). False with `error` naming the path when it cannot decode.
   bool sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out, std::string* error);
+
+  /// `copies` clips of one decode of `path`, as PySlowFast's repeated augmentation: the temporal
+  /// position from draws[0], everything spatial from each copy's own draws. Decode time is
+  /// counted on the first copy.
+  bool sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws, Clip* outs, int copies,
+                    std::string* error);
 
  private:
   ClipParams params_;

@@ -5,11 +5,10 @@
 #include <cmath>
 
 namespace amp::data {
-namespace {
 
-// torch.linspace in its default dtype (float32), with PyTorch's symmetric evaluation: the first
-// half counts up from `start`, the second half down from `end`. Truncating these floats to
-// integers must give exactly PySlowFast's indices, so the arithmetic has to be the same.
+// PyTorch's symmetric evaluation: the first half counts up from `start`, the second half down
+// from `end`. Truncating these floats to integers must give exactly PySlowFast's indices, so the
+// arithmetic has to be the same.
 std::vector<float> torchLinspace(double start, double end, int steps) {
   std::vector<float> out;
   if (steps <= 0) return out;
@@ -21,8 +20,6 @@ std::vector<float> torchLinspace(double start, double end, int steps) {
     out.push_back(i < halfway ? s + step * static_cast<float>(i) : e - step * static_cast<float>(steps - i - 1));
   return out;
 }
-
-}  // namespace
 
 double clipSpanFrames(int samplingRate, int numFrames, double targetFps, double videoFps) {
   return static_cast<double>(samplingRate) * numFrames / targetFps * videoFps;
@@ -68,6 +65,13 @@ Size scaleShortSide(Size in, int shortSide) {
   if (in.width < in.height)
     return {static_cast<int>(std::floor(static_cast<double>(in.height) / in.width * shortSide)), shortSide};
   return {shortSide, static_cast<int>(std::floor(static_cast<double>(in.width) / in.height * shortSide))};
+}
+
+Size decodeSizeAtMinDimension(Size in, int minDimension) {
+  if (minDimension <= 0 || in.height <= 0 || in.width <= 0) return in;
+  if (in.width > in.height)
+    return {minDimension, static_cast<int>(std::round(static_cast<double>(in.width) * minDimension / in.height))};
+  return {static_cast<int>(std::round(static_cast<double>(in.height) * minDimension / in.width)), minDimension};
 }
 
 CropBox randomCrop(Size in, int size, double uy, double ux) {

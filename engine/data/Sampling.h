@@ -7,6 +7,9 @@
 
 namespace amp::data {
 
+/// torch.linspace(start, end, steps) in its default dtype, float32, computed as PyTorch does.
+std::vector<float> torchLinspace(double start, double end, int steps);
+
 /// Frames of the source video one clip spans: SAMPLING_RATE * NUM_FRAMES / TARGET_FPS * fps.
 double clipSpanFrames(int samplingRate, int numFrames, double targetFps, double videoFps);
 
@@ -33,6 +36,11 @@ int jitterShortSide(int minSize, int maxSize, double u, bool inverseUniform = fa
 
 /// Frame size after scaling the short side to `shortSide` (long side floored), as PySlowFast.
 Size scaleShortSide(Size in, int shortSide);
+
+/// The size torchvision's video reader decodes to with video_min_dimension = `minDimension`
+/// (PySlowFast's torchvision backend, max_spatial_scale): the short side `minDimension`, the long
+/// side rounded half away from zero (a square frame counts as portrait).
+Size decodeSizeAtMinDimension(Size in, int minDimension);
 
 struct CropBox {
   int y = 0;

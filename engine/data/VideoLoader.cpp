@@ -4,28 +4,15 @@
 #include <cstring>
 
 #include "config/Config.h"
+#include "data/Draws.h"
 #include "dist/DistEnv.h"
 
 namespace amp::data {
 namespace {
 
-// splitmix64 over a combined key: portable, and independent of which thread asks.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-class Draws {
- public:
-  Draws(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) : state_(mix(mix(mix(seed) ^ a) ^ b) ^ c) {}
-  double uniform() { return static_cast<double>((state_ = mix(state_)) >> 11) * 0x1.0p-53; }
-  std::uint64_t integer(std::uint64_t n) { return (state_ = mix(state_)) % n; }
-
- private:
-  std::uint64_t state_;
-};
+// Key of the per-copy streams of the augmented training path (relative crops, RandAugment,
+// erasing, and the spatial draws of copies after the first).
+constexpr std::uint64_t kAugmentStream = 0x4155474d454e54ULL;
 
 }  // namespace
 
@@ -188,22 +175,30 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
   out.fast = std::move(fastBuffer);
   out.slow = std::move(slowBuffer);
   out.index = k;
-  out.size = static_cast<int>(count);
   const int nVideos = static_cast<int>(list_.videos.size());
   const ClipParams& p = sampler_.params();
   const std::size_t fastSize = p.fastSize(split_), slowSize = p.slowSize(split_);
+  const int copies = p.copiesPerVideo(split_);
+  out.size = static_cast<int>(count) * copies;
+  out.copies = copies;
   out.channels = 3;
   out.frames = p.num_frames;
   out.slow_frames = p.slowfast_alpha > 0 ? p.num_frames / p.slowfast_alpha : 0;
   out.height = out.width = p.cropSize(split_);
-  out.fast.resize(fastSize * count);  // clips are written straight into the batch: no collate copy
-  out.slow.resize(slowSize * count);
+  const std::size_t clips = count * static_cast<std::size_t>(copies);
+  out.fast.resize(fastSize * clips);  // clips are written straight into the batch: no collate copy
+  out.slow.resize(slowSize * clips);
+  std::vector<Clip> clip(static_cast<std::size_t>(copies));
+  std::vector<ClipDraws> copyDraws(static_cast<std::size_t>(copies));
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t pos = first + i;
     Item item = items_[pos];
-    Clip clip;
-    clip.fast_out = out.fast.data() + i * fastSize;
-    clip.slow_out = slowSize ? out.slow.data() + i * slowSize : nullptr;
+    for (std::size_t j = 0; j < clip.size(); ++j) {
+      const std::size_t at = i * static_cast<std::size_t>(copies) + j;
+      clip[j] = Clip{};
+      clip[j].fast_out = out.fast.data() + at * fastSize;
+      clip[j].slow_out = slowSize ? out.slow.data() + at * slowSize : nullptr;
+    }
     for (int attempt = 0;; ++attempt) {
       // Draws depend only on (seed, epoch, position in the whole epoch, attempt): the same clips
       // every run, and the same clip for the same position whatever the number of ranks, so
@@ -215,9 +210,26 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       draws.crop_y = d.uniform();
       draws.crop_x = d.uniform();
       draws.flip = d.uniform();
+      // The augmented path's further draws, one stream per copy; copies after the first also
+      // take their own scale, crop and flip draws from it (the temporal draw is the video's).
+      std::vector<Draws> more;
+      more.reserve(copyDraws.size());
+      for (std::size_t j = 0; j < copyDraws.size(); ++j) {
+        more.emplace_back(options_.seed ^ kAugmentStream, static_cast<std::uint64_t>(epoch_), item.global,
+                          static_cast<std::uint64_t>(attempt), j);
+        ClipDraws& cd = copyDraws[j];
+        cd = draws;
+        if (j > 0) {
+          cd.scale = more[j].uniform();
+          cd.crop_y = more[j].uniform();
+          cd.crop_x = more[j].uniform();
+          cd.flip = more[j].uniform();
+        }
+        cd.more = &more[j];
+      }
       std::string reason;
       const VideoEntry& entry = list_.videos[static_cast<std::size_t>(item.video)];
-      if (sampler_.sample(entry.path, split_, item.view, draws, clip, &reason)) break;
+      if (sampler_.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(), copies, &reason)) break;
       ++totalFailures_;
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -236,12 +248,14 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       item.video = static_cast<int>(d.integer(static_cast<std::uint64_t>(nVideos)));
       ++out.replaced;
     }
-    out.decode_s += clip.decode_s;
-    out.resize_s += clip.resize_s;
-    out.transform_s += clip.transform_s;
-    out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
-    out.videos.push_back(item.video);
-    out.views.push_back(item.view);
+    for (const Clip& c : clip) {  // multiple_samples_collate: a video's copies side by side
+      out.decode_s += c.decode_s;
+      out.resize_s += c.resize_s;
+      out.transform_s += c.transform_s;
+      out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
+      out.videos.push_back(item.video);
+      out.views.push_back(item.view);
+    }
   }
   return true;
 }

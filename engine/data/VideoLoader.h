@@ -18,9 +18,13 @@
 
 namespace amp::data {
 
+/// `size` clips: in training with repeated augmentation (AUG.NUM_SAMPLE x
+/// DATA.TRAIN_CROP_NUM_SPATIAL = `copies`) each video gives `copies` consecutive clips, as
+/// PySlowFast's multiple_samples_collate flattens them; labels, videos and views are per clip.
 struct Batch {
   int index = 0;  ///< position in the epoch
-  int size = 0;
+  int size = 0;   ///< clips: videos x copies
+  int copies = 1; ///< clips per video
   int channels = 3, frames = 0, slow_frames = 0, height = 0, width = 0;
   std::vector<float> fast;  ///< B x C x T x H x W
   std::vector<float> slow;  ///< B x C x T/alpha x H x W (SlowFast only)
@@ -61,8 +65,11 @@ class VideoLoader {
   VideoLoader(const VideoLoader&) = delete;
   VideoLoader& operator=(const VideoLoader&) = delete;
 
-  /// Clips this rank sees per epoch (test: videos x views).
+  /// Videos this rank sees per epoch (test: videos x views); each gives clipsPerVideo() clips.
   std::size_t samplesPerEpoch() const;
+  /// Batches hold `batch_size` videos: PySlowFast's per-GPU batch is TRAIN.BATCH_SIZE / NUM_GPUS
+  /// videos, each of which yields this many clips (AUG.NUM_SAMPLE x TRAIN_CROP_NUM_SPATIAL).
+  int clipsPerVideo() const { return sampler_.params().copiesPerVideo(split_); }
   std::size_t batchesPerEpoch() const;
   /// Starts building the batches of `epoch` from batch `firstBatch` on (a resume inside an
   /// epoch skips the earlier batches without decoding them). Stops any epoch in progress.

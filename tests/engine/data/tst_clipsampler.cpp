@@ -2,6 +2,7 @@
 
 #include "config/ConfigLoader.h"
 #include "data/ClipSampler.h"
+#include "data/RandAugment.h"
 
 using namespace amp::data;
 
@@ -130,6 +131,47 @@ class TestClipSampler : public QObject {
     std::string error;
     QVERIFY(!sampler.sample(testVideo("demo.mp4"), Split::Train, 0, ClipDraws{}, clip, &error));
     QVERIFY2(error.find("smaller than the 224 px crop") != std::string::npos, error.c_str());
+  }
+  void augmentedTrainCopiesShareOneDecode() {
+    // The MViT recipe on demo.mp4 (340x256, decoded at short side 256): two copies, each with its
+    // own relative crop, RandAugment ops and erasing, from the same temporal position.
+    ClipParams p = params(8, 8, 112);
+    p.aug.relative_scale = {0.08, 1.0};
+    p.aug.relative_aspect = {0.75, 1.3333};
+    p.aug.rand_augment = p.aug.enabled = p.aug.erase = true;
+    p.aug.erasing.probability = 1.0;
+    std::string error;
+    QVERIFY2(parseRandAugment("rand-m7-n4-mstd0.5-inc1", p.aug.policy, &error), error.c_str());
+    p.aug.num_sample = 2;
+    ClipSampler sampler(p);
+    Draws m0(1, 2, 3, 4), m1(5, 6, 7, 8);
+    ClipDraws draws[2];
+    draws[0].more = &m0;
+    draws[1].more = &m1;
+    Clip clips[2];
+    QVERIFY2(sampler.sampleCopies(testVideo("demo.mp4"), Split::Train, 0, draws, clips, 2, &error), error.c_str());
+    for (const Clip& c : clips) {
+      QCOMPARE(c.fast.size(), size_t(3) * 8 * 112 * 112);
+      QCOMPARE(c.scaled, (Size{256, 340}));
+      QVERIFY(c.region.y >= 0 && c.region.y + c.region.height <= 256 && c.region.x + c.region.width <= 340);
+      QCOMPARE(c.erased_boxes, 1);
+    }
+    QCOMPARE(clips[0].frame_indices, clips[1].frame_indices);
+    QVERIFY(clips[0].decode_s > 0 && clips[1].decode_s == 0);  // one decode
+    QVERIFY(!(clips[0].region == clips[1].region));
+    QVERIFY(clips[0].fast != clips[1].fast);
+    // The same draws give the same clip.
+    Draws again(1, 2, 3, 4);
+    ClipDraws one;
+    one.more = &again;
+    Clip repeat;
+    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, one, repeat, &error), error.c_str());
+    QVERIFY(repeat.fast == clips[0].fast);
+    // Validation never augments.
+    Clip val;
+    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Val, 0, one, val, &error), error.c_str());
+    QCOMPARE(val.augment_ops, 0);
+    QCOMPARE(val.erased_boxes, 0);
   }
 };
 

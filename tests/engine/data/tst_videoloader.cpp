@@ -8,6 +8,7 @@
 
 #include "config/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
+#include "data/RandAugment.h"
 #include "data/VideoLoader.h"
 
 using namespace amp::data;
@@ -101,6 +102,84 @@ class TestVideoLoader : public QObject {
     for (const auto& x : a) orderA.insert(orderA.end(), x.videos.begin(), x.videos.end());
     for (const auto& x : c) orderC.insert(orderC.end(), x.videos.begin(), x.videos.end());
     QVERIFY(orderA != orderC);
+  }
+
+  void repeatedAugmentationGivesCopiesPerVideo() {
+    // AUG.NUM_SAMPLE 2 x TRAIN_CROP_NUM_SPATIAL 1: each video of a batch of 4 gives 2 clips side by
+    // side (multiple_samples_collate), batches per epoch count videos as before.
+    LoaderOptions o;
+    o.batch_size = 4;
+    o.workers = 2;
+    o.seed = 5;
+    ClipParams p = demoParams();
+    p.random_flip = true;
+    p.aug.num_sample = 2;
+    VideoLoader loader(train_, p, Split::Train, o);
+    QCOMPARE(loader.batchesPerEpoch(), size_t(4));
+    QCOMPARE(loader.clipsPerVideo(), 2);
+    const auto batches = drain(loader, 0);
+    QCOMPARE(batches.size(), size_t(4));
+    const size_t clip = size_t(3) * 8 * 64 * 64;
+    int differing = 0;
+    std::set<int> videos;
+    for (const auto& b : batches) {
+      QCOMPARE(b.size, 8);
+      QCOMPARE(b.copies, 2);
+      QCOMPARE(b.fast.size(), size_t(8) * clip);
+      QCOMPARE(b.labels.size(), size_t(8));
+      QCOMPARE(b.videos.size(), size_t(8));
+      QCOMPARE(b.views.size(), size_t(8));
+      for (size_t i = 0; i < 8; i += 2) {
+        QCOMPARE(b.videos[i], b.videos[i + 1]);
+        QCOMPARE(b.labels[i], b.labels[i + 1]);
+        QCOMPARE(b.labels[i], train_.videos[static_cast<size_t>(b.videos[i])].label);
+        videos.insert(b.videos[i]);
+        differing += !std::equal(b.fast.begin() + static_cast<std::ptrdiff_t>(i * clip), b.fast.begin() + static_cast<std::ptrdiff_t>((i + 1) * clip),
+                                 b.fast.begin() + static_cast<std::ptrdiff_t>((i + 1) * clip));
+      }
+    }
+    QCOMPARE(videos.size(), size_t(16));  // every video once, as without copies
+    QVERIFY(differing >= 12);             // copies are augmented independently
+    // Validation keeps one clip per video.
+    VideoLoader val(list("val"), p, Split::Val, o);
+    QCOMPARE(val.clipsPerVideo(), 1);
+    val.startEpoch(0);
+    QCOMPARE(val.next()->size, 4);
+  }
+
+  void augmentedClipsAreTheSameWhateverTheWorkers() {
+    // The MViT recipe (relative crops with motion shift, RandAugment, pixel erasing, 2 copies):
+    // every draw is keyed by seed, epoch and position, so 0, 1 and 3 workers agree.
+    ClipParams p = demoParams();
+    p.random_flip = true;
+    p.aug.relative_scale = {0.08, 1.0};
+    p.aug.relative_aspect = {0.75, 1.3333};
+    p.aug.motion_shift = true;
+    p.aug.rand_augment = p.aug.enabled = true;
+    std::string error;
+    QVERIFY2(parseRandAugment("rand-m7-n4-mstd0.5-inc1", p.aug.policy, &error), error.c_str());
+    p.aug.erase = true;
+    p.aug.erasing.probability = 1.0;
+    p.aug.num_sample = 2;
+    LoaderOptions o;
+    o.batch_size = 3;
+    o.seed = 77;
+    std::vector<std::vector<Batch>> runs;
+    for (int workers : {0, 1, 3}) {
+      o.workers = workers;
+      VideoLoader loader(train_, p, Split::Train, o);
+      runs.push_back(drain(loader, 2));
+      QVERIFY2(loader.error().empty(), loader.error().c_str());
+    }
+    QCOMPARE(runs[0].size(), size_t(5));
+    for (size_t r = 1; r < runs.size(); ++r)
+      for (size_t i = 0; i < runs[0].size(); ++i) {
+        QCOMPARE(runs[r][i].videos, runs[0][i].videos);
+        QVERIFY(runs[r][i].fast == runs[0][i].fast);
+      }
+    o.seed = 78;
+    VideoLoader other(train_, p, Split::Train, o);
+    QVERIFY(drain(other, 2)[0].fast != runs[0][0].fast);
   }
 
   void recycledBuffersGiveTheSameBatches() {
