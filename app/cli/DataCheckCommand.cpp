@@ -120,7 +120,7 @@ int runCheck(const CheckArgs& a) {
 
 void addDataCheckCommand(CLI::App& app, int& exitCode) {
   auto args = std::make_shared<CheckArgs>();
-  CLI::App* dataCmd = app.add_subcommand("data", "Check a dataset");
+  CLI::App* dataCmd = app.add_subcommand("data", "Check a dataset, or preview what the model sees");
   dataCmd->require_subcommand(1);
   CLI::App* check = dataCmd->add_subcommand("check", "Decode every clip once; list problems and a summary; exit 1 if any fail");
   check->add_option("--cfg", args->cfg, "Config naming the dataset (DATA.PATH_TO_DATA_DIR ...)")->required()->check(CLI::ExistingFile);
@@ -131,6 +131,7 @@ void addDataCheckCommand(CLI::App& app, int& exitCode) {
     args->overrides = overridesOf(check);
     exitCode = runCheck(*args);
   });
+  addDataPreviewCommand(*dataCmd, exitCode);
 }
 
 }  // namespace amp::cli

@@ -2,6 +2,7 @@
 // server that lacks FFmpeg's libraries): every call fails with a message that says so and points
 // at what still works (random clips: bench precision --synthetic, bench step).
 #include "data/FfmpegLog.h"
+#include "data/ImageWriter.h"
 #include "data/VideoDecoder.h"
 #include "data/VideoWriter.h"
 
@@ -46,6 +47,15 @@ bool VideoWriter::write(const std::uint8_t*, std::string* error) {
 bool VideoWriter::close(std::string*) { return true; }
 std::string VideoWriter::codecName() const { return "none"; }
 bool VideoWriter::encode(bool, std::string*) { return false; }
+
+bool encodePng(const std::uint8_t*, int, int, std::string&, std::string* error) {
+  if (error) *error = std::string("PNG") + kNoVideo;
+  return false;
+}
+bool writePng(const std::string& path, const std::uint8_t*, int, int, std::string* error) {
+  if (error) *error = path + kNoVideo;
+  return false;
+}
 
 void installFfmpegLogHook() {}
 const std::string& lastFfmpegError() {

@@ -255,6 +255,8 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
       out.videos.push_back(item.video);
       out.views.push_back(item.view);
+      const CropRect region = c.region.height > 0 ? c.region : CropRect{c.box.y, c.box.x, c.box.size, c.box.size};
+      out.info.push_back({c.frame_indices, c.scaled, region, c.flipped, c.augment_ops, c.erased_boxes});
     }
   }
   return true;

@@ -21,6 +21,16 @@ namespace amp::data {
 /// `size` clips: in training with repeated augmentation (AUG.NUM_SAMPLE x
 /// DATA.TRAIN_CROP_NUM_SPATIAL = `copies`) each video gives `copies` consecutive clips, as
 /// PySlowFast's multiple_samples_collate flattens them; labels, videos and views are per clip.
+/// Where one clip of a batch came from and what its sampling did (the clip preview shows it).
+struct ClipInfo {
+  std::vector<std::int64_t> frame_indices;  ///< source frames of the fast pathway
+  Size decoded;                             ///< frame size the region refers to (after short-side scaling)
+  CropRect region;                          ///< region of the decoded first frame the clip shows
+  bool flipped = false;
+  int augment_ops = 0;   ///< RandAugment operations applied
+  int erased_boxes = 0;  ///< random-erasing boxes
+};
+
 struct Batch {
   int index = 0;  ///< position in the epoch
   int size = 0;   ///< clips: videos x copies
@@ -31,6 +41,7 @@ struct Batch {
   std::vector<int> labels;
   std::vector<int> videos;  ///< index into the list of the clip actually used
   std::vector<int> views;   ///< test view of each clip (0 in train/val)
+  std::vector<ClipInfo> info;  ///< per clip
   int replaced = 0;         ///< clips that failed to decode and were replaced
   double decode_s = 0, resize_s = 0, transform_s = 0;  ///< worker time split (clips are written in place)
 };

@@ -1,5 +1,8 @@
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -81,6 +84,20 @@ class TestCli : public QObject {
     QCOMPARE(check.exitCode, 0);
     QVERIFY2(check.out.contains("total: 48 clips ok, 0 failed"), qPrintable(check.out));
     QVERIFY(check.out.contains("size 84x84"));
+    // data preview: a PNG contact sheet per clip and each clip's sampling (here two test views).
+    auto preview = runCli(QStringList{"data", "preview", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--split", "test",
+                                      "--clip", "2", "--count", "2", "--out", dir.path() + "/preview", "--json"} + dataArgs);
+    QCOMPARE(preview.exitCode, 0);
+    const auto clips = QJsonDocument::fromJson(preview.out.toUtf8()).array();
+    QCOMPARE(clips.size(), 2);
+    QCOMPARE(clips[0].toObject()["position"].toInt(), 2);
+    QCOMPARE(clips[1].toObject()["view"].toInt(), 1);  // test positions are video x views: 3 is video 1's view 1
+    QVERIFY(clips[0].toObject()["frame_indices"].toArray().size() == 8);
+    QVERIFY(QFile::exists(clips[1].toObject()["png"].toString()));
+    auto outside = runCli(QStringList{"data", "preview", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--clip", "999", "--out",
+                                      dir.path() + "/preview"} + dataArgs);
+    QCOMPARE(outside.exitCode, 1);
+    QVERIFY2(outside.err.contains("clip 999 is outside the train epoch's"), qPrintable(outside.err));
     // Damage the dataset: one missing video, one file that is not a video.
     QFile::remove(data + "/videos/train/growing_0001.mp4");
     QFile junk(data + "/videos/val/shrinking_0000.mp4");

@@ -1,0 +1,128 @@
+#include "data/ClipPreview.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "config/Config.h"
+#include "data/KineticsCsv.h"
+#include "data/VideoDecoder.h"
+
+namespace amp::data {
+
+std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width, const ClipParams& p) {
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(frames) * height * width * 3);
+  const std::size_t plane = static_cast<std::size_t>(height) * width;
+  for (int c = 0; c < 3; ++c) {
+    // The model's channel c holds source channel 2 - c when the input channels are reversed.
+    const int src = p.reverse_channels ? 2 - c : c;
+    const float scale = p.std[static_cast<std::size_t>(src)], shift = p.mean[static_cast<std::size_t>(src)];
+    for (int t = 0; t < frames; ++t) {
+      const float* in = clip + (static_cast<std::size_t>(c) * frames + t) * plane;
+      std::uint8_t* o = out.data() + static_cast<std::size_t>(t) * plane * 3 + src;
+      for (std::size_t i = 0; i < plane; ++i) {
+        const float v = std::nearbyint((in[i] * scale + shift) * 255.0f);
+        o[i * 3] = static_cast<std::uint8_t>(std::clamp(v, 0.0f, 255.0f));
+      }
+    }
+  }
+  return out;
+}
+
+bool previewClips(const config::Config& cfg, Split split, int epoch, int first, int count, std::vector<PreviewClip>& out,
+                  std::string* error) {
+  out.clear();
+  KineticsList list;
+  if (!readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), splitName(split), cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
+                        cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, error))
+    return false;
+  const ClipParams params = ClipParams::fromConfig(cfg);
+  LoaderOptions o = LoaderOptions::fromConfig(cfg, split);
+  // One video per batch, built on this thread: the draws depend on the position in the epoch
+  // only, so batch k is the video at position k whatever TRAIN.BATCH_SIZE is.
+  o.batch_size = 1;
+  o.workers = 0;
+  o.drop_last = false;
+  VideoLoader loader(list, params, split, o);
+  const int total = static_cast<int>(loader.samplesPerEpoch());
+  if (first < 0 || first >= total) {
+    if (error)
+      *error = list.csvPath + ": clip " + std::to_string(first) + " is outside the " + splitName(split) + " epoch's " +
+               std::to_string(total) + " clips (0 .. " + std::to_string(total - 1) + ")";
+    return false;
+  }
+  count = std::min(count, total - first);
+  loader.startEpoch(epoch, first);
+  const int crop = params.cropSize(split);
+  for (int k = 0; k < count; ++k) {
+    auto batch = loader.next();
+    if (!batch) {
+      if (error) *error = loader.error().empty() ? "the loader ended early" : loader.error();
+      return false;
+    }
+    const std::size_t fastSize = params.fastSize(split), slowSize = params.slowSize(split);
+    for (int j = 0; j < batch->size; ++j) {
+      PreviewClip p;
+      p.position = first + k;
+      p.copy = j;
+      p.view = batch->views[static_cast<std::size_t>(j)];
+      p.path = list.videos[static_cast<std::size_t>(batch->videos[static_cast<std::size_t>(j)])].path;
+      p.label = batch->labels[static_cast<std::size_t>(j)];
+      p.info = batch->info[static_cast<std::size_t>(j)];
+      p.frames = batch->frames;
+      p.slow_frames = batch->slow_frames;
+      p.crop = crop;
+      p.fast = denormalise(batch->fast.data() + static_cast<std::size_t>(j) * fastSize, p.frames, crop, crop, params);
+      if (slowSize) p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize, p.slow_frames, crop, crop, params);
+      if (j == 0 || !(p.info.decoded == out.back().info.decoded)) {  // the first source frame, at the size the region refers to
+        VideoDecoder decoder(o.decoder);
+        DecodedClip frame;
+        if (!decoder.open(p.path, error) ||
+            !decoder.decode({p.info.frame_indices.front()}, p.info.decoded.height, p.info.decoded.width, frame, error))
+          return false;
+        p.full = std::move(frame.rgb);
+      } else {
+        p.full = out.back().full;
+      }
+      out.push_back(std::move(p));
+    }
+  }
+  return true;
+}
+
+ContactSheet contactSheet(const PreviewClip& c) {
+  constexpr int gap = 4;
+  const int fullW = c.info.decoded.width, fullH = c.info.decoded.height;
+  const int rowW = c.frames * (c.crop + gap) - gap;
+  ContactSheet s;
+  s.width = std::max(fullW, rowW);
+  s.height = fullH + gap + c.crop + (c.slow.empty() ? 0 : gap + c.crop);
+  s.rgb.assign(static_cast<std::size_t>(s.width) * s.height * 3, 32);  // dark grey background
+  auto put = [&](int x, int y, const std::uint8_t* px) {
+    std::copy_n(px, 3, s.rgb.data() + (static_cast<std::size_t>(y) * s.width + x) * 3);
+  };
+  for (int y = 0; y < fullH && !c.full.empty(); ++y)
+    for (int x = 0; x < fullW; ++x) put(x, y, c.full.data() + (static_cast<std::size_t>(y) * fullW + x) * 3);
+  // The region the clip shows, 2 px wide: green, red when the clip is flipped.
+  const std::uint8_t mark[3] = {static_cast<std::uint8_t>(c.info.flipped ? 230 : 40), static_cast<std::uint8_t>(c.info.flipped ? 40 : 220), 40};
+  const auto& r = c.info.region;
+  for (int y = r.y; y < r.y + r.height; ++y)
+    for (int x = r.x; x < r.x + r.width; ++x) {
+      const bool edge = y - r.y < 2 || r.y + r.height - 1 - y < 2 || x - r.x < 2 || r.x + r.width - 1 - x < 2;
+      if (edge && y >= 0 && y < fullH && x >= 0 && x < fullW) put(x, y, mark);
+    }
+  auto row = [&](const std::vector<std::uint8_t>& frames, int n, int top) {
+    const std::size_t frame = static_cast<std::size_t>(c.crop) * c.crop * 3;
+    // Slow frames sit under the fast frames they were taken from.
+    const auto at = n < c.frames ? slowPathwayIndices(c.frames, c.frames / n) : std::vector<std::int64_t>{};
+    for (int t = 0; t < n; ++t) {
+      const int left = static_cast<int>(at.empty() ? t : at[static_cast<std::size_t>(t)]) * (c.crop + gap);
+      for (int y = 0; y < c.crop; ++y)
+        for (int x = 0; x < c.crop; ++x) put(left + x, top + y, frames.data() + t * frame + (static_cast<std::size_t>(y) * c.crop + x) * 3);
+    }
+  };
+  row(c.fast, c.frames, fullH + gap);
+  if (!c.slow.empty()) row(c.slow, c.slow_frames, fullH + gap + c.crop + gap);
+  return s;
+}
+
+}  // namespace amp::data

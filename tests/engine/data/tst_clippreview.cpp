@@ -1,0 +1,161 @@
+// The clip preview shows exactly the clips the loader builds for training at the same seed and
+// position, with their source frames and crop region; its PNG contact sheets are real PNGs.
+#include <QtTest>
+
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <filesystem>
+
+#include "config/ConfigLoader.h"
+#include "data/ClipPreview.h"
+#include "data/DemoDataGenerator.h"
+#include "data/ImageWriter.h"
+#include "util/AtomicFile.h"
+
+using namespace amp;
+
+class TestClipPreview : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  std::string data_;
+
+  config::Config demo(std::vector<std::string> extra = {}) {
+    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "TRAIN.BATCH_SIZE", "4",
+                                   "DATA_LOADER.NUM_WORKERS", "2", "RNG_SEED", "7"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
+    return r.config;
+  }
+
+  // The training loader's clips of `epoch` as the trainer gets them (batches of 4, 2 workers).
+  std::vector<data::Batch> trainingBatches(const config::Config& c, int epoch) {
+    data::KineticsList list;
+    std::string error;
+    if (!data::readKineticsList(data_, "train", " ", data_, 0, list, &error)) qFatal("%s", error.c_str());
+    data::VideoLoader loader(list, data::ClipParams::fromConfig(c), data::Split::Train,
+                             data::LoaderOptions::fromConfig(c, data::Split::Train));
+    loader.startEpoch(epoch);
+    std::vector<data::Batch> out;
+    while (auto b = loader.next()) out.push_back(std::move(*b));
+    return out;
+  }
+
+  void sameAsTheLoader(const config::Config& c) {
+    const auto batches = trainingBatches(c, 1);
+    QVERIFY(batches.size() >= 2);
+    const auto params = data::ClipParams::fromConfig(c);
+    const int copies = params.copiesPerVideo(data::Split::Train);
+    std::vector<data::PreviewClip> preview;
+    std::string error;
+    QVERIFY2(data::previewClips(c, data::Split::Train, 1, 2, 4, preview, &error), error.c_str());  // positions 2 .. 5
+    QCOMPARE(preview.size(), static_cast<std::size_t>(4 * copies));
+    const std::size_t fastSize = params.fastSize(data::Split::Train);
+    for (const auto& p : preview) {
+      // Position p of the epoch is clip (p % 4) x copies + copy of batch p / 4.
+      const auto& b = batches[static_cast<std::size_t>(p.position / 4)];
+      const std::size_t j = static_cast<std::size_t>(p.position % 4 * copies + p.copy);
+      QCOMPARE(p.label, b.labels[j]);
+      QCOMPARE(p.info.frame_indices, b.info[j].frame_indices);
+      QVERIFY(p.info.region == b.info[j].region);
+      QCOMPARE(p.info.flipped, b.info[j].flipped);
+      const auto pixels = data::denormalise(b.fast.data() + j * fastSize, b.frames, b.height, b.width, params);
+      QVERIFY(pixels == p.fast);
+      QCOMPARE(static_cast<int>(p.full.size()), p.info.decoded.height * p.info.decoded.width * 3);
+      QVERIFY(p.info.region.x >= 0 && p.info.region.x + p.info.region.width <= p.info.decoded.width);
+    }
+  }
+
+ private slots:
+  void initTestCase() {
+    data_ = dir_.path().toStdString() + "/data";
+    data::DemoDataOptions o;
+    o.out_dir = data_;
+    o.clips_per_class = 2;  // 16 train clips
+    o.frames = 24;
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+  }
+
+  void previewIsTheLoadersClip() { sameAsTheLoader(demo()); }
+
+  // The MViT recipe's path: relative crops, RandAugment, erasing, two copies per video.
+  void previewIsTheLoadersAugmentedClip() {
+    sameAsTheLoader(demo({"DATA.TRAIN_JITTER_SCALES_RELATIVE", "[0.08, 1.0]", "DATA.TRAIN_JITTER_ASPECT_RELATIVE", "[0.75, 1.3333]",
+                          "AUG.ENABLE", "True", "AUG.NUM_SAMPLE", "2", "AUG.AA_TYPE", "rand-m7-n4-mstd0.5-inc1",
+                          "AUG.RE_PROB", "0.5"}));
+  }
+
+  // Normalisation undone exactly: every byte value of every channel comes back, both channel orders.
+  void denormaliseInvertsTheNormalisation() {
+    for (const bool reverse : {false, true}) {
+      data::ClipParams p;
+      p.mean = {0.45f, 0.40f, 0.35f};
+      p.std = {0.225f, 0.25f, 0.2f};
+      p.reverse_channels = reverse;
+      const int n = 256;  // one frame of 1 x 256 pixels
+      std::vector<float> clip(3 * n);
+      for (int c = 0; c < 3; ++c)
+        for (int x = 0; x < n; ++x) {
+          const int src = reverse ? 2 - c : c;  // as ClipSampler writes the model's channel c
+          const int value = (x + 85 * src) % 256;
+          clip[static_cast<std::size_t>(c * n + x)] =
+              static_cast<float>(value) * (1.0f / (255.0f * p.std[src])) - p.mean[src] / p.std[src];
+        }
+      const auto rgb = data::denormalise(clip.data(), 1, 1, n, p);
+      for (int x = 0; x < n; ++x)
+        for (int ch = 0; ch < 3; ++ch) QCOMPARE(static_cast<int>(rgb[static_cast<std::size_t>(x * 3 + ch)]), (x + 85 * ch) % 256);
+    }
+  }
+
+  void contactSheetLayout() {
+    data::PreviewClip c;
+    c.frames = 4;
+    c.slow_frames = 1;
+    c.crop = 8;
+    c.info.decoded = {10, 12};
+    c.info.region = {1, 2, 8, 8};
+    c.full.assign(10 * 12 * 3, 100);
+    c.fast.assign(4 * 8 * 8 * 3, 0);
+    for (std::size_t i = 0; i < c.fast.size(); ++i) c.fast[i] = static_cast<std::uint8_t>(i % 251);
+    c.slow.assign(8 * 8 * 3, 200);
+    const auto s = data::contactSheet(c);
+    QCOMPARE(s.width, 4 * (8 + 4) - 4);  // four frames with 4 px gaps (wider than the full frame)
+    QCOMPARE(s.height, 10 + 4 + 8 + 4 + 8);
+    auto px = [&](int x, int y) { return s.rgb.data() + (static_cast<std::size_t>(y) * s.width + x) * 3; };
+    QCOMPARE(static_cast<int>(px(2, 1)[1]), 220);  // the region's outline (green: not flipped)
+    QCOMPARE(static_cast<int>(px(5, 5)[0]), 100);  // inside it, the frame
+    // Fast frame 2, pixel (3, 1), lies at x = 2 * 12 + 3, y = 10 + 4 + 1.
+    for (int ch = 0; ch < 3; ++ch)
+      QCOMPARE(px(2 * 12 + 3, 15)[ch], c.fast[static_cast<std::size_t>(2 * 8 * 8 * 3 + (1 * 8 + 3) * 3 + ch)]);
+    QCOMPARE(static_cast<int>(px(0, 10 + 4 + 8 + 4)[0]), 200);  // the slow frame, under fast frame 0
+  }
+
+  void pngFiles() {
+    std::vector<std::uint8_t> rgb(5 * 3 * 3);
+    for (std::size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<std::uint8_t>(i * 7);
+    const std::string path = dir_.path().toStdString() + "/sheet.png";
+    std::string error;
+    QVERIFY2(data::writePng(path, rgb.data(), 5, 3, &error), error.c_str());
+    std::string bytes;
+    QVERIFY(util::readFile(path, bytes));
+    QVERIFY(bytes.size() > 8 && bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+    QVERIFY(bytes.find("IHDR") != std::string::npos && bytes.find("IEND") != std::string::npos);
+    QVERIFY(!data::writePng("/proc/no-such-dir/sheet.png", rgb.data(), 5, 3, &error));
+    QVERIFY2(error.find("/proc/no-such-dir/sheet.png") != std::string::npos, error.c_str());
+    QVERIFY(!data::encodePng(rgb.data(), 0, 3, bytes, &error));
+  }
+
+  void aClipOutsideTheEpochIsNamed() {
+    std::vector<data::PreviewClip> out;
+    std::string error;
+    QVERIFY(!data::previewClips(demo(), data::Split::Train, 0, 16, 1, out, &error));
+    QVERIFY2(error.find("train.csv: clip 16 is outside the train epoch's 16 clips (0 .. 15)") != std::string::npos, error.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestClipPreview)
+#include "tst_clippreview.moc"
