@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #include "CliConfig.h"
@@ -21,7 +22,22 @@ struct BenchArgs {
   int workers = 0;
   int decoderThreads = 1;
   bool noFrameSkip = false;
+  bool augmentRecipe = false;
 };
+
+// The MViTv2-S Kinetics training augmentation (configs/Kinetics/base/KINETICS_MVIT.yaml).
+data::AugmentParams mvitRecipe() {
+  data::AugmentParams a;
+  a.relative_scale = {0.08, 1.0};
+  a.relative_aspect = {0.75, 1.3333};
+  a.enabled = a.rand_augment = a.erase = true;
+  data::parseRandAugment("rand-m7-n4-mstd0.5-inc1", a.policy, nullptr);
+  a.interpolation = data::AugInterpolation::Bicubic;
+  a.erasing.probability = 0.25;
+  a.erasing.mode = data::EraseMode::Pixel;
+  a.num_sample = 2;
+  return a;
+}
 
 struct Measured {
   int workers = 0;
@@ -79,7 +95,13 @@ int runBench(const BenchArgs& a) {
     return 1;
   }
   const data::Split split = a.split == "test" ? data::Split::Test : a.split == "val" ? data::Split::Val : data::Split::Train;
-  const auto params = data::ClipParams::fromConfig(*cfg);
+  data::ClipParams params;
+  try {
+    params = data::ClipParams::fromConfig(*cfg);
+  } catch (const std::invalid_argument& e) {  // e.g. a bad AUG.AA_TYPE, named in the message
+    std::cerr << "bench data: " << e.what() << "\n";
+    return 2;
+  }
   const int batchSize = static_cast<int>(cfg->getInt(split == data::Split::Test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE"));
   int n = a.workers > 0 ? a.workers : static_cast<int>(cfg->getInt("DATA_LOADER.NUM_WORKERS"));
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -116,6 +138,30 @@ int runBench(const BenchArgs& a) {
   if (runs.size() == 2)
     std::cout << std::setprecision(2) << "speed-up with " << runs[1].workers << " workers: "
               << (runs[1].clips / runs[1].wall_s) / (runs[0].clips / runs[0].wall_s) << "x\n";
+  if (a.augmentRecipe) {  // the same loader with no training augmentation and with MViTv2-S's
+    if (split != data::Split::Train) {
+      std::cerr << "bench data: --augment-recipe needs --split train (val and test never augment)\n";
+      return 2;
+    }
+    std::cout << std::setprecision(1) << "training augmentation, " << n << " workers:\n"
+              << std::left << std::setw(46) << "recipe" << std::right << std::setw(9) << "clips/s" << std::setw(10)
+              << "videos/s" << std::setw(20) << "crop+norm+augment%" << "\n";
+    for (bool recipe : {false, true}) {
+      data::ClipParams p = params;
+      p.aug = recipe ? mvitRecipe() : data::AugmentParams{};
+      Measured m;
+      if (!measure(list, p, split, batchSize, a, n, m, &error)) {
+        std::cerr << "bench data: " << error << "\n";
+        return 1;
+      }
+      const double busy = m.decode_s + m.resize_s + m.transform_s;
+      std::cout << std::left << std::setw(46)
+                << (recipe ? "MViTv2-S (relative crop, rand-m7-n4, RE, x2)" : "none (short-side jitter + crop)")
+                << std::right << std::setw(9) << m.clips / m.wall_s << std::setw(10)
+                << m.clips / p.copiesPerVideo(split) / m.wall_s << std::setw(20)
+                << (busy > 0 ? 100.0 * m.transform_s / busy : 0.0) << "\n";
+    }
+  }
   return 0;
 }
 
@@ -130,6 +176,9 @@ void addBenchDataCommand(CLI::App& bench, int& exitCode) {
   data->add_option("--workers", args->workers, "N (default: DATA_LOADER.NUM_WORKERS)");
   data->add_option("--decoder-threads", args->decoderThreads, "Codec threads per decoder")->check(CLI::Range(0, 64));
   data->add_flag("--no-frame-skip", args->noFrameSkip, "Decode every frame, also unwanted non-reference ones");
+  data->add_flag("--augment-recipe", args->augmentRecipe,
+                 "Also compare N workers without training augmentation and with the MViTv2-S recipe (relative crops, "
+                 "RandAugment rand-m7-n4-mstd0.5-inc1, pixel erasing 0.25, AUG.NUM_SAMPLE 2)");
   acceptOverrides(data);
   data->callback([args, data, &exitCode] {
     args->overrides = overridesOf(data);
