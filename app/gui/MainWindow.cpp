@@ -22,6 +22,7 @@
 #include <fstream>
 #include <thread>
 
+#include "ClipPreviewPanel.h"
 #include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
 #include "DashboardPanel.h"
@@ -60,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
       editor_(new widgets::ConfigEditorPanel),
       dashboard_(new widgets::DashboardPanel),
       compare_(new widgets::ComparisonPanel),
+      preview_(new widgets::ClipPreviewPanel),
       runs_(new widgets::RunListPanel),
       keys_(new widgets::SchemaBrowser),
       controller_(new widgets::TrainingController(this)),
@@ -73,6 +75,11 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(editor_, tr("Config"));
   tabs_->addTab(dashboard_, tr("Dashboard"));
   tabs_->addTab(compare_, tr("Compare"));
+  tabs_->addTab(preview_, tr("Clips"));
+  preview_->setConfigSource([this] { return editor_->config(); });
+  connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {  // the first visit shows the first clip
+    if (tabs_->widget(i) == preview_ && preview_->clips().empty() && !preview_->busy()) preview_->showClip();
+  });
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
   auto* runsDock = new QDockWidget(tr("Runs"), this);
@@ -225,6 +232,7 @@ void MainWindow::createMenus() {
   view->addAction(tr("&Config"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] { showTab("config"); });
   view->addAction(tr("&Dashboard"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { showTab("dashboard"); });
   view->addAction(tr("Co&mpare"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { showTab("compare"); });
+  view->addAction(tr("C&lips the model sees"), QKeySequence(Qt::CTRL | Qt::Key_4), this, [this] { showTab("clips"); });
   view->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
@@ -239,7 +247,7 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::showTab(const QString& name) {
-  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : 0;
+  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : name == "clips" ? 3 : 0;
   tabs_->setCurrentIndex(i);
 }
 

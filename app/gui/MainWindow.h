@@ -12,6 +12,7 @@ class QProgressBar;
 class QTabWidget;
 
 namespace amp::widgets {
+class ClipPreviewPanel;
 class ComparisonPanel;
 class ConfigEditorPanel;
 class DashboardPanel;
@@ -37,13 +38,14 @@ class MainWindow : public QMainWindow {
   bool startDemo(const QString& config);
   /// With no runs yet: asks whether to train the demo.
   void offerDemoIfNoRuns(const QString& demoConfig);
-  void showTab(const QString& name);  ///< "config", "dashboard" or "compare"
+  void showTab(const QString& name);  ///< "config", "dashboard", "compare" or "clips"
   void compareRuns(const QStringList& dirs);
   bool followRun(const QString& dir);
 
   widgets::ConfigEditorPanel* editor() const { return editor_; }
   widgets::DashboardPanel* dashboard() const { return dashboard_; }
   widgets::ComparisonPanel* comparison() const { return compare_; }
+  widgets::ClipPreviewPanel* clipPreview() const { return preview_; }
   widgets::RunListPanel* runList() const { return runs_; }
   widgets::TrainingController* controller() const { return controller_; }
   QAction* startAction() const { return start_; }
@@ -65,6 +67,7 @@ class MainWindow : public QMainWindow {
   widgets::ConfigEditorPanel* editor_;
   widgets::DashboardPanel* dashboard_;
   widgets::ComparisonPanel* compare_;
+  widgets::ClipPreviewPanel* preview_;
   widgets::RunListPanel* runs_;
   widgets::SchemaBrowser* keys_;
   widgets::TrainingController* controller_;

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   QCommandLineOption runs("runs", "Folder whose runs are listed (default: ./runs).", "folder", "runs");
   QCommandLineOption follow("follow", "Show this run folder in the dashboard (followed live while it is written).", "run-dir");
   QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
-  QCommandLineOption tab("tab", "Start on this tab: config, dashboard or compare.", "name");
+  QCommandLineOption tab("tab", "Start on this tab: config, dashboard, compare or clips.", "name");
   QCommandLineOption screenshot("screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).", "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");

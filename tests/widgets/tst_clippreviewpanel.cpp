@@ -1,0 +1,104 @@
+// The studio's clip preview: the loader's clip at the chosen position, with its sampling, built
+// off the GUI thread; Next / Previous step through clips; a config with errors or a missing
+// dataset says what is wrong instead of showing a stale picture.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QSpinBox>
+#include <QTemporaryDir>
+
+#include "ClipPreviewPanel.h"
+#include "config/ConfigLoader.h"
+#include "data/DemoDataGenerator.h"
+
+using namespace amp;
+
+class TestClipPreviewPanel : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  std::string data_;
+
+  std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
+    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    if (!r.ok()) return std::nullopt;
+    return r.config;
+  }
+
+ private slots:
+  void initTestCase() {
+    data_ = dir_.path().toStdString() + "/data";
+    data::DemoDataOptions o;
+    o.out_dir = data_;
+    o.clips_per_class = 1;
+    o.frames = 24;
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+  }
+
+  void showsTheLoadersClip() {
+    widgets::ClipPreviewPanel panel;
+    panel.resize(900, 600);
+    std::optional<config::Config> cfg = demo({"AUG.NUM_SAMPLE", "2"});
+    QVERIFY(cfg);
+    panel.setConfigSource([&] { return cfg; });
+    QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
+    panel.clipBox()->setValue(3);
+    panel.epochBox()->setValue(2);
+    panel.showClip();
+    QVERIFY(ready.wait(20000));
+    std::vector<data::PreviewClip> expected;
+    std::string error;
+    QVERIFY2(data::previewClips(*cfg, data::Split::Train, 2, 3, 1, expected, &error), error.c_str());
+    QCOMPARE(panel.clips().size(), size_t(2));  // AUG.NUM_SAMPLE 2: two copies of the video
+    QCOMPARE(panel.sheets().size(), size_t(2));
+    for (size_t i = 0; i < 2; ++i) {
+      QCOMPARE(panel.clips()[i].info.frame_indices, expected[i].info.frame_indices);
+      QVERIFY(panel.clips()[i].fast == expected[i].fast);
+      const auto sheet = data::contactSheet(expected[i]);
+      QCOMPARE(panel.sheets()[i].width(), sheet.width);
+      QCOMPARE(panel.sheets()[i].pixelColor(0, 0), QColor(sheet.rgb[0], sheet.rgb[1], sheet.rgb[2]));
+    }
+    QVERIFY2(panel.status()->text().contains("clip 3 of epoch 2"), qPrintable(panel.status()->text()));
+    const auto labels = panel.findChildren<QLabel*>();
+    const QString frames = QString("frames %1").arg(expected[0].info.frame_indices.front());
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) { return l->text().contains(frames) && l->text().contains("copy 1 of 2"); }));
+
+    panel.nextClip();
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(panel.clipBox()->value(), 4);
+    QCOMPARE(panel.clips().front().position, 4);
+    panel.previousClip();
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(panel.clips().front().position, 3);
+
+    // The test split: video x views, each view named.
+    panel.splitBox()->setCurrentIndex(2);
+    panel.clipBox()->setValue(1);
+    panel.showClip();
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(panel.clips().size(), size_t(1));
+    QCOMPARE(panel.clips().front().view, 1);
+  }
+
+  void problemsAreSaid() {
+    widgets::ClipPreviewPanel panel;
+    std::optional<config::Config> cfg;  // the editor's config has errors
+    panel.setConfigSource([&] { return cfg; });
+    panel.showClip();
+    QVERIFY(panel.status()->text().contains("The config has errors"));
+    cfg = demo({"DATA.PATH_TO_DATA_DIR", dir_.path().toStdString() + "/nowhere"});
+    QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
+    panel.showClip();
+    QVERIFY(ready.wait(20000));
+    QVERIFY(panel.clips().empty());
+    QVERIFY2(panel.status()->text().contains("nowhere/train.csv"), qPrintable(panel.status()->text()));
+  }
+};
+
+QTEST_MAIN(TestClipPreviewPanel)
+#include "tst_clippreviewpanel.moc"

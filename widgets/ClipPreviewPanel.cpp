@@ -1,0 +1,171 @@
+#include "ClipPreviewPanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace amp::widgets {
+namespace {
+
+data::Split splitOf(int index) { return index == 0 ? data::Split::Train : index == 1 ? data::Split::Val : data::Split::Test; }
+
+QString describe(const data::PreviewClip& c, data::Split split, int copies) {
+  QStringList frames;
+  for (const auto f : c.info.frame_indices) frames << QString::number(f);
+  const auto& r = c.info.region;
+  QString text = QString("<b>%1</b> &nbsp; label %2").arg(QString::fromStdString(c.path).toHtmlEscaped()).arg(c.label);
+  if (split == data::Split::Test) text += QString(" &nbsp; view %1").arg(c.view);
+  if (copies > 1) text += QString(" &nbsp; copy %1 of %2").arg(c.copy + 1).arg(copies);
+  text += QString("<br>frames %1").arg(frames.join(' '));
+  text += QString("<br>region %1x%2 at (%3, %4) of the %5x%6 frame%7 &rarr; %8x%8")
+              .arg(r.width).arg(r.height).arg(r.x).arg(r.y).arg(c.info.decoded.width).arg(c.info.decoded.height)
+              .arg(c.info.flipped ? QObject::tr(", flipped (red outline)") : QString())
+              .arg(c.crop);
+  if (c.info.augment_ops) text += QObject::tr(", RandAugment: %1 applied").arg(c.info.augment_ops == 1 ? QObject::tr("1 op") : QObject::tr("%1 ops").arg(c.info.augment_ops));
+  if (c.info.erased_boxes) text += QObject::tr(", random erasing: %1").arg(c.info.erased_boxes == 1 ? QObject::tr("1 box") : QObject::tr("%1 boxes").arg(c.info.erased_boxes));
+  if (!c.slow.empty()) text += QObject::tr("<br>top: first source frame; middle: fast pathway (%1 frames); bottom: slow pathway (%2)")
+                                   .arg(c.frames).arg(c.slow_frames);
+  else text += QObject::tr("<br>top: first source frame; below: the %1 frames the model gets").arg(c.frames);
+  return text;
+}
+
+}  // namespace
+
+ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
+    : QWidget(parent),
+      split_(new QComboBox),
+      epoch_(new QSpinBox),
+      clip_(new QSpinBox),
+      show_(new QPushButton(tr("Show"))),
+      status_(new QLabel),
+      scroll_(new QScrollArea),
+      content_(new QWidget),
+      list_(new QVBoxLayout(content_)) {
+  split_->addItems({tr("train"), tr("val"), tr("test")});
+  split_->setToolTip(tr("train: with the training augmentation; val: one clip per video; test: every view of the multi-view test"));
+  epoch_->setRange(0, 100000);
+  epoch_->setToolTip(tr("The epoch whose shuffle and random draws to use"));
+  clip_->setRange(0, 10000000);
+  clip_->setToolTip(tr("Position in the epoch (training order: shuffled; test: video x views)"));
+  auto* prev = new QPushButton(tr("Previous"));
+  auto* next = new QPushButton(tr("Next"));
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Split")));
+  bar->addWidget(split_);
+  bar->addWidget(new QLabel(tr("Epoch")));
+  bar->addWidget(epoch_);
+  bar->addWidget(new QLabel(tr("Clip")));
+  bar->addWidget(clip_);
+  bar->addWidget(prev);
+  bar->addWidget(next);
+  bar->addWidget(show_);
+  bar->addStretch(1);
+  status_->setWordWrap(true);
+  status_->setText(tr("What the model sees: pick a clip and press Show."));
+  scroll_->setWidgetResizable(true);
+  scroll_->setWidget(content_);
+  list_->addStretch(1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(status_);
+  layout->addWidget(scroll_, 1);
+  connect(show_, &QPushButton::clicked, this, &ClipPreviewPanel::showClip);
+  connect(next, &QPushButton::clicked, this, &ClipPreviewPanel::nextClip);
+  connect(prev, &QPushButton::clicked, this, &ClipPreviewPanel::previousClip);
+}
+
+ClipPreviewPanel::~ClipPreviewPanel() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void ClipPreviewPanel::nextClip() {
+  clip_->setValue(clip_->value() + 1);
+  showClip();
+}
+
+void ClipPreviewPanel::previousClip() {
+  clip_->setValue(std::max(0, clip_->value() - 1));
+  showClip();
+}
+
+void ClipPreviewPanel::showClip() {
+  const auto cfg = source_ ? source_() : std::nullopt;
+  if (!cfg) {
+    status_->setText(tr("The config has errors: fix them in the Config tab to preview its clips."));
+    return;
+  }
+  if (worker_.joinable()) worker_.join();  // at most one preview at a time; each takes well under a second
+  const int generation = ++generation_;
+  pending_ = true;
+  status_->setText(tr("Decoding ..."));
+  const data::Split split = splitOf(split_->currentIndex());
+  const int epoch = epoch_->value(), clip = clip_->value();
+  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation] {
+    std::vector<data::PreviewClip> clips;
+    std::string error;
+    const bool ok = data::previewClips(cfg, split, epoch, clip, 1, clips, &error);
+    QMetaObject::invokeMethod(
+        this, [this, generation, clips = std::move(clips), error = QString::fromStdString(ok ? "" : error)]() mutable {
+          showResult(generation, std::move(clips), error);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip> clips, const QString& error) {
+  if (generation != generation_) return;  // a newer request is on its way
+  pending_ = false;
+  for (auto* w : images_) w->deleteLater();
+  images_.clear();
+  sheets_.clear();
+  clips_ = std::move(clips);
+  if (!error.isEmpty()) {
+    status_->setText(error.toHtmlEscaped());
+    emit previewReady();
+    return;
+  }
+  const data::Split split = splitOf(split_->currentIndex());
+  status_->setText(tr("%1 clip %2 of epoch %3: %4")
+                       .arg(split_->currentText()).arg(clip_->value()).arg(epoch_->value())
+                       .arg(clips_.size() == 1 ? tr("one clip for the model")
+                                               : tr("%1 clips for the model (AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
+                                                    "each augmented on its own)").arg(clips_.size())));
+  int at = 0;
+  for (const auto& c : clips_) {
+    const auto sheet = data::contactSheet(c);
+    QImage image(sheet.rgb.data(), sheet.width, sheet.height, sheet.width * 3, QImage::Format_RGB888);
+    sheets_.push_back(image.copy());  // owns its pixels
+    auto* info = new QLabel(describe(c, split, static_cast<int>(clips_.size())));
+    info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* picture = new QLabel;
+    picture->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    list_->insertWidget(at++, info);
+    list_->insertWidget(at++, picture);
+    images_.push_back(info);
+    images_.push_back(picture);
+  }
+  layoutSheets();
+  emit previewReady();
+}
+
+void ClipPreviewPanel::layoutSheets() {
+  // Each sheet scaled to the visible width (never enlarged past 2x), so a 16-frame strip fits.
+  const int width = std::max(200, scroll_->viewport()->width() - 24);
+  for (std::size_t i = 0; i < sheets_.size(); ++i) {
+    const QImage& s = sheets_[i];
+    const int w = std::min(width, s.width() * 2);
+    images_[2 * i + 1]->setPixmap(QPixmap::fromImage(s.scaledToWidth(w, Qt::SmoothTransformation)));
+  }
+}
+
+void ClipPreviewPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  layoutSheets();
+}
+
+}  // namespace amp::widgets

@@ -1,0 +1,78 @@
+#pragma once
+// "What the model sees": the clips the loader builds at a position of an epoch (split, epoch,
+// clip), after decoding, scaling, cropping, flipping and the training augmentation, with the
+// first source frame and the region the clip shows, for each pathway and each repeated-
+// augmentation copy. Built on a worker thread from the config in the editor, with the loader's
+// own code and draws (data::previewClips), so it is what training uses at that position and a
+// running training is not disturbed.
+#include <QImage>
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "config/Config.h"
+#include "data/ClipPreview.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QScrollArea;
+class QSpinBox;
+class QVBoxLayout;
+
+namespace amp::widgets {
+
+class ClipPreviewPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ClipPreviewPanel(QWidget* parent = nullptr);
+  ~ClipPreviewPanel() override;
+
+  /// Where the config comes from (the editor's current text); nullopt: it has errors.
+  void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
+
+  /// Builds the preview of the chosen split, epoch and clip.
+  void showClip();
+  void nextClip();
+  void previousClip();
+
+  QComboBox* splitBox() const { return split_; }
+  QSpinBox* epochBox() const { return epoch_; }
+  QSpinBox* clipBox() const { return clip_; }
+  QLabel* status() const { return status_; }
+  /// The shown clips (one per repeated-augmentation copy) and their contact sheets.
+  const std::vector<data::PreviewClip>& clips() const { return clips_; }
+  const std::vector<QImage>& sheets() const { return sheets_; }
+  bool busy() const { return worker_.joinable() && pending_; }
+
+ signals:
+  void previewReady();
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void showResult(int generation, std::vector<data::PreviewClip> clips, const QString& error);
+  void layoutSheets();
+
+  std::function<std::optional<config::Config>()> source_;
+  QComboBox* split_;
+  QSpinBox* epoch_;
+  QSpinBox* clip_;
+  QPushButton* show_;
+  QLabel* status_;
+  QScrollArea* scroll_;
+  QWidget* content_;
+  QVBoxLayout* list_;
+  std::vector<data::PreviewClip> clips_;
+  std::vector<QImage> sheets_;
+  std::vector<QLabel*> images_;
+  std::thread worker_;
+  int generation_ = 0;
+  bool pending_ = false;
+};
+
+}  // namespace amp::widgets
