@@ -15,6 +15,7 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode);
 void addBenchDdpCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
+void addMultigridCommand(CLI::App& app, int& exitCode);
 void addTrainCommand(CLI::App& app, int& exitCode);
 void addTestCommand(CLI::App& app, int& exitCode);
 void addPredictCommand(CLI::App& app, int& exitCode);

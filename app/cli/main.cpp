@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   amp::cli::addBenchCommands(app, exitCode);
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addModelCommand(app, exitCode);
+  amp::cli::addMultigridCommand(app, exitCode);
   amp::cli::addTrainCommand(app, exitCode);
   amp::cli::addTestCommand(app, exitCode);
   amp::cli::addPredictCommand(app, exitCode);

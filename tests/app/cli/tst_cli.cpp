@@ -226,6 +226,28 @@ class TestCli : public QObject {
     QVERIFY2(odd.err.contains("MODEL.MODEL_NAME: 'ViT' is not built; available: ResNet, SlowFast, X3D, MViT"), qPrintable(odd.err));
   }
 
+  void multigridSchedule() {
+    const QString cfg = QString(AMPSTUDIO_TEST_DATA_DIR) + "/multigrid/SLOWFAST_8x8_R50_stepwise_multigrid.yaml";
+    auto r = runCli({"multigrid", "schedule", "--cfg", cfg});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("phase stage   epochs  batch /device frames crop rate  relative LR"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("SOLVER.MAX_EPOCH 358 (was 239)"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("theoretical iteration saving: 3.42258x") && r.out.contains("5.75x at equal epochs"), qPrintable(r.out));
+    auto j = runCli({"multigrid", "schedule", "--cfg", cfg, "--json", "MULTIGRID.SHORT_CYCLE", "False"});
+    QCOMPARE(j.exitCode, 0);
+    const auto o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    QCOMPARE(o["phases"].toArray().size(), 13);
+    QCOMPARE(o["solver"].toObject()["MAX_EPOCH"].toInt(), 358);
+    QCOMPARE(o["phases"].toArray()[1].toObject()["end_epoch"].toInt(), 130);  // long cycles alone
+    QVERIFY(o["notes"].toArray()[0].toString().contains("PySlowFast fails"));
+    auto off = runCli({"multigrid", "schedule", "--cfg", config("demo/DEMO_X3D_TINY.yaml")});
+    QCOMPARE(off.exitCode, 0);
+    QVERIFY2(off.out.startsWith("multigrid is off"), qPrintable(off.out));
+    auto bad = runCli({"multigrid", "schedule", "--cfg", cfg, "SOLVER.MAX_EPOCH", "150"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("SOLVER.MAX_EPOCH: 150 is before the last SOLVER.STEPS entry 196"), qPrintable(bad.err));
+  }
+
   void keys() {
     auto r = runCli({"config", "keys", "AMP."});
     QCOMPARE(r.exitCode, 0);
