@@ -6,6 +6,7 @@
 namespace amp::cli {
 
 void addConfigCommands(CLI::App& app, int& exitCode);
+void addAuditCommand(CLI::App& app, int& exitCode);
 void addDataCommands(CLI::App& app, int& exitCode);
 void addDataCheckCommand(CLI::App& app, int& exitCode);
 void addDataPreviewCommand(CLI::App& dataCmd, int& exitCode);

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   amp::cli::addDataCommands(app, exitCode);
   amp::cli::addDataCheckCommand(app, exitCode);
   amp::cli::addBenchCommands(app, exitCode);
+  amp::cli::addAuditCommand(app, exitCode);
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addModelCommand(app, exitCode);
   amp::cli::addMultigridCommand(app, exitCode);
