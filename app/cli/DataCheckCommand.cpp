@@ -10,7 +10,7 @@
 #include "CliConfig.h"
 #include "Commands.h"
 #include "data/KineticsCsv.h"
-#include "data/VideoDecoder.h"
+#include "data/VideoCheck.h"
 
 namespace amp::cli {
 namespace {
@@ -20,13 +20,6 @@ struct CheckArgs {
   std::vector<std::string> overrides;
   std::string split;
   int threads = 0;
-};
-
-struct FileResult {
-  bool ok = false;
-  std::string message;  // problem or warning
-  data::VideoInfo info;
-  std::int64_t frames = 0;
 };
 
 int runCheck(const CheckArgs& a) {
@@ -54,33 +47,10 @@ int runCheck(const CheckArgs& a) {
     if (list.maxLabel >= numClasses)
       std::cerr << list.csvPath << ": labels go up to " << list.maxLabel << " but MODEL.NUM_CLASSES is " << numClasses << "\n",
           ++failed;
-    std::vector<FileResult> results(list.videos.size());
+    std::vector<data::VideoCheck> results(list.videos.size());
     std::atomic<size_t> next{0};
     auto worker = [&] {
-      for (size_t i; (i = next++) < list.videos.size();) {
-        FileResult& r = results[i];
-        data::VideoDecoder d;
-        std::string why;
-        if (!d.open(list.videos[i].path, &why)) {
-          r.message = why;
-          continue;
-        }
-        r.info = d.info();
-        int corrupt = 0;
-        r.frames = d.countFrames(&corrupt, &why);
-        if (r.frames <= 0) {
-          r.message = why;
-          continue;
-        }
-        r.ok = true;
-        if (corrupt > 0)
-          r.message = list.videos[i].path + ": warning: " + std::to_string(corrupt) + " damaged packet(s) skipped; decoded " +
-                      std::to_string(r.frames) + " frames" +
-                      (r.info.header_frames ? " of " + std::to_string(r.info.header_frames) + " claimed" : "");
-        else if (r.info.header_frames && r.info.header_frames != r.frames)
-          r.message = list.videos[i].path + ": warning: the header claims " + std::to_string(r.info.header_frames) +
-                      " frames, " + std::to_string(r.frames) + " decode";
-      }
+      for (size_t i; (i = next++) < list.videos.size();) results[i] = data::checkVideo(list.videos[i].path, /*wholeStream=*/true);
     };
     const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::thread> pool;

@@ -76,6 +76,23 @@ bool RunLock::acquire(const std::string& dir, std::string* error) {
   return true;
 }
 
+std::string RunLock::probe(const std::string& dir) {
+  const std::string path = lockPath(dir);
+  // Read-only and never O_CREAT: a check writes nothing. flock works on a read-only descriptor.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string busy;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK)
+      busy = "OUTPUT_DIR '" + dir + "' is being written by another trainer (" + readHolder(fd) +
+             "); stop that run first, or choose another OUTPUT_DIR";
+  } else {
+    ::flock(fd, LOCK_UN);
+  }
+  ::close(fd);
+  return busy;
+}
+
 void RunLock::release() {
   if (fd_ < 0) return;
   // An empty file says "nobody"; a killed holder leaves its name, but the kernel frees its lock.

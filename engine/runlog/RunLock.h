@@ -22,6 +22,10 @@ class RunLock {
   /// "OUTPUT_DIR 'runs/a' is being written by another trainer (pid 4242 on host gpu1, since
   /// 2026-12-01 08:00:00); stop that run first, or choose another OUTPUT_DIR".
   bool acquire(const std::string& dir, std::string* error);
+  /// Whether another holder has `dir` locked now, without taking the lock or creating anything:
+  /// "" when free (or when there is no lock file yet), else the same message as acquire().
+  /// A lock held through another RunLock of this process counts as held.
+  static std::string probe(const std::string& dir);
   void release();
   bool held() const { return fd_ >= 0; }
 
