@@ -5,6 +5,7 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "PreflightReport.h"
 #include "config/ConfigLoader.h"
 #include "config/ConfigWriter.h"
 #include "config/ValueFormat.h"
@@ -18,6 +19,8 @@ struct ConfigArgs {
   bool changedOnly = false;
   bool pyslowfast = false;
   bool quiet = false;
+  bool preflight = false;
+  bool memoryCheck = true;
   std::string prefix;
 };
 
@@ -48,6 +51,7 @@ int runCheck(const ConfigArgs& a) {
   if (!a.quiet)
     std::cout << a.cfg << ": valid (" << r.config.changedKeys().size() << " keys differ from the defaults, "
               << warnings << " warning" << (warnings == 1 ? "" : "s") << ")\n";
+  if (a.preflight) return reportPreflight(r.config, a.cfg, PreflightFlags{a.memoryCheck});
   return 0;
 }
 
@@ -97,6 +101,9 @@ void addConfigCommands(CLI::App& app, int& exitCode) {
   CLI::App* check = cfg->add_subcommand("check", "Validate a config; errors go to stderr, exit 1 when invalid");
   addCfgOptions(check, *args);
   check->add_flag("-q,--quiet", args->quiet, "Print nothing when valid");
+  check->add_flag("--preflight", args->preflight,
+                  "Also check this machine as train --dry-run does: device, dataset, OUTPUT_DIR and checkpoints, memory of one step");
+  check->add_flag("!--no-memory-check", args->memoryCheck, "With --preflight: skip measuring one training step of the model");
   check->callback([args, check, &exitCode] {
     args->overrides = overridesOf(check);
     exitCode = runCheck(*args);

@@ -14,6 +14,7 @@
 #include "CliConfig.h"
 #include "Commands.h"
 #include "Launcher.h"
+#include "PreflightReport.h"
 #include "dist/DistEnv.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
@@ -36,6 +37,8 @@ struct LaunchFlags {
   std::string init_method = "tcp://localhost:9999";
   std::string source;  ///< what run.json names as the config's origin (default: --cfg)
   int shard_id = -1, num_shards = -1;
+  bool dry_run = false;       ///< train --dry-run: the pre-flight checks only
+  bool memory_check = true;   ///< off with --no-memory-check
 };
 
 // Where this process stands in a multi-process job: started by a launcher, torchrun or Slurm
@@ -95,6 +98,7 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
   addShardOverrides(flags, overrides);
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
+  if (flags.dry_run) return reportPreflight(*cfg, path, PreflightFlags{flags.memory_check});
   std::optional<dist::DistEnv> env;
   std::vector<std::string> extra;
   if (!flags.source.empty()) extra = {"--source", flags.source};
@@ -304,6 +308,10 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
   train->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
   addLaunchFlags(train, *flags);
   train->add_option("--source", flags->source, "What run.json names as the config's origin (default: the --cfg path)");
+  train->add_flag("--dry-run", flags->dry_run,
+                  "Only the pre-flight checks (device, dataset, OUTPUT_DIR and checkpoints, memory of one step): problems as "
+                  "config errors, exit 1 on an error; nothing is written, no run directory made");
+  train->add_flag("!--no-memory-check", flags->memory_check, "With --dry-run: skip measuring one training step of the model");
   acceptOverrides(train);
   train->callback([cfg, flags, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train), *flags); });
 }

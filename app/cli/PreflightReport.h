@@ -1,0 +1,17 @@
+#pragma once
+// The pre-flight report of `train --dry-run` and `config check --preflight`.
+#include <string>
+
+#include "config/Config.h"
+
+namespace amp::cli {
+
+struct PreflightFlags {
+  bool memory = true;  ///< measure one training step (off: --no-memory-check)
+};
+
+/// Runs every pre-flight check of `cfg` (loaded from `path`), prints the problems to stderr
+/// as the config's own and a verdict to stdout. Writes no file. Returns 1 on an error, else 0.
+int reportPreflight(const config::Config& cfg, const std::string& path, const PreflightFlags& flags);
+
+}  // namespace amp::cli

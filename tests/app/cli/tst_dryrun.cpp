@@ -1,0 +1,110 @@
+// ampstudio-cli train --dry-run and config check --preflight: the pre-flight problems as config
+// errors (the same lines from both), exit 1 on an error, 0 when ready, and nothing written.
+#include <QtTest>
+
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "data/DemoDataGenerator.h"
+
+namespace {
+
+struct Result {
+  int exitCode;
+  QString out, err;
+};
+
+Result runCli(const QStringList& args, const QString& workDir) {
+  QProcess p;
+  p.setWorkingDirectory(workDir);
+  p.start(AMPSTUDIO_CLI_PATH, args);
+  p.waitForFinished(240000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QStringList entries(const QString& dir) {
+  QStringList out;
+  for (const QFileInfo& f : QDir(dir).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)) out << f.fileName();
+  return out;
+}
+
+}  // namespace
+
+class TestDryRun : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  QString cfg_, bad_;
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    amp::data::DemoDataOptions o;
+    o.out_dir = dir_.filePath("data").toStdString();
+    o.clips_per_class = 2;
+    amp::data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(amp::data::generateDemoData(o, s, &error), error.c_str());
+    const QString demo = QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml";
+    cfg_ = dir_.filePath("ok.yaml");
+    QFile in(demo);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QByteArray text = in.readAll();
+    text.replace("PATH_TO_DATA_DIR: demo-data", "PATH_TO_DATA_DIR: " + dir_.filePath("data").toUtf8());
+    text.replace("PATH_PREFIX: demo-data", "PATH_PREFIX: " + dir_.filePath("data").toUtf8());
+    text.replace("OUTPUT_DIR: runs/demo-amp", "OUTPUT_DIR: " + dir_.filePath("runs/ok").toUtf8());
+    QFile out(cfg_);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text);
+    out.close();
+    // Every pre-flight problem at once, set in the file so the messages carry its lines.
+    bad_ = dir_.filePath("bad.yaml");
+    QFile bad(bad_);
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("_BASE_: ok.yaml\nNUM_GPUS: 4\nDATA:\n  PATH_TO_DATA_DIR: " + dir_.filePath("nowhere").toUtf8() +
+              "\nTRAIN:\n  CHECKPOINT_FILE_PATH: " + dir_.filePath("missing.pyth").toUtf8() + "\nOUTPUT_DIR: " +
+              dir_.filePath("runs/bad").toUtf8() + "\n");
+  }
+
+  void dryRunReportsEveryProblemAndFails() {
+    const QStringList before = entries(dir_.path());
+    auto r = runCli({"train", "--dry-run", "--cfg", bad_}, dir_.path());
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(bad_ + ":2:11: NUM_GPUS: is 4 but this "), qPrintable(r.err));
+    QVERIFY2(r.err.contains(bad_ + ":4:21: DATA.PATH_TO_DATA_DIR: '" + dir_.filePath("nowhere") + "' does not exist"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(bad_ + ":6:25: TRAIN.CHECKPOINT_FILE_PATH: '"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("pre-flight: 3 errors") && r.out.contains("nothing was written"), qPrintable(r.out));
+    QCOMPARE(entries(dir_.path()), before);  // no run directory, no lock file
+    QVERIFY(!QFileInfo::exists(dir_.filePath("runs")));
+  }
+
+  void configCheckPreflightSaysTheSame() {
+    auto dry = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", bad_}, dir_.path());
+    auto check = runCli({"config", "check", "--preflight", "--no-memory-check", "--cfg", bad_}, dir_.path());
+    QCOMPARE(check.exitCode, 1);
+    QCOMPARE(check.err, dry.err);
+    // Without --preflight, config check judges the config alone: it is valid.
+    auto plain = runCli({"config", "check", "--cfg", bad_}, dir_.path());
+    QCOMPARE(plain.exitCode, 0);
+  }
+
+  void dryRunOfAGoodConfigPassesAndWritesNothing() {
+    const QStringList before = entries(dir_.path());
+    auto r = runCli({"train", "--dry-run", "--cfg", cfg_}, dir_.path());
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
+    QVERIFY2(r.out.contains("ready to train"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("memory: about "), qPrintable(r.out));  // one step of the tiny X3D was measured
+    QCOMPARE(entries(dir_.path()), before);
+    QVERIFY(!QFileInfo::exists(dir_.filePath("runs/ok")));
+  }
+
+  void overridesApply() {
+    auto r = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", cfg_, "OUTPUT_DIR", dir_.filePath("ok.yaml/run")}, dir_.path());
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("OUTPUT_DIR: '" + dir_.filePath("ok.yaml/run") + "' cannot be created"), qPrintable(r.err));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestDryRun)
+#include "tst_dryrun.moc"
