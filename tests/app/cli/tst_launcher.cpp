@@ -144,7 +144,9 @@ class TestLauncher : public QObject {
   // Training, validation and the multi-view test over two processes compute what one process
   // computes: a tiny MViT (no batch norm) at learning rate 0, so both runs keep the same weights.
   // The clips' random crops, scales and flips depend on the clip's place in the epoch, not on
-  // the rank that decodes it, so the per-step losses agree too.
+  // the rank that decodes it, so the per-step losses agree too; that holds for the recipe's
+  // RandAugment, relative crops and random erasing as well. Mixup is off: it pairs the clips of
+  // one rank's batch (as PySlowFast's does under DDP), so it cannot match one process's pairing.
   void evaluationOverTwoProcessesEqualsOne() {
     const QStringList mvit = {"--cfg", QString(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml",
                               "MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "2", "MVIT.NUM_HEADS", "1", "MVIT.DIM_MUL", "[]",
@@ -154,7 +156,7 @@ class TestLauncher : public QObject {
                               "MODEL.NUM_CLASSES", "8", "NUM_GPUS", "0", "TRAIN.BATCH_SIZE", "4", "TEST.BATCH_SIZE", "4",
                               "SOLVER.BASE_LR", "0", "SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.STEPS", "[0]",
                               "SOLVER.LRS", "[1]", "SOLVER.WARMUP_EPOCHS", "0", "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False",
-                              "TRAIN.MIXED_PRECISION", "False", "DATA_LOADER.NUM_WORKERS", "1", "DATA.PATH_TO_DATA_DIR", data_,
+                              "TRAIN.MIXED_PRECISION", "False", "MIXUP.ENABLE", "False", "DATA_LOADER.NUM_WORKERS", "1", "DATA.PATH_TO_DATA_DIR", data_,
                               "DATA.PATH_PREFIX", data_};
     const QString one = dir_.path() + "/eval1", two = dir_.path() + "/eval2";
     auto a = runCli(QStringList{"train"} + mvit + QStringList{"OUTPUT_DIR", one});
