@@ -341,7 +341,36 @@ void MetricChart::refreshEnvelopes() {
 void MetricChart::clearPoints() {
   for (int i = 0; i < graphCount(); ++i) graph(i)->data()->clear();
   for (Store& e : stores_) e = Store{};
+  for (auto& [line, text] : markers_) {
+    removeItem(line);
+    removeItem(text);
+  }
+  markers_.clear();
 }
+
+void MetricChart::addVerticalMarker(double x, const QString& label) {
+  const QColor color = QColor("#7f7f7f");
+  auto* line = new QCPItemStraightLine(this);
+  line->setPen(QPen(color, 0, Qt::DotLine));
+  line->point1->setCoords(x, 0);
+  line->point2->setCoords(x, 1);
+  line->setSelectable(false);
+  auto* text = new QCPItemText(this);
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(x, 0.98);
+  text->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+  text->setRotation(-90);
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.8);
+  text->setFont(small);
+  text->setColor(color);
+  text->setText(label);
+  text->setSelectable(false);
+  markers_.emplace_back(line, text);
+}
+
+QString MetricChart::verticalMarkerLabel(int i) const { return markers_.at(static_cast<std::size_t>(i)).second->text(); }
 
 void MetricChart::removeAllSeries() {
   clearGraphs();

@@ -54,6 +54,11 @@ class MetricChart : public QCustomPlot {
   /// Fits Y to the data inside the current X range.
   void fitY();
 
+  /// A labelled vertical line at x (e.g. a multigrid shape change); cleared by clearPoints().
+  void addVerticalMarker(double x, const QString& label);
+  int verticalMarkerCount() const { return static_cast<int>(markers_.size()); }
+  QString verticalMarkerLabel(int i) const;
+
   /// The tracker: a vertical line at x with every series' value there (nearest point).
   void showTrackerAt(double x);
   void hideTracker();
@@ -114,6 +119,7 @@ class MetricChart : public QCustomPlot {
   QCPTextElement* titleElement_;
   QCPItemText* noteText_;
   QString note_;
+  std::vector<std::pair<QCPItemStraightLine*, QCPItemText*>> markers_;
 };
 
 /// Makes charts act as one view: the tracker shows on all, a zoom or pan of one sets the others'

@@ -5,6 +5,7 @@
 
 #include "config/ValueFormat.h"
 #include "dist/DistEnv.h"
+#include "multigrid/Schedule.h"
 
 namespace amp::config {
 namespace {
@@ -156,8 +157,31 @@ void checkRun(Checker& ck) {
     ck.error("BN.NUM_SYNC_DEVICES", "is " + std::to_string(c.getInt("BN.NUM_SYNC_DEVICES")) + ", which does not divide the " +
                                         std::to_string(perShard) + " processes of a machine (" + procKey +
                                         ") into groups; choose a divisor, or set BN.GLOBAL_SYNC True");
-  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm")
-    ck.warning("BN.NORM_TYPE", "sub_batchnorm is not implemented yet: the model trains with plain batchnorm");
+  const bool longCycle = c.getBool("MULTIGRID.LONG_CYCLE"), shortCycle = c.getBool("MULTIGRID.SHORT_CYCLE");
+  const auto clipsPerDevice = c.getInt("TRAIN.BATCH_SIZE") / perShard * c.getInt("AUG.NUM_SAMPLE") * c.getInt("DATA.TRAIN_CROP_NUM_SPATIAL");
+  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm" && !longCycle && c.getInt("BN.NUM_SPLITS") > 0 &&
+      clipsPerDevice % c.getInt("BN.NUM_SPLITS") != 0)
+    ck.error(ck.blame({"BN.NUM_SPLITS", "TRAIN.BATCH_SIZE"}),
+             "sub_batchnorm splits each device's " + std::to_string(clipsPerDevice) + " clips into BN.NUM_SPLITS " +
+                 std::to_string(c.getInt("BN.NUM_SPLITS")) + " equal groups; choose a divisor");
+  if (longCycle && c.origin("BN.NORM_TYPE") && !c.isDefault("BN.NORM_TYPE"))
+    ck.warning("BN.NORM_TYPE", "is replaced in every long-cycle phase by the batch norm MULTIGRID.BN_BASE_SIZE chooses "
+                               "(as PySlowFast's multigrid does)");
+  if ((longCycle || shortCycle) && c.getString("MODEL.ARCH") == "mvit")
+    ck.error(longCycle ? "MULTIGRID.LONG_CYCLE" : "MULTIGRID.SHORT_CYCLE",
+             "multigrid changes the clip shape during training, but MViT's positional embeddings and pooling are built "
+             "for one shape (PySlowFast has no multigrid MViT either); set it False");
+  if (longCycle || shortCycle) {
+    try {
+      (void)multigrid::buildSchedule(c);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      const auto colon = what.find(':');
+      const std::string key = colon == std::string::npos ? "MULTIGRID.LONG_CYCLE" : what.substr(0, colon);
+      ck.error(c.schema().find(key) ? key : std::string("MULTIGRID.LONG_CYCLE"),
+               colon == std::string::npos ? what : what.substr(colon + 2));
+    }
+  }
   if (gpus > 0 && c.getInt("DIST.CPU_PROCESSES") != 1)
     ck.warning("DIST.CPU_PROCESSES", "is used only when NUM_GPUS is 0; with GPUs there is one process per GPU");
   // Batch norm after the head's global pooling sees one value per channel and clip: training

@@ -1,5 +1,7 @@
 #include "data/ClipSampler.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <chrono>
 
@@ -43,7 +45,7 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
   p.sampling_rate = static_cast<int>(c.getInt("DATA.SAMPLING_RATE"));
   p.target_fps = static_cast<double>(c.getInt("DATA.TARGET_FPS"));
   const auto jitter = c.getIntList("DATA.TRAIN_JITTER_SCALES");
-  p.jitter_min = static_cast<int>(jitter.at(0));
+  p.jitter_min = p.test_jitter_min = static_cast<int>(jitter.at(0));
   p.jitter_max = static_cast<int>(jitter.at(1));
   p.inverse_uniform = c.getBool("DATA.INV_UNIFORM_SAMPLE");
   p.train_crop = static_cast<int>(c.getInt("DATA.TRAIN_CROP_SIZE"));
@@ -63,6 +65,11 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
   if (std::find(multi.begin(), multi.end(), c.getString("MODEL.ARCH")) != multi.end())
     p.slowfast_alpha = static_cast<int>(c.getInt("SLOWFAST.ALPHA"));
   p.aug = AugmentParams::fromConfig(c);
+  // PySlowFast's Kinetics dataset under multigrid: a smaller crop takes a smaller minimum scale
+  // (Python's round, halves to even), and long cycles draw the sampling rate.
+  if (const auto defaultS = c.getInt("MULTIGRID.DEFAULT_S"); defaultS > 0)
+    p.jitter_min = static_cast<int>(std::nearbyint(static_cast<double>(p.test_jitter_min) * p.train_crop / static_cast<double>(defaultS)));
+  p.max_sampling_rate = static_cast<int>(c.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE"));
   return p;
 }
 
@@ -85,14 +92,14 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   const bool test = split == Split::Test;
   const int temporalIdx = test ? view / p.test_crops : -1;
   const int spatialIdx = test ? (p.test_crops > 1 ? view % p.test_crops : 1) : -1;
-  const double clipSize = clipSpanFrames(p.sampling_rate, p.num_frames, p.target_fps, info.fps);
+  const double clipSize = clipSpanFrames(p.samplingRateFor(draws.rate, split), p.num_frames, p.target_fps, info.fps);
   const double start = clipStart(static_cast<double>(videoFrames), clipSize, temporalIdx, p.test_views, p.use_offset,
                                  draws.temporal);
   const auto indices = clipFrameIndices(start, clipSize, p.num_frames, videoFrames);
 
   // Spatial sampling (transform.py): scale the short side, then crop.
   int minScale = p.jitter_min, maxScale = p.jitter_max;
-  if (test) minScale = maxScale = p.test_crops > 1 ? p.test_crop : p.jitter_min;
+  if (test) minScale = maxScale = p.test_crops > 1 ? p.test_crop : p.test_jitter_min;
   const int crop = p.cropSize(split);
   const int shortSide = jitterShortSide(minScale, maxScale, draws.scale, p.inverse_uniform && !test);
   out.scaled = scaleShortSide({info.height, info.width}, shortSide);
@@ -164,7 +171,7 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
     videoFrames = decoder.countFrames(nullptr, error);
     if (videoFrames <= 0) return false;
   }
-  const double clipSize = clipSpanFrames(p.sampling_rate, p.num_frames, p.target_fps, info.fps);
+  const double clipSize = clipSpanFrames(p.samplingRateFor(draws[0].rate, split), p.num_frames, p.target_fps, info.fps);
   const double start = clipStart(static_cast<double>(videoFrames), clipSize, -1, p.test_views, p.use_offset, draws[0].temporal);
   const auto indices = clipFrameIndices(start, clipSize, p.num_frames, videoFrames);
   // PySlowFast's torchvision backend decodes at short side TRAIN_JITTER_SCALES[0]

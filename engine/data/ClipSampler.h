@@ -2,6 +2,7 @@
 // Turns one video into one model input clip exactly as PySlowFast's Kinetics dataset does:
 // temporal sampling, short-side scaling, crop, flip, normalisation, C x T x H x W layout and,
 // for SlowFast, the slow pathway. All randomness arrives as draws, so a seed decides everything.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +29,13 @@ struct ClipParams {
   int num_frames = 8;
   int sampling_rate = 8;
   double target_fps = 30;
+  /// Training and validation short-side range. With MULTIGRID.DEFAULT_S the minimum follows the
+  /// crop: round(TRAIN_JITTER_SCALES[0] x crop / DEFAULT_S), as PySlowFast's Kinetics dataset.
   int jitter_min = 256, jitter_max = 320;
+  int test_jitter_min = 256;  ///< TRAIN_JITTER_SCALES[0] as the test's one short side (unscaled)
+  /// MULTIGRID.LONG_CYCLE_SAMPLING_RATE: training and validation clips draw their sampling rate
+  /// uniformly from [sampling_rate, this] (0 or below sampling_rate: always sampling_rate).
+  int max_sampling_rate = 0;
   bool inverse_uniform = false;
   int train_crop = 224, test_crop = 256;
   bool random_flip = true;
@@ -41,6 +48,13 @@ struct ClipParams {
   AugmentParams aug;       ///< training augmentation (relative crops, RandAugment, erasing, copies)
 
   static ClipParams fromConfig(const config::Config& c);
+  /// The sampling rate of one clip: `draw` (in [0, 1), negative: none) picks it from
+  /// [sampling_rate, max_sampling_rate] in training and validation.
+  int samplingRateFor(double draw, Split s) const {
+    if (s == Split::Test || draw < 0 || max_sampling_rate <= sampling_rate) return sampling_rate;
+    const int span = max_sampling_rate - sampling_rate + 1;
+    return sampling_rate + std::min(span - 1, static_cast<int>(draw * span));
+  }
   /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS.
   int viewsPerTestVideo() const { return test_views * test_crops; }
   int cropSize(Split s) const { return s == Split::Test ? test_crop : train_crop; }
@@ -59,6 +73,7 @@ struct ClipParams {
 /// Uniform draws in [0, 1) for one clip, in PySlowFast's order of use.
 struct ClipDraws {
   double temporal = 0.5, scale = 0.5, crop_y = 0.5, crop_x = 0.5, flip = 0.9;
+  double rate = -1;  ///< the sampling-rate draw (multigrid long cycles); negative: DATA.SAMPLING_RATE
   /// The further draws of the augmented training path (relative crops, RandAugment, erasing);
   /// when null a fixed stream is used.
   DrawSource* more = nullptr;

@@ -33,6 +33,28 @@ VideoLoader::VideoLoader(KineticsList list, ClipParams params, Split split, Load
     : list_(std::move(list)), sampler_(params, options.decoder), split_(split), options_(options) {
   options_.batch_size = std::max(1, options_.batch_size);
   options_.world_size = std::max(1, options_.world_size);
+  for (auto& shape : options_.short_cycle) {
+    shape.batch_size = std::max(1, shape.batch_size);
+    ClipParams p = params;
+    p.train_crop = shape.crop;
+    p.jitter_min = shape.jitter_min;
+    cycleSamplers_.emplace_back(p, options.decoder);
+  }
+}
+
+std::pair<std::size_t, std::size_t> VideoLoader::batchSpan(int k) const {
+  const std::size_t n = items_.size();
+  if (options_.short_cycle.empty()) {
+    const std::size_t b = static_cast<std::size_t>(options_.batch_size), first = static_cast<std::size_t>(k) * b;
+    return {first, first < n ? std::min(b, n - first) : 0};
+  }
+  const auto& cycle = options_.short_cycle;
+  std::size_t perCycle = 0;
+  for (const auto& shape : cycle) perCycle += static_cast<std::size_t>(shape.batch_size);
+  std::size_t first = static_cast<std::size_t>(k) / cycle.size() * perCycle;
+  for (std::size_t j = 0; j < static_cast<std::size_t>(k) % cycle.size(); ++j) first += static_cast<std::size_t>(cycle[j].batch_size);
+  const std::size_t b = static_cast<std::size_t>(cycle[static_cast<std::size_t>(k) % cycle.size()].batch_size);
+  return {first, first < n ? std::min(b, n - first) : 0};
 }
 
 VideoLoader::~VideoLoader() { stop(); }
@@ -40,8 +62,18 @@ VideoLoader::~VideoLoader() { stop(); }
 std::size_t VideoLoader::samplesPerEpoch() const { return epochItems(0).size(); }
 
 std::size_t VideoLoader::batchesPerEpoch() const {
-  const std::size_t n = samplesPerEpoch(), b = static_cast<std::size_t>(options_.batch_size);
-  return options_.drop_last ? n / b : (n + b - 1) / b;
+  const std::size_t n = samplesPerEpoch();
+  if (options_.short_cycle.empty()) {
+    const std::size_t b = static_cast<std::size_t>(options_.batch_size);
+    return options_.drop_last ? n / b : (n + b - 1) / b;
+  }
+  // The batches ShortCycleBatchSampler yields: whole ones, and a last partial one without drop_last.
+  std::size_t batches = 0, used = 0;
+  for (;; ++batches) {
+    const std::size_t b = static_cast<std::size_t>(options_.short_cycle[batches % options_.short_cycle.size()].batch_size);
+    if (used + b > n) return batches + (!options_.drop_last && used < n ? 1 : 0);
+    used += b;
+  }
 }
 
 std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
@@ -160,8 +192,8 @@ void VideoLoader::recycle(Batch&& batch) {
 }
 
 bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
-  const std::size_t first = static_cast<std::size_t>(k) * static_cast<std::size_t>(options_.batch_size);
-  const std::size_t count = std::min(static_cast<std::size_t>(options_.batch_size), items_.size() - first);
+  const auto [first, count] = batchSpan(k);
+  ClipSampler& sampler = cycleSamplers_.empty() ? sampler_ : cycleSamplers_[static_cast<std::size_t>(k) % cycleSamplers_.size()];
   std::vector<float> fastBuffer, slowBuffer;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -176,7 +208,7 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
   out.slow = std::move(slowBuffer);
   out.index = k;
   const int nVideos = static_cast<int>(list_.videos.size());
-  const ClipParams& p = sampler_.params();
+  const ClipParams& p = sampler.params();
   const std::size_t fastSize = p.fastSize(split_), slowSize = p.slowSize(split_);
   const int copies = p.copiesPerVideo(split_);
   out.size = static_cast<int>(count) * copies;
@@ -210,6 +242,7 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       draws.crop_y = d.uniform();
       draws.crop_x = d.uniform();
       draws.flip = d.uniform();
+      if (split_ != Split::Test && p.max_sampling_rate > p.sampling_rate) draws.rate = d.uniform();
       // The augmented path's further draws, one stream per copy; copies after the first also
       // take their own scale, crop and flip draws from it (the temporal draw is the video's).
       std::vector<Draws> more;
@@ -229,7 +262,7 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       }
       std::string reason;
       const VideoEntry& entry = list_.videos[static_cast<std::size_t>(item.video)];
-      if (sampler_.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(), copies, &reason)) break;
+      if (sampler.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(), copies, &reason)) break;
       ++totalFailures_;
       {
         std::lock_guard<std::mutex> lock(mutex_);

@@ -51,8 +51,19 @@ struct DecodeFailure {
   std::string reason;
 };
 
+/// One batch shape of a multigrid short cycle (PySlowFast's ShortCycleBatchSampler).
+struct ShortCycleBatch {
+  int batch_size = 0;  ///< videos of this process's batch
+  int crop = 0;        ///< DATA.TRAIN_CROP_SIZE of these clips
+  int jitter_min = 0;  ///< the training jitter's minimum short side for this crop
+};
+
 struct LoaderOptions {
   int batch_size = 8;
+  /// Training with multigrid short cycles: batch k of every epoch takes shape k % size() (the
+  /// batch sizes differ, so batch k starts where the earlier ones ended); empty: every batch is
+  /// `batch_size` clips at the configured crop.
+  std::vector<ShortCycleBatch> short_cycle;
   int workers = 2;                ///< 0: batches are built on the calling thread
   int prefetch = 2;               ///< batches ready ahead per worker
   bool shuffle = true;
@@ -104,10 +115,13 @@ class VideoLoader {
   };
   void worker();
   bool buildBatch(int batchIndex, Batch& out, std::string* fatal);
+  /// Position in the epoch's items of batch k's first video, and its videos.
+  std::pair<std::size_t, std::size_t> batchSpan(int k) const;
   std::vector<Item> epochItems(int epoch) const;
 
   KineticsList list_;
   ClipSampler sampler_;
+  std::vector<ClipSampler> cycleSamplers_;  ///< one per short-cycle shape
   Split split_;
   LoaderOptions options_;
 

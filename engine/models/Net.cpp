@@ -55,6 +55,29 @@ torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
   // Backward's recomputation of a checkpointed segment (MODEL.ACT_CHECKPOINT): the batch's
   // statistics as in forward, the running statistics left as forward updated them.
   const bool updateRunning = is_training() && !recomputingCheckpoint();
+  if (splits_ > 1 && is_training()) {  // SubBatchNorm3d: the groups side by side as channels
+    const auto n = input.size(0), c = input.size(1);
+    TORCH_CHECK(n % splits_ == 0, "sub batch norm (BN.NUM_SPLITS ", splits_, ") needs a batch divisible by the splits, got ", n,
+                " clips");
+    if (updateRunning) {
+      torch::NoGradGuard noGrad;
+      num_batches_tracked.add_(1);
+    }
+    std::vector<int64_t> grouped = input.sizes().vec(), plain = input.sizes().vec();
+    grouped[0] = n / splits_;
+    grouped[1] = c * splits_;
+    if (splitMean_.device() != running_mean.device()) {  // moved with the module after setSplits
+      splitMean_ = splitMean_.to(running_mean.device());
+      splitVar_ = splitVar_.to(running_mean.device());
+    }
+    auto flatMean = splitMean_.view({-1}), flatVar = splitVar_.view({-1});
+    auto y = torch::nn::functional::batch_norm(
+                 input.reshape(grouped), updateRunning ? flatMean : torch::Tensor(), updateRunning ? flatVar : torch::Tensor(),
+                 torch::nn::functional::BatchNormFuncOptions().training(true).momentum(momentum_).eps(eps_))
+                 .reshape(plain);
+    if (updateRunning) mergeSplits();
+    return y * weight.view({1, c, 1, 1, 1}) + bias.view({1, c, 1, 1, 1});
+  }
   if (!sync_ || !is_training()) {  // torch.nn.BatchNorm3d
     if (updateRunning) {
       torch::NoGradGuard noGrad;
@@ -87,6 +110,37 @@ torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
   const auto scale = weight * torch::rsqrt(var + eps_);
   const auto shift = bias - mean * scale;
   return (x * scale.view({1, c, 1, 1, 1}) + shift.view({1, c, 1, 1, 1})).to(input.scalar_type());
+}
+
+void SyncableBatchNorm3dImpl::setSplits(int64_t splits) {
+  TORCH_CHECK(splits >= 1, "BN.NUM_SPLITS must be at least 1, got ", splits);
+  TORCH_CHECK(splits == 1 || !sync_, "sub batch norm and sync batch norm cannot be combined");
+  splits_ = splits;
+  if (splits == 1) {
+    splitMean_ = splitVar_ = torch::Tensor();
+    return;
+  }
+  torch::NoGradGuard noGrad;
+  splitMean_ = running_mean.detach().repeat({splits, 1}).contiguous();
+  splitVar_ = running_var.detach().repeat({splits, 1}).contiguous();
+}
+
+void SyncableBatchNorm3dImpl::mergeSplits() {
+  if (splits_ <= 1) return;
+  torch::NoGradGuard noGrad;
+  const auto mean = splitMean_.mean(0);
+  running_mean.copy_(mean);
+  running_var.copy_(splitVar_.mean(0) + (splitMean_ - mean).pow(2).mean(0));
+}
+
+int setBatchNormSplits(torch::nn::Module& net, int64_t splits) {
+  int n = 0;
+  for (const auto& m : net.modules(/*include_self=*/false))
+    if (auto* bn = dynamic_cast<SyncableBatchNorm3dImpl*>(m.get())) {
+      bn->setSplits(splits);
+      ++n;
+    }
+  return n;
 }
 
 int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync>& sync) {

@@ -39,6 +39,21 @@ class SyncableBatchNorm3dImpl : public torch::nn::Cloneable<SyncableBatchNorm3dI
   /// Precise BN sets 1 (running statistics = the last batch's) and restores it afterwards.
   void setMomentum(double m) { momentum_ = m; }
   bool synced() const { return sync_ != nullptr; }
+  /// PySlowFast's sub_batchnorm (SubBatchNorm3d, BN.NUM_SPLITS): in training the batch is
+  /// normalised in `splits` groups of clips (clip n in group n % splits), each with its own
+  /// statistics and running statistics, then scaled by the one weight and bias. The registered
+  /// running_mean / running_var always hold the groups' merged statistics (mean of the means;
+  /// mean of the variances plus the variance of the means), which evaluation uses and checkpoints
+  /// keep, so a state dict stays plain batch norm. Setting the splits (1: plain batch norm)
+  /// starts every group's running statistics from the merged ones, as PySlowFast's
+  /// normal_to_sub_bn does on loading.
+  void setSplits(int64_t splits);
+  int64_t splits() const { return splits_; }
+  /// The groups' running statistics, splits x C (only with splits > 1).
+  torch::Tensor& splitMean() { return splitMean_; }
+  torch::Tensor& splitVar() { return splitVar_; }
+  /// running_mean / running_var from the groups' running statistics.
+  void mergeSplits();
 
   torch::Tensor weight, bias, running_mean, running_var, num_batches_tracked;
 
@@ -46,6 +61,8 @@ class SyncableBatchNorm3dImpl : public torch::nn::Cloneable<SyncableBatchNorm3dI
   int64_t channels_;
   double eps_, momentum_;
   std::shared_ptr<BatchNormSync> sync_;
+  int64_t splits_ = 1;
+  torch::Tensor splitMean_, splitVar_;  ///< splits x C, not in the state dict
 };
 TORCH_MODULE(SyncableBatchNorm3d);
 /// The batch norm every model is built with.
@@ -101,6 +118,8 @@ BatchNorm3d batchNorm(int64_t channels);
 /// Gives every batch norm of `net` the statistics sync `sync` (nullptr: plain batch norm again).
 /// Returns how many it reached.
 int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync>& sync);
+/// BN.NUM_SPLITS of every batch norm of `net` (1: plain batch norm); returns how many.
+int setBatchNormSplits(torch::nn::Module& net, int64_t splits);
 /// Conv3d without bias.
 torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, std::vector<int64_t> stride,
                          std::vector<int64_t> padding, int64_t groups = 1, std::vector<int64_t> dilation = {1, 1, 1},

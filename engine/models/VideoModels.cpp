@@ -127,6 +127,8 @@ torch::Tensor finishHead(torch::Tensor x, bool training, const std::string& act)
   return x.view({x.size(0), -1});
 }
 
+bool multigridShapes(const config::Config& c) { return c.getBool("MULTIGRID.SHORT_CYCLE") || c.getBool("MULTIGRID.LONG_CYCLE"); }
+
 // ResNetBasicHead: average pool per pathway, concat, dropout, projection.
 class BasicHeadImpl : public torch::nn::Module {
  public:
@@ -135,7 +137,8 @@ class BasicHeadImpl : public torch::nn::Module {
     projection_ = register_module("projection", torch::nn::Linear(dimIn, classes));
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
-    for (size_t p = 0; p < x.size(); ++p) x[p] = torch::avg_pool3d(x[p], torch::IntArrayRef(pools_[p]), 1);
+    for (size_t p = 0; p < x.size(); ++p)  // no pool sizes: AdaptiveAvgPool3d((1, 1, 1)), as PySlowFast's pool_size None
+      x[p] = pools_.empty() ? torch::adaptive_avg_pool3d(x[p], {1, 1, 1}) : torch::avg_pool3d(x[p], torch::IntArrayRef(pools_[p]), 1);
     auto y = torch::cat(x, 1).permute({0, 2, 3, 4, 1});
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
     return finishHead(run(projection_, y), is_training(), act_);
@@ -163,7 +166,7 @@ class X3DHeadImpl : public torch::nn::Module {
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
     auto y = torch::relu(conv5Bn_(run(conv5_, x[0])));
-    y = torch::avg_pool3d(y, torch::IntArrayRef(pool_), 1);
+    y = pool_.empty() ? torch::adaptive_avg_pool3d(y, {1, 1, 1}) : torch::avg_pool3d(y, torch::IntArrayRef(pool_), 1);
     y = run(lin5_, y);
     if (lin5Bn_) y = lin5Bn_(y);
     y = torch::relu(y).permute({0, 2, 3, 4, 1});
@@ -287,7 +290,10 @@ class ResNetNetImpl : public VideoNetImpl {
     }
     const int64_t frames = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
     std::vector<std::vector<int64_t>> pools;
-    for (size_t p = 0; p < paths; ++p) {
+    // Multigrid trains at several shapes: the head pools globally (PySlowFast does so with short
+    // cycles; with long cycles alone it rebuilds the head per shape, the same average where the
+    // feature map divides evenly).
+    for (size_t p = 0; p < paths && !multigridShapes(c); ++p) {
       const int64_t t = (slowfast_ && p == 0 ? frames / alpha : frames) / pool1_[p][0];
       pools.push_back({t, crop / 32 / pool1_[p][1], crop / 32 / pool1_[p][2]});
     }
@@ -361,7 +367,8 @@ class X3DNetImpl : public VideoNetImpl {
     }
     const int64_t spatial = static_cast<int64_t>(std::ceil(static_cast<double>(c.getInt("DATA.TRAIN_CROP_SIZE")) / 32.0));
     head_ = register_module("head", X3DHead(dimOut, dimInner, c.getInt("X3D.DIM_C5"), c.getInt("MODEL.NUM_CLASSES"),
-                                            std::vector<int64_t>{c.getInt("DATA.NUM_FRAMES"), spatial, spatial},
+                                            multigridShapes(c) ? std::vector<int64_t>{}
+                                                               : std::vector<int64_t>{c.getInt("DATA.NUM_FRAMES"), spatial, spatial},
                                             c.getFloat("MODEL.DROPOUT_RATE"),
                                             c.getString("MODEL.HEAD_ACT"), c.getBool("X3D.BN_LIN5")));
     actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
@@ -385,7 +392,8 @@ class X3DNetImpl : public VideoNetImpl {
 
 }  // namespace
 
-std::shared_ptr<VideoNetImpl> buildVideoNet(const config::Config& c) {
+namespace {
+std::shared_ptr<VideoNetImpl> buildNet(const config::Config& c) {
   const std::string name = c.getString("MODEL.MODEL_NAME");
   const std::string arch = c.getString("MODEL.ARCH");
   if (name == "X3D") {
@@ -404,6 +412,13 @@ std::shared_ptr<VideoNetImpl> buildVideoNet(const config::Config& c) {
     return buildMViT(c);
   }
   unsupported("MODEL.MODEL_NAME", "'" + name + "' is not built; available: ResNet, SlowFast, X3D, MViT");
+}
+}  // namespace
+
+std::shared_ptr<VideoNetImpl> buildVideoNet(const config::Config& c) {
+  auto net = buildNet(c);
+  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm") setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
+  return net;
 }
 
 }  // namespace amp::models

@@ -363,4 +363,35 @@ bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_f
   return period > 0 && (epoch + 1) % period == 0;
 }
 
+config::Config phaseConfig(const config::Config& base, const Schedule& s, const Phase& p, int processes, std::string* note) {
+  config::Config c = base;
+  auto put = [&](const char* key, const config::Value& v) {
+    if (const auto problem = c.set(key, v)) throw std::invalid_argument(std::string(key) + ": " + *problem);
+  };
+  put("MULTIGRID.DEFAULT_B", s.default_b);
+  put("MULTIGRID.DEFAULT_T", s.default_t);
+  put("MULTIGRID.DEFAULT_S", s.default_s);
+  put("SOLVER.STEPS", s.steps);
+  put("SOLVER.LRS", s.lrs);
+  put("SOLVER.MAX_EPOCH", s.max_epoch);
+  if (!s.long_cycle) return c;
+  put("DATA.NUM_FRAMES", p.t);
+  put("DATA.TRAIN_CROP_SIZE", p.s);
+  put("TRAIN.BATCH_SIZE", p.batch_size);
+  put("MULTIGRID.LONG_CYCLE_SAMPLING_RATE", p.long_cycle_sampling_rate);
+  std::string norm = p.bn.norm_type;
+  if (norm == "sync_batchnorm" && p.bn.num_sync_devices > processes) {
+    if (note)
+      *note = "phase " + std::to_string(p.index) + ": " + std::to_string(p.per_device_batch) + " clips per device is below "
+              "MULTIGRID.BN_BASE_SIZE " + std::to_string(base.getInt("MULTIGRID.BN_BASE_SIZE")) + ", which asks for sync_batchnorm over " +
+              std::to_string(p.bn.num_sync_devices) + " devices, but this machine trains with " + std::to_string(processes) +
+              "; it uses plain batchnorm";
+    norm = "batchnorm";
+  }
+  put("BN.NORM_TYPE", norm);
+  put("BN.NUM_SPLITS", norm == "sub_batchnorm" ? p.bn.num_splits : std::int64_t{1});
+  if (norm == "sync_batchnorm") put("BN.NUM_SYNC_DEVICES", p.bn.num_sync_devices);
+  return c;
+}
+
 }  // namespace amp::multigrid

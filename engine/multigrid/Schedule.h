@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-namespace amp::config {
-class Config;
-}
+#include "config/Config.h"
+
 
 namespace amp::multigrid {
 
@@ -101,6 +100,16 @@ std::int64_t iterationsPerEpoch(const Phase& p, std::int64_t samples, bool drop_
 /// and with long cycles MULTIGRID.EVAL_FREQ times per phase counted back from its end; otherwise
 /// every `period` epochs (TRAIN.EVAL_PERIOD or TRAIN.CHECKPOINT_PERIOD).
 bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_freq, std::int64_t period);
+
+/// The config training runs with in phase `p`, as PySlowFast's init_multigrid and
+/// update_long_cycle rewrite it: MULTIGRID.DEFAULT_B/T/S and the rewritten SOLVER.STEPS, LRS and
+/// MAX_EPOCH always; with long cycles also the phase's DATA.NUM_FRAMES, DATA.TRAIN_CROP_SIZE,
+/// TRAIN.BATCH_SIZE, MULTIGRID.LONG_CYCLE_SAMPLING_RATE and batch norm (BN.NORM_TYPE,
+/// BN.NUM_SPLITS, BN.NUM_SYNC_DEVICES). `processes` is this machine's number of training
+/// processes: a sync_batchnorm group larger than it falls back to plain batch norm (PySlowFast
+/// asserts there); the fallback is reported in `note`.
+config::Config phaseConfig(const config::Config& base, const Schedule& s, const Phase& p, int processes,
+                           std::string* note = nullptr);
 
 /// Python's int(round(x)): halves go to the even neighbour.
 std::int64_t pyRound(double x);

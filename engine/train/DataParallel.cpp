@@ -68,6 +68,18 @@ void DataParallel::attach(torch::nn::Module& net, TrainStep& stepper, std::int64
   stepper.setGradientReducer(reducer_.get());
 }
 
+void DataParallel::setBatchNormSync(torch::nn::Module& net, const std::string& normType, int devices) {
+  if (!comm_) return;
+  if (normType != "sync_batchnorm") {
+    models::setBatchNormSync(net, nullptr);
+    return;
+  }
+  std::string error;
+  auto group = dist::syncGroup(env_.rank, env_.world_size, env_.local_world_size, devices, globalSync_, &error);
+  if (group.empty()) throw std::runtime_error("BN.NUM_SYNC_DEVICES: " + error);
+  models::setBatchNormSync(net, std::make_shared<dist::GroupStatsSync>(*comm_, std::move(group)));
+}
+
 torch::Tensor DataParallel::allreduce(std::vector<double> values, bool max, const char* what) {
   auto t = torch::tensor(values, torch::kDouble);
   comm_->allreduce(t, max ? dist::Reduce::Max : dist::Reduce::Sum, what);

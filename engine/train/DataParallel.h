@@ -44,6 +44,9 @@ class DataParallel {
   /// for it, rank 0's parameters and buffers to all, the gradient reducer wired into `step`, and
   /// the check that every rank resumed at `step`.
   void attach(torch::nn::Module& net, TrainStep& stepper, std::int64_t globalStep);
+  /// Multigrid phases: the batch norm of `net` becomes sync_batchnorm over groups of `devices`
+  /// processes, or (any other `normType`) local again. Nothing with one process.
+  void setBatchNormSync(torch::nn::Module& net, const std::string& normType, int devices);
 
   /// The stop and pause requests of all ranks (any rank's request holds for all), once per
   /// iteration, so every rank stops or pauses after the same one.

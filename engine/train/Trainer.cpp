@@ -5,12 +5,14 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <filesystem>
 #include <tuple>
 
 #include "config/ConfigWriter.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
+#include "multigrid/Schedule.h"
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
 #include "system/DeviceInfo.h"
@@ -176,7 +178,16 @@ void Trainer::run() {
   };
 
   try {
-    const config::Config& c = cfg_;
+    // Multigrid (MULTIGRID.LONG_CYCLE / SHORT_CYCLE): the run trains with PySlowFast's rewritten
+    // SOLVER.STEPS / LRS / MAX_EPOCH, and each long-cycle phase at its own shape, batch and
+    // batch norm (phaseConfig). The run directory keeps the config as the user wrote it.
+    std::optional<multigrid::Schedule> mg;
+    if ((cfg_.getBool("MULTIGRID.LONG_CYCLE") || cfg_.getBool("MULTIGRID.SHORT_CYCLE")) && cfg_.getBool("TRAIN.ENABLE") && !synthetic_)
+      mg = multigrid::buildSchedule(cfg_);
+    const int machineProcesses = dist::processesPerShard(cfg_);
+    const multigrid::Phase* firstPhase = mg ? &multigrid::phaseAtEpoch(*mg, 0) : nullptr;
+    const config::Config runCfg = mg ? multigrid::phaseConfig(cfg_, *mg, *firstPhase, machineProcesses) : cfg_;
+    const config::Config& c = runCfg;
     const torch::Device device = trainingDevice(c, dist_.local_rank);
     DataParallel ddp(dist_, c, device);  // joins the other ranks (nothing to join with one process)
     ddp.checkSameConfig(c);
@@ -212,7 +223,7 @@ void Trainer::run() {
     if (writes) {
       const std::string metaError = dir.writeMetadata(meta);
       if (!metaError.empty()) throw std::runtime_error(metaError);
-      config::saveConfigFile(c, dir.configPath());
+      config::saveConfigFile(cfg_, dir.configPath());
       const std::string openError = writer.open(dir.metricsPath());
       if (!openError.empty()) throw std::runtime_error(openError);
     }
@@ -223,13 +234,13 @@ void Trainer::run() {
     // in FP32 on the model as trained (the last checkpoint) unless TEST.CHECKPOINT_FILE_PATH
     // names another. With several ranks each tests its share of the views.
     auto multiViewTest = [&](models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch) {
-      if (const std::string other = c.getString("TEST.CHECKPOINT_FILE_PATH"); !other.empty()) {
-        loadTestWeights(c, other, model);
+      if (const std::string other = cfg_.getString("TEST.CHECKPOINT_FILE_PATH"); !other.empty()) {
+        loadTestWeights(cfg_, other, model);
         weights = other;
       }
       // TEST.NUM_TEMPORAL_CLIPS: one test per number of temporal clips, as test_net.py.
-      for (const int clips : temporalClipCounts(c)) {
-        const config::Config tc = withTemporalClips(c, clips);
+      for (const int clips : temporalClipCounts(cfg_)) {
+        const config::Config tc = withTemporalClips(cfg_, clips);
         const auto params = data::ClipParams::fromConfig(tc);
         event("testing", "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
                              " views per video (" + std::to_string(clips) + " temporal clips x TEST.NUM_SPATIAL_CROPS)",
@@ -287,25 +298,41 @@ void Trainer::run() {
                                  " but MODEL.NUM_CLASSES is " + std::to_string(classes) + " (labels are 0 .. NUM_CLASSES-1)");
       return list;
     };
-    const auto params = data::ClipParams::fromConfig(c);
-    // Random clips (bench overhead) need no dataset: the lists stay empty, an epoch is 1000 steps.
-    data::VideoLoader trainLoader(synthetic_ ? data::KineticsList{} : readList("train"), params, data::Split::Train,
-                                  data::LoaderOptions::fromConfig(c, data::Split::Train, ddp.rank(), ddp.worldSize()));
-    data::VideoLoader valLoader(synthetic_ ? data::KineticsList{} : readList("val"), params, data::Split::Val,
-                                data::LoaderOptions::fromConfig(c, data::Split::Val, ddp.rank(), ddp.worldSize()));
-    // BN.USE_PRECISE_STATS: PySlowFast's separate training loader for precise BN (training
-    // augmentation, its own shuffle: here its own seed).
-    std::unique_ptr<data::VideoLoader> preciseLoader;
-    if (c.getBool("BN.USE_PRECISE_STATS") && !synthetic_) {
-      auto o = data::LoaderOptions::fromConfig(c, data::Split::Train, ddp.rank(), ddp.worldSize());
-      o.seed += 1;
-      preciseLoader = std::make_unique<data::VideoLoader>(readList("train"), params, data::Split::Train, o);
-    }
+    // Loaders, rebuilt for each multigrid phase: random clips (bench overhead) need no dataset,
+    // the lists stay empty and an epoch is 1000 steps.
+    const data::KineticsList trainList = synthetic_ ? data::KineticsList{} : readList("train");
+    const data::KineticsList valList = synthetic_ ? data::KineticsList{} : readList("val");
     const auto accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
-    const auto itersPerEpoch = synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader.batchesPerEpoch()) / accum;
-    if (itersPerEpoch == 0)
-      throw std::runtime_error("TRAIN.BATCH_SIZE: " + std::to_string(c.getInt("TRAIN.BATCH_SIZE")) + " clips x SOLVER.GRAD_ACCUM_STEPS " +
-                               std::to_string(accum) + " is more than the training set holds; no full optimizer step");
+    std::unique_ptr<data::VideoLoader> trainLoader, valLoader, preciseLoader;
+    std::int64_t itersPerEpoch = 0;
+    auto buildLoaders = [&](const config::Config& pc, const multigrid::Phase* phase) {
+      const auto params = data::ClipParams::fromConfig(pc);
+      auto trainOptions = data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp.rank(), ddp.worldSize());
+      if (phase && mg->short_cycle)  // ShortCycleBatchSampler: the batch and crop change every iteration
+        for (std::int64_t k = 0; k < 3; ++k) {
+          const auto sc = multigrid::shortCycleStep(*phase, k);
+          trainOptions.short_cycle.push_back(
+              {static_cast<int>(sc.per_device_batch), static_cast<int>(sc.crop), static_cast<int>(sc.jitter_min_scale)});
+        }
+      trainLoader = std::make_unique<data::VideoLoader>(trainList, params, data::Split::Train, trainOptions);
+      valLoader = std::make_unique<data::VideoLoader>(valList, params, data::Split::Val,
+                                                      data::LoaderOptions::fromConfig(pc, data::Split::Val, ddp.rank(), ddp.worldSize()));
+      // BN.USE_PRECISE_STATS: PySlowFast's separate training loader for precise BN (training
+      // augmentation, its own shuffle: here its own seed; never short cycles).
+      preciseLoader.reset();
+      if (pc.getBool("BN.USE_PRECISE_STATS") && !synthetic_) {
+        auto o = data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp.rank(), ddp.worldSize());
+        o.seed += 1;
+        preciseLoader = std::make_unique<data::VideoLoader>(trainList, params, data::Split::Train, o);
+      }
+      itersPerEpoch = synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader->batchesPerEpoch()) / accum;
+      if (itersPerEpoch == 0)
+        throw std::runtime_error("TRAIN.BATCH_SIZE: " + std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " clips x SOLVER.GRAD_ACCUM_STEPS " +
+                                 std::to_string(accum) + " is more than the training set holds; no full optimizer step" +
+                                 (phase ? " (multigrid phase " + std::to_string(phase->index) + ")" : std::string()));
+    };
+    buildLoaders(c, firstPhase);
+    const multigrid::Phase* loadersPhase = firstPhase;
 
     // Model, optimizer, schedule, precision.
     auto net = models::buildVideoNet(c);
@@ -367,7 +394,63 @@ void Trainer::run() {
       }
       event("initialised", "weights from " + init + (reset ? " (epoch count reset)" : ""), step, startEpoch);
     }
+    // Sub batch norm: every group's running statistics start from the (loaded) merged ones.
+    if (c.getString("BN.NORM_TYPE") == "sub_batchnorm") models::setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
     ddp.attach(*net, stepper, step);  // rank 0's weights to every rank; gradients averaged from here on
+
+    // Multigrid: entering a phase (at the start, on resuming, at each long-cycle boundary) builds
+    // its loaders and batch norm; weights, optimizer state, the loss scaler and the random state
+    // carry over (PySlowFast rebuilds the model and optimizer from the boundary's checkpoint and
+    // starts a new gradient scaler; the head pools globally here, so the model need not change).
+    const multigrid::Phase* phase = nullptr;
+    auto enterPhase = [&](int epoch) {
+      const multigrid::Phase& ph = multigrid::phaseAtEpoch(*mg, epoch);
+      if (phase && phase->index == ph.index) return;
+      std::string note;
+      const config::Config pc = multigrid::phaseConfig(cfg_, *mg, ph, machineProcesses, &note);
+      if (&ph != loadersPhase) {
+        buildLoaders(pc, &ph);
+        loadersPhase = &ph;
+      }
+      const std::string norm = pc.getString("BN.NORM_TYPE");
+      const std::int64_t splits = norm == "sub_batchnorm" ? pc.getInt("BN.NUM_SPLITS") : 1;
+      ddp.setBatchNormSync(*net, "batchnorm", 1);
+      models::setBatchNormSplits(*net, splits);
+      ddp.setBatchNormSync(*net, norm, static_cast<int>(pc.getInt("BN.NUM_SYNC_DEVICES")));
+      phase = &ph;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        progress_.steps_per_epoch = itersPerEpoch;
+      }
+      if (!note.empty()) log("multigrid: " + note);
+      const std::int64_t perProcess = dist::perProcessBatch(pc, false);
+      std::string msg = "multigrid phase " + std::to_string(ph.index + 1) + "/" + std::to_string(mg->phases.size()) + " (epochs " +
+                        std::to_string(ph.start_epoch) + "-" + std::to_string(ph.end_epoch) + "): batch " +
+                        std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " (" + std::to_string(perProcess) + " per process), " +
+                        std::to_string(pc.getInt("DATA.NUM_FRAMES")) + " frames, crop " + std::to_string(pc.getInt("DATA.TRAIN_CROP_SIZE"));
+      const auto maxRate = pc.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE");
+      if (maxRate > pc.getInt("DATA.SAMPLING_RATE"))
+        msg += ", sampling rate " + std::to_string(pc.getInt("DATA.SAMPLING_RATE")) + "-" + std::to_string(maxRate);
+      msg += ", " + norm + (splits > 1 ? " (" + std::to_string(splits) + " splits)" : std::string()) +
+             (norm == "sync_batchnorm" ? " (" + std::to_string(pc.getInt("BN.NUM_SYNC_DEVICES")) + " devices)" : std::string());
+      if (mg->short_cycle) {
+        msg += "; short cycle crop:batch";
+        for (std::int64_t k = 0; k < 3; ++k) {
+          const auto sc = multigrid::shortCycleStep(ph, k);
+          msg += " " + std::to_string(sc.crop) + ":" + std::to_string(sc.per_device_batch);
+        }
+      }
+      msg += "; " + std::to_string(itersPerEpoch) + " iterations per epoch";
+      event("shape_change", msg, step, epoch,
+            {{"phase", ph.index},
+             {"batch_size", static_cast<double>(pc.getInt("TRAIN.BATCH_SIZE"))},
+             {"per_process_batch", static_cast<double>(perProcess)},
+             {"frames", static_cast<double>(pc.getInt("DATA.NUM_FRAMES"))},
+             {"crop", static_cast<double>(pc.getInt("DATA.TRAIN_CROP_SIZE"))},
+             {"max_sampling_rate", static_cast<double>(std::max(maxRate, pc.getInt("DATA.SAMPLING_RATE")))},
+             {"bn_splits", static_cast<double>(splits)},
+             {"iterations_per_epoch", static_cast<double>(itersPerEpoch)}});
+    };
     {
       std::lock_guard<std::mutex> lock(mutex_);
       progress_.max_epoch = maxEpoch;
@@ -381,7 +464,7 @@ void Trainer::run() {
       info.iter_in_epoch = iterInEpoch;
       info.global_step = step;
       info.best_top1_err = bestTop1;
-      info.cfg_yaml = config::toYaml(c);
+      info.cfg_yaml = config::toYaml(cfg_);
       info.layer_decay = layerDecay;
       if (!writes) return;
       const std::string path = saveCheckpoint(runDir_, *net, optimizer.get(), &stepper.scaler(), info);
@@ -391,10 +474,11 @@ void Trainer::run() {
     int skippedInARow = 0;
     LossExplosionGuard explosion(killFactor, static_cast<int>(c.getInt("LOG_PERIOD")));
     for (int epoch = startEpoch; epoch < maxEpoch; ++epoch) {
+      if (mg) enterPhase(epoch);
       net->train();
       explosion.startEpoch();
       const std::int64_t firstIter = epoch == startEpoch ? startIter : 0;
-      if (!synthetic_) trainLoader.startEpoch(epoch, static_cast<int>(firstIter * accum));
+      if (!synthetic_) trainLoader->startEpoch(epoch, static_cast<int>(firstIter * accum));
       double epochLoss = 0, epochTop1 = 0, epochTop5 = 0;
       int epochIters = 0;
       for (std::int64_t it = firstIter; it < itersPerEpoch; ++it) {
@@ -407,7 +491,7 @@ void Trainer::run() {
         }
         if (state_ == TrainerState::Paused) state_ = TrainerState::Running;
         if (control.stop) {
-          trainLoader.stop();
+          trainLoader->stop();
           checkpoint(epoch, it);  // a consistent point to resume from
           finish(TrainerState::Stopped, "");
           return;
@@ -417,16 +501,16 @@ void Trainer::run() {
         for (std::int64_t k = 0; k < accum && synthetic_; ++k) micro.push_back(syntheticBatch);
         for (std::int64_t k = 0; k < accum && !synthetic_; ++k) {
           const auto t0 = Clock::now();
-          auto batch = trainLoader.next();
+          auto batch = trainLoader->next();
           dataWait += since(t0);
-          if (!batch) throw std::runtime_error(trainLoader.error().empty() ? "the training loader ended early" : trainLoader.error());
-          for (const auto& f : trainLoader.takeFailures())
+          if (!batch) throw std::runtime_error(trainLoader->error().empty() ? "the training loader ended early" : trainLoader->error());
+          for (const auto& f : trainLoader->takeFailures())
             event("decode_failure", f.path + ": " + f.reason, step, epoch,
-                  {{"decode_failures_total", static_cast<double>(trainLoader.totalFailures())}});
+                  {{"decode_failures_total", static_cast<double>(trainLoader->totalFailures())}});
           MicroBatch mb;
           mb.inputs = batchTensors(*batch, device, channelsLast);
           mb.labels = torch::tensor(batch->labels, torch::kLong).to(device);
-          trainLoader.recycle(std::move(*batch));
+          trainLoader->recycle(std::move(*batch));
           if (mixup.enabled) {  // train_net.py: mixup_fn(inputs, labels) before the forward
             const auto& x = mb.inputs.front();
             const auto mix = drawMix(mixup, x.size(-2), x.size(-1),
@@ -508,8 +592,11 @@ void Trainer::run() {
       meta.updatedAt = runlog::unixTimeNow();
       if (writes) dir.writeMetadata(meta);
 
-      const bool evalEpoch = !synthetic_ && ((epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch);
-      const bool checkpointEpoch = (epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch;
+      // With long cycles MULTIGRID.EVAL_FREQ times per phase, the last epoch of each among them.
+      const bool evalEpoch = !synthetic_ && (mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"), evalPeriod)
+                                                : (epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch);
+      const bool checkpointEpoch = mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"), checkpointPeriod)
+                                      : (epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch;
       if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopRequested_) {
         // PySlowFast: precise BN statistics before the checkpoint and the evaluation, in FP32.
         const int want = static_cast<int>(
@@ -535,9 +622,9 @@ void Trainer::run() {
       if (evalEpoch) {  // validation, in FP32 as PySlowFast
         torch::NoGradGuard noGrad;
         net->eval();
-        valLoader.startEpoch(epoch);
+        valLoader->startEpoch(epoch);
         double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
-        while (auto vb = valLoader.next()) {
+        while (auto vb = valLoader->next()) {
           if (stopRequested_) break;
           auto inputs = batchTensors(*vb, device, channelsLast);
           auto labels = torch::tensor(vb->labels, torch::kLong).to(device);
@@ -547,10 +634,10 @@ void Trainer::run() {
           correct1 += (100.0 - e1) * labels.size(0) / 100.0;
           correct5 += (100.0 - e5) * labels.size(0) / 100.0;
           n += static_cast<double>(labels.size(0));
-          valLoader.recycle(std::move(*vb));
+          valLoader->recycle(std::move(*vb));
         }
-        valLoader.stop();
-        if (!valLoader.error().empty()) throw std::runtime_error(valLoader.error());
+        valLoader->stop();
+        if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
         // Each rank evaluated its own share: the counts add up to one process's over the whole set.
         std::tie(correct1, correct5, n, lossSum) = ddp.sum(correct1, correct5, n, lossSum);
         if (n > 0 && !stopRequested_) {

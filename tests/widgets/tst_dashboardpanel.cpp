@@ -158,6 +158,28 @@ class TestDashboardPanel : public QObject {
     QVERIFY(!scale->note().isEmpty());
   }
 
+  // A multigrid shape change: a labelled vertical line on every chart at its step; a new run clears them.
+  void shapeChangesAreMarkedOnEveryChart() {
+    widgets::DashboardPanel dashboard;
+    dashboard.beginRun("bf16");
+    std::vector<runlog::MetricEvent> events;
+    for (int s = 1; s <= 8; ++s) events.push_back(trainEvent(s, 1.0));
+    runlog::MetricEvent shape;
+    shape.kind = runlog::kind::kEvent;
+    shape.name = "shape_change";
+    shape.step = 4;
+    shape.message = "multigrid phase 2/3";
+    shape.values = {{"batch_size", 256.0}, {"frames", 16.0}, {"crop", 158.0}};
+    events.push_back(shape);
+    dashboard.appendEvents(events);
+    widgets::MetricChart* loss = dashboard.chart("Loss");
+    QCOMPARE(loss->verticalMarkerCount(), 1);
+    QCOMPARE(loss->verticalMarkerLabel(0), QString("B 256 · T 16 · S 158"));
+    QCOMPARE(dashboard.chart("Loss scale")->verticalMarkerCount(), 1);
+    dashboard.beginRun("fp32");
+    QCOMPARE(loss->verticalMarkerCount(), 0);
+  }
+
   void axisSmoothingAndExport() {
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("synthetic");

@@ -252,7 +252,7 @@ class TestConfigLoader : public QObject {
 
   void warnings() {
     auto r = ConfigLoader().loadText(
-        "BN:\n  MOMENTUM: 0.1\nMIXUP:\n  ENABLE: True\nAUG:\n  ENABLE: True\nSOLVER:\n  BASE_LR: 0.1\n  BASE_LR: 0.2\n",
+        "BN:\n  MOMENTUM: 0.1\nMODEL:\n  FROZEN_BN: True\nCONTRASTIVE:\n  T: 0.1\nSOLVER:\n  BASE_LR: 0.1\n  BASE_LR: 0.2\n",
         "w.yaml", ".");
     QVERIFY2(r.ok(), dump(r.diagnostics).c_str());
     QCOMPARE(r.config.getFloat("SOLVER.BASE_LR"), 0.2);  // the later duplicate wins, as in PyYAML
@@ -264,8 +264,8 @@ class TestConfigLoader : public QObject {
     for (const auto& d : r.diagnostics)
       if (d.message.find("not acted on") != std::string::npos) {
         ++inactive;
-        QVERIFY(d.message.find("MIXUP.ENABLE") != std::string::npos);
-        QVERIFY(d.message.find("AUG.ENABLE") != std::string::npos);
+        QVERIFY(d.message.find("MODEL.FROZEN_BN") != std::string::npos);
+        QVERIFY(d.message.find("CONTRASTIVE.T") != std::string::npos);
       }
     QCOMPARE(inactive, 1);  // one warning listing them all
   }
@@ -281,6 +281,21 @@ class TestConfigLoader : public QObject {
     QVERIFY2(findDiag(nullStr.diagnostics, "OUTPUT_DIR"), dump(nullStr.diagnostics).c_str());
     auto floatForInt = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: 8.0\n", "i.yaml", ".");
     QVERIFY(findDiag(floatForInt.diagnostics, "TRAIN.BATCH_SIZE")->message.find("decimal point") != std::string::npos);
+  }
+
+  // Multigrid and sub batch norm: what PySlowFast would fail on later is an error at load.
+  void multigridAndSubBatchNormRules() {
+    auto mvit = ConfigLoader().loadText("MODEL:\n  ARCH: mvit\n  MODEL_NAME: MViT\nMULTIGRID:\n  SHORT_CYCLE: True\n", "m.yaml", ".");
+    const Diagnostic* d = findDiag(mvit.diagnostics, "MULTIGRID.SHORT_CYCLE");
+    QVERIFY2(d && d->severity == Diagnostic::Severity::Error && d->where.line == 5, dump(mvit.diagnostics).c_str());
+    auto badFactors = ConfigLoader().loadText("MULTIGRID:\n  LONG_CYCLE: True\n  LONG_CYCLE_FACTORS: [[0.5]]\n", "f.yaml", ".");
+    QVERIFY2(findDiag(badFactors.diagnostics, "MULTIGRID.LONG_CYCLE_FACTORS"), dump(badFactors.diagnostics).c_str());
+    auto split = ConfigLoader().loadText("BN:\n  NORM_TYPE: sub_batchnorm\n  NUM_SPLITS: 3\nTRAIN:\n  BATCH_SIZE: 8\nNUM_GPUS: 0\n", "s.yaml", ".");
+    d = findDiag(split.diagnostics, "BN.NUM_SPLITS");
+    QVERIFY2(d && d->message.find("8 clips") != std::string::npos, dump(split.diagnostics).c_str());
+    auto fine = ConfigLoader().loadText("BN:\n  NORM_TYPE: sub_batchnorm\n  NUM_SPLITS: 4\nTRAIN:\n  BATCH_SIZE: 8\nNUM_GPUS: 0\n", "s.yaml", ".");
+    QVERIFY2(fine.ok() && !findDiag(fine.diagnostics, "BN.NORM_TYPE") && !findDiag(fine.diagnostics, "BN.NUM_SPLITS"),
+             dump(fine.diagnostics).c_str());
   }
 
   void pyslowfastQuirksStillLoad() {

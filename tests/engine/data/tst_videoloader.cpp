@@ -82,6 +82,87 @@ class TestVideoLoader : public QObject {
     QVERIFY(loader.error().empty());
   }
 
+  // Multigrid short cycles (ShortCycleBatchSampler): batch k takes shape k % 3, its clips the
+  // epoch's next videos in order, the crop and jitter of that shape; the epoch ends when the
+  // next whole batch no longer fits (drop_last). A resume at batch k starts where it started.
+  void shortCycleBatchesCycleThroughTheShapes() {
+    LoaderOptions o;
+    o.batch_size = 2;
+    o.workers = 2;
+    o.seed = 3;
+    o.short_cycle = {{4, 32, 32}, {2, 48, 48}, {3, 64, 64}};
+    VideoLoader loader(train_, demoParams(), Split::Train, o);
+    QCOMPARE(loader.batchesPerEpoch(), size_t(5));  // 4+2+3+4+2 = 15 of 16; the next (3) does not fit
+    LoaderOptions plain = o;
+    plain.short_cycle.clear();
+    plain.batch_size = 16;
+    VideoLoader whole(train_, demoParams(), Split::Train, plain);
+    const auto all = drain(whole, 0).at(0).videos;  // the epoch's order of videos
+    const auto batches = drain(loader, 0);
+    const std::vector<int> sizes = {4, 2, 3, 4, 2}, crops = {32, 48, 64, 32, 48};
+    QCOMPARE(batches.size(), sizes.size());
+    std::vector<int> order;
+    for (size_t k = 0; k < batches.size(); ++k) {
+      QCOMPARE(batches[k].size, sizes[k]);
+      QCOMPARE(batches[k].height, crops[k]);
+      QCOMPARE(batches[k].fast.size(), size_t(sizes[k]) * 3 * 8 * crops[k] * crops[k]);
+      for (const auto& info : batches[k].info) QVERIFY(std::min(info.decoded.height, info.decoded.width) >= crops[k]);
+      order.insert(order.end(), batches[k].videos.begin(), batches[k].videos.end());
+    }
+    QCOMPARE(order, std::vector<int>(all.begin(), all.begin() + 15));
+    // Resuming at batch 3 gives batches 3 and 4 again.
+    loader.startEpoch(0, 3);
+    auto b3 = loader.next();
+    QVERIFY(b3);
+    QCOMPARE(b3->videos, batches[3].videos);
+    QVERIFY(b3->fast == batches[3].fast);
+    loader.stop();
+    // Without drop_last the last clip makes a sixth, partial batch.
+    LoaderOptions keep = o;
+    keep.drop_last = false;
+    QCOMPARE(VideoLoader(train_, demoParams(), Split::Train, keep).batchesPerEpoch(), size_t(6));  // and the partial one
+  }
+
+  // Multigrid long cycles: every training clip draws its sampling rate from
+  // [DATA.SAMPLING_RATE, MULTIGRID.LONG_CYCLE_SAMPLING_RATE]; the test keeps DATA.SAMPLING_RATE.
+  void longCycleClipsDrawTheirSamplingRate() {
+    ClipParams p = demoParams();
+    p.sampling_rate = 1;
+    p.max_sampling_rate = 2;
+    QCOMPARE(p.samplingRateFor(-1, Split::Train), 1);
+    QCOMPARE(p.samplingRateFor(0.49, Split::Train), 1);
+    QCOMPARE(p.samplingRateFor(0.5, Split::Train), 2);
+    QCOMPARE(p.samplingRateFor(0.999, Split::Train), 2);
+    QCOMPARE(p.samplingRateFor(0.999, Split::Test), 1);
+    LoaderOptions o;
+    o.batch_size = 16;
+    o.workers = 1;
+    VideoLoader loader(train_, p, Split::Train, o);
+    std::set<std::int64_t> spans;
+    for (int epoch = 0; epoch < 2; ++epoch)
+      for (const auto& b : drain(loader, epoch))
+        for (const auto& info : b.info) spans.insert(info.frame_indices.back() - info.frame_indices.front());
+    // 8 frames over 8 source frames (rate 1) or 16 (rate 2) of the 15 fps demo clips.
+    QVERIFY(*spans.begin() <= 7 && *spans.rbegin() >= 14);
+    for (auto span : spans) QVERIFY2((span >= 6 && span <= 7) || (span >= 14 && span <= 15), qPrintable(QString::number(span)));
+  }
+
+  // With MULTIGRID.DEFAULT_S, PySlowFast scales the training jitter's minimum with the crop
+  // (round(min x crop / DEFAULT_S), halves to even); the test's short side stays TRAIN_JITTER_SCALES[0].
+  void multigridScalesTheJitterWithTheCrop() {
+    auto r = amp::config::ConfigLoader().loadText(
+        "DATA:\n  TRAIN_JITTER_SCALES: [256, 320]\n  TRAIN_CROP_SIZE: 158\nMULTIGRID:\n  DEFAULT_S: 224\n  LONG_CYCLE_SAMPLING_RATE: 8\n",
+        "mg.yaml", ".");
+    QVERIFY(r.ok());
+    const ClipParams p = ClipParams::fromConfig(r.config);
+    QCOMPARE(p.jitter_min, 181);  // 256 x 158 / 224 = 180.57
+    QCOMPARE(p.test_jitter_min, 256);
+    QCOMPARE(p.jitter_max, 320);
+    QCOMPARE(p.max_sampling_rate, 8);
+    auto plain = amp::config::ConfigLoader().loadText("DATA:\n  TRAIN_CROP_SIZE: 158\n", "p.yaml", ".");
+    QCOMPARE(ClipParams::fromConfig(plain.config).jitter_min, 256);
+  }
+
   void sameSeedSameBatchesWhateverTheThreads() {
     LoaderOptions o;
     o.batch_size = 4;
