@@ -12,6 +12,7 @@
 #include "ConfigTextEdit.h"
 #include "DiagnosticsView.h"
 #include "PrecisionForm.h"
+#include "PreflightRunner.h"
 #include "config/YamlEdit.h"
 #include "util/AtomicFile.h"
 
@@ -22,7 +23,9 @@ QString countText(int n, const QString& one, const QString& many) {
 }
 
 ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
-    : QWidget(parent), edit_(new ConfigTextEdit), form_(new PrecisionForm), diagnostics_(new DiagnosticsView), summary_(new QLabel) {
+    : QWidget(parent), edit_(new ConfigTextEdit), form_(new PrecisionForm), diagnostics_(new DiagnosticsView), summary_(new QLabel),
+      preflight_(new PreflightRunner(this)) {
+  summary_->setWordWrap(true);
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(edit_);
   auto* bottom = new QWidget;
@@ -31,7 +34,7 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
   bottomLayout->addWidget(summary_);
   bottomLayout->addWidget(diagnostics_);
   split->addWidget(bottom);
-  split->setStretchFactor(0, 4);
+  split->setStretchFactor(0, 3);  // the problem list holds the pre-flight answers too: room for a few lines
   split->setStretchFactor(1, 1);
   auto* scroll = new QScrollArea;
   scroll->setWidget(form_);
@@ -60,7 +63,56 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
     debounce_.start();
   });
   connect(diagnostics_, &DiagnosticsView::locationActivated, edit_, &ConfigTextEdit::goTo);
+  connect(preflight_, &PreflightRunner::resultsChanged, this, [this] {
+    showProblems();
+    emit preflightChanged();
+  });
+  connect(preflight_, &PreflightRunner::started, this, [this] {
+    showProblems();
+    emit preflightChanged();
+  });
   validateNow();
+}
+
+void ConfigEditorPanel::setPreflightEnabled(bool on) {
+  preflightOn_ = on;
+  if (!on) preflight_->clear();
+  validateNow();
+}
+
+int ConfigEditorPanel::preflightErrorCount() const {
+  return preflightOn_ && config_ && !preflight_->pending() ? preflight_->errorCount() : 0;
+}
+
+bool ConfigEditorPanel::preflightPending() const { return preflightOn_ && config_ && preflight_->pending(); }
+
+QString ConfigEditorPanel::startProblem() const {
+  if (!config_) return tr("%1 in the config").arg(countText(errors_, tr("error"), tr("errors")));
+  if (const int n = preflightErrorCount()) return tr("%1 found before start").arg(countText(n, tr("pre-flight error"), tr("pre-flight errors")));
+  return {};
+}
+
+config::Diagnostics ConfigEditorPanel::allDiagnostics() const {
+  config::Diagnostics all = lastDiagnostics_;
+  if (preflightOn_ && config_) all.insert(all.end(), preflight_->diagnostics().begin(), preflight_->diagnostics().end());
+  return all;
+}
+
+bool ConfigEditorPanel::newFromTemplate(const QString& templatePath, QString* error) {
+  QFile f(templatePath);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = tr("Cannot open %1: %2").arg(templatePath, f.errorString());
+    return false;
+  }
+  const QString text = QString::fromUtf8(f.readAll());
+  path_.clear();
+  templateDir_ = QFileInfo(templatePath).absolutePath();
+  savedText_.clear();
+  edit_->setPlainText(text);
+  setDirty(true);
+  emit filePathChanged(path_);
+  validateNow();
+  return true;
 }
 
 std::string ConfigEditorPanel::displayName() const {
@@ -74,11 +126,13 @@ bool ConfigEditorPanel::openFile(const QString& path, QString* error) {
     return false;
   }
   path_ = QFileInfo(path).absoluteFilePath();
+  templateDir_.clear();
   savedText_ = QString::fromUtf8(f.readAll());
   edit_->setPlainText(savedText_);
   setDirty(false);
   emit filePathChanged(path_);
   validateNow();
+  if (preflightOn_) preflight_->recheck();  // the disk may have changed since the last look
   return true;
 }
 
@@ -95,6 +149,7 @@ bool ConfigEditorPanel::save(QString* error) {
   }
   savedText_ = text;
   setDirty(false);
+  if (preflightOn_) preflight_->recheck();
   return true;
 }
 
@@ -158,27 +213,53 @@ void ConfigEditorPanel::setDirty(bool dirty) {
 void ConfigEditorPanel::validateNow() {
   debounce_.stop();
   const std::string name = displayName();
-  const std::string baseDir = path_.isEmpty() ? std::string(".") : QFileInfo(path_).absolutePath().toStdString();
+  const std::string baseDir = !path_.isEmpty()         ? QFileInfo(path_).absolutePath().toStdString()
+                              : !templateDir_.isEmpty() ? templateDir_.toStdString()
+                                                        : std::string(".");
   auto result = config::ConfigLoader().loadText(edit_->toPlainText().toStdString(), name, baseDir);
   lastDiagnostics_ = result.diagnostics;
   errors_ = static_cast<int>(config::countErrors(result.diagnostics));
   warnings_ = static_cast<int>(result.diagnostics.size()) - errors_;
   config_ = result.ok() ? std::optional<config::Config>(std::move(result.config)) : std::nullopt;
 
-  std::vector<TextMarker> markers;
-  for (const auto& d : lastDiagnostics_)
-    if (d.where.file == name && d.where.line > 0)
-      markers.push_back({d.where.line, d.where.column, d.isError(),
-                         QString::fromStdString((d.key.empty() ? "" : d.key + ": ") + d.message)});
-  edit_->setMarkers(std::move(markers));
-  diagnostics_->setDiagnostics(lastDiagnostics_, name);
-  if (errors_ == 0 && warnings_ == 0) summary_->setText(tr("Valid PySlowFast config."));
-  else summary_->setText(countText(errors_, tr("error"), tr("errors")) + ", " + countText(warnings_, tr("warning"), tr("warnings")));
   if (config_) form_->setConfig(*config_);
   form_->setProblem(config_ ? QString()
                             : tr("The YAML has %1 (listed under the text); the form shows the last valid values.")
                                   .arg(countText(errors_, tr("error"), tr("errors"))));
+  if (preflightOn_) {
+    if (config_) preflight_->request(*config_, name);
+    else preflight_->clear();
+  }
+  showProblems();
   emit validated(errors_, warnings_);
+}
+
+void ConfigEditorPanel::showProblems() {
+  const std::string name = displayName();
+  const config::Diagnostics all = allDiagnostics();
+  std::vector<TextMarker> markers;
+  for (const auto& d : all)
+    if (d.where.file == name && d.where.line > 0)
+      markers.push_back({d.where.line, d.where.column, d.isError(),
+                         QString::fromStdString((d.key.empty() ? "" : d.key + ": ") + d.message)});
+  edit_->setMarkers(std::move(markers));
+  diagnostics_->setDiagnostics(lastDiagnostics_, name,
+                               preflightOn_ && config_ ? preflight_->diagnostics() : config::Diagnostics{});
+  QString text;
+  if (errors_ == 0 && warnings_ == 0) text = tr("Valid PySlowFast config.");
+  else text = countText(errors_, tr("error"), tr("errors")) + ", " + countText(warnings_, tr("warning"), tr("warnings"));
+  if (preflightOn_ && config_) {
+    const int pfErrors = preflight_->errorCount();
+    const int pfWarnings = static_cast<int>(preflight_->diagnostics().size()) - pfErrors;
+    if (preflight_->pending()) text += tr(" Checking this machine, the data and the files…");
+    else if (pfErrors || pfWarnings)
+      text += tr(" Before start: %1, %2%3.")
+                  .arg(countText(pfErrors, tr("error"), tr("errors")), countText(pfWarnings, tr("warning"), tr("warnings")),
+                       pfErrors ? tr(" (Start is off)") : QString());
+    else text += tr(" Ready to train on this machine.");
+    if (!preflight_->pending() && !preflight_->complete()) text += tr(" Measuring the memory of one training step…");
+  }
+  summary_->setText(text);
 }
 
 }  // namespace amp::widgets

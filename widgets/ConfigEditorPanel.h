@@ -17,6 +17,7 @@ QString countText(int n, const QString& one, const QString& many);
 class ConfigTextEdit;
 class DiagnosticsView;
 class PrecisionForm;
+class PreflightRunner;
 
 class ConfigEditorPanel : public QWidget {
   Q_OBJECT
@@ -32,6 +33,9 @@ class ConfigEditorPanel : public QWidget {
   void revert();
   /// Starts a new, unsaved config from text.
   void setText(const QString& yaml);
+  /// A new, unsaved config with the text of `templatePath` (its _BASE_ still resolves from the
+  /// template's folder). False with `error` when it cannot be read.
+  bool newFromTemplate(const QString& templatePath, QString* error);
 
   QString text() const;
   QString filePath() const { return path_; }
@@ -49,6 +53,21 @@ class ConfigEditorPanel : public QWidget {
   bool applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits, QString* error = nullptr);
   DiagnosticsView* diagnosticsView() const { return diagnostics_; }
 
+  /// Pre-flight checks of the valid config on this machine (device, dataset, OUTPUT_DIR,
+  /// checkpoints, memory), run off the GUI thread after each change and listed with the config's
+  /// problems. Off by default (the studio turns it on).
+  void setPreflightEnabled(bool on);
+  PreflightRunner* preflight() const { return preflight_; }
+  /// Pre-flight errors of the current config (0 while pending or off).
+  int preflightErrorCount() const;
+  /// The checks of the current config have not finished (Start waits for them).
+  bool preflightPending() const;
+  /// Why Start must stay off: config or pre-flight errors ("" when it may start, or while the
+  /// pre-flight is pending: see preflightPending()).
+  QString startProblem() const;
+  /// Config and pre-flight problems as listed.
+  config::Diagnostics allDiagnostics() const;
+
  public slots:
   /// Validates now instead of after the typing pause.
   void validateNow();
@@ -57,15 +76,21 @@ class ConfigEditorPanel : public QWidget {
   void dirtyChanged(bool dirty);
   void filePathChanged(const QString& path);
   void validated(int errors, int warnings);
+  /// Pre-flight results changed (or a check started).
+  void preflightChanged();
 
  private:
   std::string displayName() const;
   void setDirty(bool dirty);
+  void showProblems();
 
   ConfigTextEdit* edit_;
   PrecisionForm* form_;
   DiagnosticsView* diagnostics_;
   QLabel* summary_;
+  PreflightRunner* preflight_;
+  bool preflightOn_ = false;
+  QString templateDir_;  ///< resolves _BASE_ of an unsaved config made from a template
   QTimer debounce_;
   QString path_;
   QString savedText_;

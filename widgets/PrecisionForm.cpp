@@ -175,6 +175,17 @@ PrecisionForm::PrecisionForm(QWidget* parent)
   layout->addStretch(1);
 }
 
+void PrecisionForm::setMachine(int cudaDevices, const QString& cudaName, int cpuCores) {
+  device_->setItemText(0, cpuCores > 0 ? tr("CPU (%1 cores)").arg(cpuCores) : tr("CPU"));
+  device_->setItemText(1, cudaDevices == 0 ? tr("GPU (none here)")
+                          : cudaDevices == 1 ? tr("GPU (%1)").arg(cudaName)
+                                             : tr("GPU (%1 × %2)").arg(cudaDevices).arg(cudaName));
+  device_->setItemData(1, cudaDevices == 0 ? tr("This LibTorch sees no CUDA device here: a config set to GPU can be edited and "
+                                                "saved for a GPU machine, but Start stays off (pre-flight error on NUM_GPUS).")
+                                           : QString(),
+                       Qt::ToolTipRole);
+}
+
 QWidget* PrecisionForm::addKey(QFormLayout* form, const std::string& key, const QString& label) {
   const config::KeyDef* def = config::KeySchema::builtin()->find(key);
   QWidget* w = nullptr;

@@ -35,6 +35,10 @@ class PrecisionForm : public QWidget {
   /// valid config); empty hides it.
   void setProblem(const QString& text);
   QString problem() const;
+  /// What this machine has, shown with the Device choices ("CPU · 2 cores", "GPU (CUDA) · none
+  /// here"); the choices and what they write stay the same (a config may be meant for a server).
+  void setMachine(int cudaDevices, const QString& cudaName, int cpuCores);
+  QComboBox* deviceBox() const { return device_; }
   QComboBox* precisionBox() const { return precision_; }
   QPushButton* ampLrButton() const { return ampLr_; }
 

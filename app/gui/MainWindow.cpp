@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDirIterator>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -27,6 +28,8 @@
 #include "ConfigEditorPanel.h"
 #include "DashboardPanel.h"
 #include "MetricChart.h"
+#include "PrecisionForm.h"
+#include "PreflightRunner.h"
 #include "RunListPanel.h"
 #include "SchemaBrowser.h"
 #include "TrainingController.h"
@@ -40,10 +43,19 @@ namespace amp::gui {
 namespace {
 constexpr int kMaxRecent = 8;
 
-QString deviceSummary() {
-  const auto d = system::probeDevices();
+QString deviceSummary(const system::DeviceInfo& d) {
   if (!d.cuda_devices.empty()) return QObject::tr("CUDA: %1").arg(QString::fromStdString(d.cuda_devices.front().name));
   return QObject::tr("CPU · %1 cores · %2").arg(d.cpu_cores).arg(QString::fromStdString(d.blas));
+}
+
+// The configs/ folder: beside the working folder (scripts/run.sh), else above the executable
+// (a build folder inside the source tree).
+QString configsFolder() {
+  if (QFileInfo(QStringLiteral("configs/demo")).isDir()) return QDir(QStringLiteral("configs")).absolutePath();
+  QDir dir(QApplication::applicationDirPath());
+  for (int up = 0; up < 4 && dir.cdUp(); ++up)
+    if (QFileInfo(dir.filePath(QStringLiteral("configs/demo"))).isDir()) return dir.filePath(QStringLiteral("configs"));
+  return {};
 }
 
 
@@ -99,21 +111,38 @@ MainWindow::MainWindow(QWidget* parent)
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(progressBar_);
   statusBar()->addPermanentWidget(device_);
-  device_->setText(deviceSummary());
+  {
+    const system::DeviceInfo machine = system::probeDevices();
+    device_->setText(deviceSummary(machine));
+    editor_->form()->setMachine(static_cast<int>(machine.cuda_devices.size()),
+                                machine.cuda_devices.empty() ? QString() : QString::fromStdString(machine.cuda_devices.front().name),
+                                machine.cpu_cores);
+  }
+  editor_->setPreflightEnabled(true);
 
   createActions();
   createMenus();
   connect(editor_, &widgets::ConfigEditorPanel::dirtyChanged, this, &MainWindow::updateTitle);
   connect(editor_, &widgets::ConfigEditorPanel::filePathChanged, this, &MainWindow::updateTitle);
-  connect(editor_, &widgets::ConfigEditorPanel::validated, this, [this](int errors, int warnings) {
-    validity_->setText(errors ? tr("Config: %1").arg(widgets::countText(errors, tr("error"), tr("errors")))
-                       : warnings ? tr("Config valid, %1").arg(widgets::countText(warnings, tr("warning"), tr("warnings")))
-                                  : tr("Config valid"));
+  connect(editor_, &widgets::ConfigEditorPanel::validated, this, [this] {
+    updateValidity();
     updateRunActions();
+  });
+  connect(editor_, &widgets::ConfigEditorPanel::preflightChanged, this, [this] {
+    updateValidity();
+    updateRunActions();
+    if (startQueued_ && !editor_->preflightPending()) {  // the start waited for these results
+      startQueued_ = false;
+      startTraining(queuedQuiet_);
+    }
+  });
+  connect(controller_, &widgets::TrainingController::ended, editor_, [this] {
+    editor_->preflight()->recheck();  // OUTPUT_DIR is free again
   });
   connect(controller_, &widgets::TrainingController::eventsReady, dashboard_, &widgets::DashboardPanel::appendEvents);
   connect(controller_, &widgets::TrainingController::progressChanged, this, &MainWindow::updateProgress);
   connect(controller_, &widgets::TrainingController::stateChanged, this, [this](train::TrainerState s) {
+    editor_->preflight()->setMemoryCheckEnabled(!controller_->isActive());
     if (s == train::TrainerState::Running || s == train::TrainerState::Paused)
       dashboard_->setRunState(widgets::TrainingController::stateName(s));
     updateRunActions();
@@ -131,6 +160,9 @@ MainWindow::MainWindow(QWidget* parent)
   connect(runs_, &widgets::RunListPanel::runActivated, this, [this](const QString& dir) {
     if (QDir(dir) == QDir(controller_->runDir()) && controller_->isActive()) showTab("dashboard");
     else followRun(dir);
+  });
+  connect(runs_, &widgets::RunListPanel::selectionChanged, this, [](const QStringList& dirs) {
+    if (dirs.size() == 1) QSettings().setValue("session/run", QDir(dirs.front()).absolutePath());
   });
   connect(runs_, &widgets::RunListPanel::compareRequested, this, &MainWindow::compareRuns);
   connect(runs_, &widgets::RunListPanel::selectionChanged, this, [this](const QStringList& dirs) {
@@ -183,6 +215,8 @@ void MainWindow::createActions() {
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  newMenu_ = file->addMenu(tr("&New from Template"));
+  updateNewMenu();
   file->addAction(tr("&Open Config…"), QKeySequence::Open, this, [this] {
     if (!maybeSave()) return;
     const QString path = QFileDialog::getOpenFileName(this, tr("Open config"), QFileInfo(editor_->filePath()).absolutePath(),
@@ -264,6 +298,7 @@ bool MainWindow::followRun(const QString& dir) {
     QMessageBox::warning(this, tr("Cannot open run"), error);
     return false;
   }
+  QSettings().setValue("session/run", QDir(dir).absolutePath());
   showTab("dashboard");
   return true;
 }
@@ -273,20 +308,38 @@ bool MainWindow::startTraining(bool quiet) {
   QString why;
   if (controller_->isActive()) why = tr("A run is active: stop it first.");
   else if (!cfg) why = tr("The config has errors: fix them first (they are listed under the text).");
+  else if (editor_->preflightPending()) {
+    // The checks run on a worker thread; the start follows their result (preflightChanged).
+    startQueued_ = true;
+    queuedQuiet_ = quiet;
+    statusBar()->showMessage(tr("Checking the device, the data and the files before starting…"), 5000);
+    return true;
+  } else if (const int n = editor_->preflightErrorCount()) {
+    QStringList lines;
+    for (const auto& d : editor_->preflight()->diagnostics())
+      if (d.isError()) lines << QString::fromStdString(d.key + ": " + d.message).toHtmlEscaped();
+    why = tr("<p>The checks before start found %1 (listed under the config):</p><ul><li>%2</li></ul>")
+              .arg(widgets::countText(n, tr("error"), tr("errors")), lines.join("</li><li>"));
+    showTab("config");
+  }
   if (!why.isEmpty()) {
     if (!quiet) QMessageBox::information(this, tr("Cannot start"), why);
     return false;
   }
-  const QString name = QFileInfo(QString::fromStdString(cfg->getString("OUTPUT_DIR"))).fileName();
+  return beginTraining(*cfg, quiet);
+}
+
+bool MainWindow::beginTraining(const config::Config& cfg, bool quiet) {
+  const QString name = QFileInfo(QString::fromStdString(cfg.getString("OUTPUT_DIR"))).fileName();
   dashboard_->beginRun(name);
   QString error;
-  if (!controller_->start(*cfg, editor_->filePath(), &error)) {
+  if (!controller_->start(cfg, editor_->filePath(), &error)) {
     dashboard_->setRunState(tr("Failed"), error);
     if (!quiet) QMessageBox::warning(this, tr("Cannot start"), error);
     return false;
   }
-  if (controller_->outputDirUsed() != QString::fromStdString(cfg->getString("OUTPUT_DIR")))
-    statusBar()->showMessage(tr("%1 holds a finished run: this one goes to %2").arg(QString::fromStdString(cfg->getString("OUTPUT_DIR")),
+  if (controller_->outputDirUsed() != QString::fromStdString(cfg.getString("OUTPUT_DIR")))
+    statusBar()->showMessage(tr("%1 holds a finished run: this one goes to %2").arg(QString::fromStdString(cfg.getString("OUTPUT_DIR")),
                                                                                       controller_->outputDirUsed()),
                              10000);
   dashboard_->beginRun(QFileInfo(controller_->runDir()).fileName());
@@ -337,6 +390,7 @@ bool MainWindow::startDemo(const QString& configPath) {
       return false;
     }
     statusBar()->showMessage(tr("Wrote %1 train, %2 val, %3 test clips to %4").arg(summary.train).arg(summary.val).arg(summary.test).arg(dataDir), 10000);
+    editor_->preflight()->recheck();  // the dataset is there now
   }
   return startTraining();
 }
@@ -358,17 +412,85 @@ bool MainWindow::openConfig(const QString& path) {
     return false;
   }
   rememberRecent(editor_->filePath());
+  QSettings().setValue("session/config", editor_->filePath());
   return true;
+}
+
+void MainWindow::restoreSession() {
+  QSettings settings;
+  const QString config = settings.value("session/config").toString();
+  if (!config.isEmpty() && QFileInfo(config).isFile()) openConfig(config);
+  const QString run = settings.value("session/run").toString();
+  if (!run.isEmpty() && runlog::RunDirectory(run.toStdString()).exists()) {
+    if (runs_->runsFolder().isEmpty() || !run.startsWith(QDir(runs_->runsFolder()).absolutePath() + "/")) runs_->addRunDirectory(run);
+    runs_->selectRuns({run});
+    QString error;
+    dashboard_->openRunDirectory(run, &error);  // shown on the Dashboard tab; the config stays in front
+  }
+}
+
+QStringList MainWindow::templateConfigs() {
+  const QString root = configsFolder();
+  if (root.isEmpty()) return {};
+  QStringList out;
+  const QString demo = QDir(root).filePath(QStringLiteral("demo/DEMO_X3D_TINY.yaml"));
+  if (QFileInfo(demo).isFile()) out << demo;
+  QDirIterator it(root, {QStringLiteral("*.yaml")}, QDir::Files, QDirIterator::Subdirectories);
+  QStringList rest;
+  while (it.hasNext()) {
+    const QString path = it.next();
+    if (path != demo && !QDir(root).relativeFilePath(path).contains(QStringLiteral("base/"))) rest << path;
+  }
+  rest.sort();
+  return out + rest;
+}
+
+void MainWindow::updateNewMenu() {
+  newMenu_->clear();
+  const QString root = configsFolder();
+  const QStringList templates = templateConfigs();
+  for (int i = 0; i < templates.size(); ++i) {
+    const QString path = templates[i];
+    const QString rel = QDir(root).relativeFilePath(path);
+    QAction* a = newMenu_->addAction(i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("Demo: tiny X3D on generated clips (%1)").arg(rel) : rel,
+                                     this, [this, path] {
+                                       if (!maybeSave()) return;
+                                       QString error;
+                                       if (!editor_->newFromTemplate(path, &error)) QMessageBox::warning(this, tr("New config"), error);
+                                       else showTab("config");
+                                     });
+    a->setToolTip(path);
+    if (i == 0) newMenu_->addSeparator();
+  }
+  newMenu_->setEnabled(!templates.isEmpty());
 }
 
 void MainWindow::setRunsFolder(const QString& folder) { runs_->setRunsFolder(folder); }
 
+void MainWindow::updateValidity() {
+  const int errors = editor_->errorCount(), warnings = editor_->warningCount();
+  QString text = errors ? tr("Config: %1").arg(widgets::countText(errors, tr("error"), tr("errors")))
+                 : warnings ? tr("Config valid, %1").arg(widgets::countText(warnings, tr("warning"), tr("warnings")))
+                            : tr("Config valid");
+  if (!errors) {
+    const int pfErrors = editor_->preflightErrorCount();
+    const int pfWarnings = static_cast<int>(editor_->preflight()->diagnostics().size()) - pfErrors;
+    if (editor_->preflightPending()) text += tr(" · checking before start…");
+    else if (pfErrors || pfWarnings)
+      text += tr(" · before start: %1, %2").arg(widgets::countText(pfErrors, tr("error"), tr("errors")),
+                                                widgets::countText(pfWarnings, tr("warning"), tr("warnings")));
+    else text += tr(" · ready to train here");
+  }
+  validity_->setText(text);
+}
+
 void MainWindow::updateRunActions() {
   const bool active = controller_->isActive();
-  const bool valid = editor_->config().has_value();
-  start_->setEnabled(!active && valid);
-  const QString reason = active ? tr("A run is training.") : !valid ? tr("Start is off: %1 in the config.").arg(widgets::countText(editor_->errorCount(), tr("error"), tr("errors"))) : QString();
-  start_->setToolTip(reason.isEmpty() ? tr("Train this config (F5)") : reason);
+  const QString problem = editor_->startProblem();
+  start_->setEnabled(!active && problem.isEmpty());
+  const QString reason = active ? tr("A run is training.") : !problem.isEmpty() ? tr("Start is off: %1.").arg(problem)
+                         : editor_->preflightPending() ? tr("Checking before start…") : QString();
+  start_->setToolTip(reason.isEmpty() || editor_->preflightPending() ? tr("Train this config (F5)") : reason);
   startReason_->setText(reason);
   pause_->setEnabled(active);
   stop_->setEnabled(active);
@@ -408,6 +530,7 @@ bool MainWindow::saveAs() {
     return false;
   }
   rememberRecent(editor_->filePath());
+  QSettings().setValue("session/config", editor_->filePath());
   return true;
 }
 

@@ -31,8 +31,15 @@ class MainWindow : public QMainWindow {
   bool openConfig(const QString& path);
   void setRunsFolder(const QString& folder);
   /// Starts training the config in the editor. False (with a message box unless `quiet`) when
-  /// the config has errors or a run is active.
+  /// the config has errors, the pre-flight checks found an error, or a run is active. While the
+  /// pre-flight checks of the config are still running, the start waits for them (true: queued).
   bool startTraining(bool quiet = false);
+  /// Whether a start waits for the pre-flight checks.
+  bool startQueued() const { return startQueued_; }
+  /// Opens the last config and shows the last selected run (QSettings), where they still exist.
+  void restoreSession();
+  /// The configs offered by File > New: the demo first, then configs/ (without base/).
+  static QStringList templateConfigs();
   /// The demo: writes the demo dataset if it is missing (with progress), opens `config` and
   /// starts it.
   bool startDemo(const QString& config);
@@ -58,11 +65,14 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void updateTitle();
   void updateRunActions();
+  void updateValidity();
   void updateProgress();
   void updateRecentMenu();
   void rememberRecent(const QString& path);
   bool saveAs();
   bool maybeSave();
+  bool beginTraining(const config::Config& cfg, bool quiet);
+  void updateNewMenu();
 
   widgets::ConfigEditorPanel* editor_;
   widgets::DashboardPanel* dashboard_;
@@ -81,6 +91,9 @@ class MainWindow : public QMainWindow {
   QAction* pause_ = nullptr;
   QAction* stop_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  QMenu* newMenu_ = nullptr;
+  bool startQueued_ = false;
+  bool queuedQuiet_ = false;
 };
 
 }  // namespace amp::gui

@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
   }
   const QString config = parser.positionalArguments().value(0);
   if (!config.isEmpty() && !window.openConfig(config)) return 1;
+  // Where the last session left off: its config and selected run (unless told what to open).
+  if (config.isEmpty() && !parser.isSet(demo) && !parser.isSet(follow) && !parser.isSet(compare) && !parser.isSet(screenshot))
+    window.restoreSession();
   window.show();
   if (parser.isSet(demo)) {
     const QString demoConfig = parser.value(demo);

@@ -1,0 +1,131 @@
+// The studio's window around the pre-flight checks: Start stays off and refuses while a
+// pre-flight error stands (a start asked for while they run waits for them), warnings do not
+// block it; File > New offers the demo and configs/ as templates; the last config and selected
+// run come back on the next launch.
+#include <QtTest>
+
+#include <QAction>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <thread>
+
+#include "ConfigEditorPanel.h"
+#include "MainWindow.h"
+#include "PreflightRunner.h"
+#include "RunListPanel.h"
+#include "TrainingController.h"
+#include "data/DemoDataGenerator.h"
+#include "runlog/RunDirectory.h"
+
+using namespace amp;
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+
+  QString write(const QString& name, const QString& text) {
+    const QString path = dir_.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    f.write(text.toUtf8());
+    return path;
+  }
+
+  // The demo config on the generated data, with extra YAML lines.
+  QString demoConfig(const QString& name, const QString& extra, int batch = 8) {
+    QFile in(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml");
+    if (!in.open(QIODevice::ReadOnly)) qFatal("no demo config");
+    QString text = QString::fromUtf8(in.readAll());
+    text.replace("PATH_TO_DATA_DIR: demo-data", "PATH_TO_DATA_DIR: " + dir_.filePath("data"));
+    text.replace("PATH_PREFIX: demo-data", "PATH_PREFIX: " + dir_.filePath("data"));
+    text.replace("OUTPUT_DIR: runs/demo-amp", "OUTPUT_DIR: " + dir_.filePath("runs/" + name));
+    text.replace("  BATCH_SIZE: 8\n  EVAL_PERIOD", QStringLiteral("  BATCH_SIZE: %1\n  EVAL_PERIOD").arg(batch));
+    return write(name + ".yaml", text + extra);
+  }
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings of the test, not the user's
+    QCoreApplication::setOrganizationName("AMP Studio Tests");
+    QCoreApplication::setApplicationName("tst_mainwindow");
+    QSettings().clear();
+    data::DemoDataOptions o;
+    o.out_dir = dir_.filePath("data").toStdString();
+    o.clips_per_class = 2;
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+  }
+
+  void startRefusesWhileAPreflightErrorStands() {
+    gui::MainWindow window;
+    window.setRunsFolder(dir_.filePath("runs"));
+    QVERIFY(window.openConfig(demoConfig("gpus", "NUM_GPUS: 4\n")));
+    // Asked for while the checks run: the start waits for them, then refuses.
+    QVERIFY(window.editor()->preflightPending());
+    QVERIFY(window.startTraining(true));
+    QVERIFY(window.startQueued());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.startQueued(), 60000);
+    QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
+    QVERIFY(!window.startAction()->isEnabled());
+    QVERIFY2(window.startAction()->toolTip().contains("pre-flight error"), qPrintable(window.startAction()->toolTip()));
+    QVERIFY(!window.startTraining(true));
+    QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
+    QVERIFY(!QFileInfo::exists(dir_.filePath("runs/gpus")));
+  }
+
+  void warningsDoNotBlockStart() {
+    const int processes = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    gui::MainWindow window;
+    QVERIFY(window.openConfig(demoConfig("warned", QStringLiteral("DIST:\n  CPU_PROCESSES: %1\n").arg(processes), 2 * processes)));
+    QVERIFY2(window.editor()->config().has_value(), qPrintable(window.editor()->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(!window.editor()->preflightPending(), 60000);
+    const auto& found = window.editor()->preflight()->diagnostics();
+    QVERIFY2(!found.empty() && !config::hasErrors(found), config::formatDiagnostics(found).c_str());
+    QVERIFY(window.startAction()->isEnabled());
+    QVERIFY(window.editor()->startProblem().isEmpty());
+  }
+
+  void newOffersTheDemoAndTheShippedConfigs() {
+    const QStringList templates = gui::MainWindow::templateConfigs();
+    QVERIFY(!templates.isEmpty());
+    QVERIFY2(templates.front().endsWith("configs/demo/DEMO_X3D_TINY.yaml"), qPrintable(templates.front()));
+    QVERIFY(std::any_of(templates.begin(), templates.end(), [](const QString& p) { return p.endsWith("Kinetics/SLOWFAST_8x8_R50.yaml"); }));
+    QVERIFY(std::none_of(templates.begin(), templates.end(), [](const QString& p) { return p.contains("/base/"); }));
+    // A template opens as a new, unsaved config whose _BASE_ still resolves.
+    gui::MainWindow window;
+    QString error;
+    const QString slowfast = *std::find_if(templates.begin(), templates.end(), [](const QString& p) { return p.endsWith("SLOWFAST_8x8_R50.yaml"); });
+    QVERIFY2(window.editor()->newFromTemplate(slowfast, &error), qPrintable(error));
+    QVERIFY(window.editor()->filePath().isEmpty());
+    QVERIFY(window.editor()->isDirty());
+    QVERIFY2(window.editor()->config().has_value(), qPrintable(QString::number(window.editor()->errorCount())));
+    QCOMPARE(QString::fromStdString(window.editor()->config()->getString("MODEL.ARCH")), QString("slowfast"));
+  }
+
+  void theLastConfigAndRunComeBack() {
+    const QString cfg = demoConfig("session", "");
+    const QString run = dir_.filePath("runs/old");
+    runlog::RunMetadata meta;
+    meta.name = "old";
+    meta.status = runlog::RunStatus::Finished;
+    QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists().empty());
+    QVERIFY(runlog::RunDirectory(run.toStdString()).writeMetadata(meta).empty());
+    {
+      gui::MainWindow first;
+      first.setRunsFolder(dir_.filePath("runs"));
+      QVERIFY(first.openConfig(cfg));
+      QVERIFY(first.followRun(run));
+    }
+    gui::MainWindow second;
+    second.setRunsFolder(dir_.filePath("runs"));
+    QVERIFY(second.editor()->filePath().isEmpty());
+    second.restoreSession();
+    QCOMPARE(second.editor()->filePath(), QFileInfo(cfg).absoluteFilePath());
+    QCOMPARE(second.runList()->selectedRuns(), QStringList{QDir(run).absolutePath()});
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"
