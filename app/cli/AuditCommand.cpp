@@ -45,7 +45,8 @@ nlohmann::json toJson(const audit::PrecisionAuditReport& r) {
                             {"min_headroom_layer", s.min_headroom_layer}, {"max_bf16_rel_error", number(s.max_bf16_rel_error)},
                             {"max_bf16_error_layer", s.max_bf16_error_layer}, {"nonfinite_layer", s.nonfinite_layer},
                             {"suggested_init_scale", s.suggested_init_scale}, {"bf16_safer", s.bf16_safer},
-                            {"losses", r.losses}, {"skipped_steps", r.skipped_steps}};
+                            {"losses", r.losses}, {"skipped_steps", r.skipped_steps}, {"audit_seconds", r.audit_seconds}};
+  if (!r.plain_step_seconds.empty()) summary["plain_step_seconds"] = r.plain_step_seconds;
   return {{"layers", layers}, {"summary", summary}, {"recommendation", s.recommendation}, {"notes", r.notes}};
 }
 
@@ -110,12 +111,20 @@ void printTable(const audit::PrecisionAuditReport& r) {
   for (double l : r.losses) std::cout << " " << fixed(l, 4);
   std::cout << (r.skipped_steps ? "  (" + std::to_string(r.skipped_steps) + " steps skipped)" : std::string()) << "\n";
   std::cout << "recommendation: " << s.recommendation << "\n";
+  if (!r.plain_step_seconds.empty()) {
+    double plain = 0;
+    for (double t : r.plain_step_seconds) plain += t;
+    std::cout << "time: audit " << fixed(r.audit_seconds, 2) << " s for " << s.batches << " batches; " << s.batches
+              << " plain training steps of the same model and batches " << fixed(plain, 2) << " s (";
+    for (std::size_t i = 0; i < r.plain_step_seconds.size(); ++i) std::cout << (i ? " " : "") << fixed(r.plain_step_seconds[i], 2);
+    std::cout << "); audit / plain " << fixed(plain > 0 ? r.audit_seconds / plain : 0.0, 2) << "x\n";
+  }
 }
 
 int runAudit(AuditArgs a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
-  a.options.compare_bf16 = !a.noCompare;
+  if (a.noCompare) a.options.compare_batches = 0;
   audit::PrecisionAuditReport report;
   std::string error;
   if (!a.json)
@@ -156,9 +165,14 @@ void addAuditCommand(CLI::App& app, int& exitCode) {
                    "Loss scale s of the underflow fractions (default: the scaler's current scale, else AMP.INIT_SCALE)")
       ->check(CLI::PositiveNumber);
   prec->add_flag("--synthetic", args->options.synthetic, "Random clips instead of the training set");
-  prec->add_flag("--no-compare", args->noCompare, "Skip the float32 and bfloat16 forwards (no bf16 error column; faster)");
+  prec->add_option("--compare-batches", args->options.compare_batches,
+                   "The first N batches also run a float32 and a bfloat16 forward for the bf16 error column (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  prec->add_flag("--no-compare", args->noCompare, "No float32 and bfloat16 forwards (no bf16 error column): --compare-batches 0");
   prec->add_option("--threads", args->options.threads, "CPU threads (default: as training)");
   prec->add_flag("--json", args->json, "One JSON object: layers, summary, recommendation, notes");
+  prec->add_flag("--time", args->options.time_plain_steps,
+                 "Benchmark: also time as many plain training steps of the same model and batches, and print the ratio");
   acceptOverrides(prec);
   prec->callback([args, prec, &exitCode] {
     args->overrides = overridesOf(prec);

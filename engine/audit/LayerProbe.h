@@ -123,7 +123,7 @@ struct ModelAuditOptions {
   bool mixed = false;  ///< the audited training batches run under autocast
   precision::AutocastDevice device = precision::AutocastDevice::CPU;
   precision::AutocastType type = precision::AutocastType::BFloat16;
-  bool compare_bf16 = true;  ///< float32 and bfloat16 forwards of each batch before training on it
+  int compare_batches = 1 << 30;  ///< the first N batches also run a float32 and a bfloat16 forward
   double report_scale = 65536;
   precision::GradScaler* scaler = nullptr;        ///< scales the loss (null: scale 1)
   torch::optim::Optimizer* optimizer = nullptr;   ///< steps after each batch (null: no step)
@@ -138,8 +138,8 @@ struct ModelAuditResult {
   std::string nonfinite_layer;
 };
 
-/// Trains `batches` batches of `net` with the probe attached. Each batch: (compare_bf16) a
-/// float32 and a bfloat16 forward without gradients, dropout drawing the same masks as the
+/// Trains `batches` batches of `net` with the probe attached. Each batch: (the first
+/// compare_batches) a float32 and a bfloat16 forward without gradients, dropout drawing the same masks as the
 /// training forward and batch-norm statistics restored afterwards; then forward under the
 /// audited precision, loss, scaled backward, scaler step and update.
 ModelAuditResult auditModel(torch::nn::Module& net, int batches, const std::function<ModelAuditBatch(int)>& batchAt,

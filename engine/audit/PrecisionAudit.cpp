@@ -1,5 +1,6 @@
 #include "audit/PrecisionAudit.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -186,24 +187,46 @@ bool auditPrecision(const config::Config& base, const PrecisionAuditOptions& o, 
       loader->recycle(std::move(*b));
       return mb;
     };
-    batches.reserve(static_cast<std::size_t>(o.batches));
+    for (int i = 0; i < o.batches; ++i) batches.push_back(nextBatch());  // loaded before the audit starts
+    if (o.time_plain_steps) {  // warm-up (first-use kernel and allocator costs), weights unchanged
+      const train::MicroBatch& w = batches.front();
+      torch::Tensor y;
+      {
+        precision::AutocastGuard guard(policy.mixed, policy.autocastDevice(), policy.autocastType());
+        y = net->forward(w.inputs);
+      }
+      train::classificationLoss(lossFunc, y, w.labels).backward();
+      optimizer->zero_grad();
+    }
 
     audit::ModelAuditOptions mo;
     mo.mixed = policy.mixed;
     mo.device = policy.autocastDevice();
     mo.type = policy.autocastType();
-    mo.compare_bf16 = o.compare_bf16;
+    mo.compare_batches = o.compare_batches;
     mo.report_scale = o.report_scale > 0 ? o.report_scale : (scaler.enabled() ? scaler.currentScale() : c.getFloat("AMP.INIT_SCALE"));
     mo.scaler = &scaler;
     mo.optimizer = optimizer.get();
     auto* model = net.get();
-    const auto result = auditModel(*net, o.batches, [&](int) {
-      batches.push_back(nextBatch());
-      const train::MicroBatch* mb = &batches.back();
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const auto result = auditModel(*net, o.batches, [&](int i) {
+      const train::MicroBatch* mb = &batches[static_cast<std::size_t>(i)];
       return ModelAuditBatch{[model, mb] { return model->forward(mb->inputs); },
                              [mb, lossFunc](const torch::Tensor& y) { return train::classificationLoss(lossFunc, y, mb->labels); }};
     }, mo);
+    if (device.is_cuda()) torch::cuda::synchronize();
+    report.audit_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (loader) loader->stop();
+    if (o.time_plain_steps) {
+      train::TrainStep step(c, *net, *optimizer, policy);
+      for (const auto& mb : batches) {
+        const auto t0 = Clock::now();
+        step.run({mb});
+        if (device.is_cuda()) torch::cuda::synchronize();
+        report.plain_step_seconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      }
+    }
 
     report.layers = result.layers;
     report.losses = result.losses;

@@ -35,7 +35,8 @@ struct LayerAudit {
   /// overflows (negative: it already does). +inf for an all-zero output.
   double headroom_log2 = std::numeric_limits<double>::infinity();
   /// ||y_bf16 - y_fp32|| / ||y_fp32||: the bfloat16 autocast forward against the float32 forward
-  /// of the same batch and weights (errors of earlier layers included). NaN: not compared.
+  /// of the same batch and weights (errors of earlier layers included), averaged over the
+  /// compared batches. NaN: not compared.
   double bf16_rel_error = std::numeric_limits<double>::quiet_NaN();
   bool has_grad = false;  ///< a gradient reached its output or its parameters
   /// Largest |gradient| over the gradient of its output and of its parameters, unscaled.
@@ -83,8 +84,13 @@ struct PrecisionAuditOptions {
   std::string precision = "amp";  ///< amp, bf16, fp16 or fp32 (PrecisionPolicy::forced)
   double report_scale = 0;    ///< 0: the scaler's current scale, or AMP.INIT_SCALE without one
   bool synthetic = false;     ///< random clips instead of the training set
-  bool compare_bf16 = true;   ///< run the float32 and bfloat16 forwards for bf16_rel_error
+  /// The first N batches also run a float32 and a bfloat16 forward for bf16_rel_error (0: none).
+  /// One is the default: on the CPU the float32 forward costs nearly a bfloat16 training step.
+  int compare_batches = 1;
   int threads = 0;            ///< CPU threads (0: as training)
+  /// Benchmark: time the audit against plain training steps (the trainer's TrainStep) of the
+  /// same model on the same batches, after one untimed forward + backward.
+  bool time_plain_steps = false;
 };
 
 struct PrecisionAuditReport {
@@ -93,6 +99,8 @@ struct PrecisionAuditReport {
   std::vector<std::string> notes;  ///< checkpoint notes, keys the audit changed
   std::vector<double> losses;      ///< the training batches' losses
   int skipped_steps = 0;
+  double audit_seconds = 0;                ///< the audited batches (data loaded before)
+  std::vector<double> plain_step_seconds;  ///< time_plain_steps: one per batch
 };
 
 /// Builds the config's model (and loads `checkpoint`), trains options.batches batches of its

@@ -228,9 +228,35 @@ class TestPrecisionAudit : public QObject {
     QCOMPARE(scaler.currentScale(), std::ldexp(1.0, 119));  // backed off
     const auto* stem = find(r.layers, "stem");
     QVERIFY(stem && stem->nonfinite_grad && stem->overflow_scale == 0);
+    const auto* input = find(r.layers, "input");  // inf x 0 in its backward: NaN
+    QVERIFY(input && input->nonfinite_grad && std::isnan(input->grad_absmax));
     const auto* head = find(r.layers, "head");
     QVERIFY(head && !head->nonfinite_grad);
     QCOMPARE(head->grad_absmax, 16.0);  // unscaled: 2^124 / 2^120
+  }
+
+  void gradientStatisticsOfEachType() {
+    // |g| = 0, 2^-30, 2^-20, 1, 4 at loss scale 1: 2^-30 is zero in float16, 2^-20 subnormal.
+    const auto g = torch::tensor({0.0, std::ldexp(1.0, -30), std::ldexp(1.0, -20), 1.0, -4.0});
+    for (const auto type : {torch::kFloat, torch::kBFloat16, torch::kDouble}) {
+      const auto s = audit::gradStats(g.to(type), 1.0, 1.0);
+      QCOMPARE(s.absmax, 4.0);
+      QCOMPARE(s.elements, std::int64_t{5});
+      QCOMPARE(s.nonzero, std::int64_t{4});
+      QCOMPARE(s.zero16, std::int64_t{1});
+      QCOMPARE(s.subnormal16, std::int64_t{2});
+      QVERIFY(!s.nonfinite);
+      // Computed at scale 2^4, reported at 2^10: unscaled |g| / 16, then x 1024.
+      const auto t = audit::gradStats(g.to(type), 16.0, 1024.0);
+      QCOMPARE(t.absmax, 0.25);
+      QCOMPARE(t.zero16, std::int64_t{0});      // 2^-30 / 2^4 x 2^10 = 2^-24: not below
+      QCOMPARE(t.subnormal16, std::int64_t{1});  // 2^-20 / 2^4 x 2^10 = 2^-14: not below either
+    }
+    auto bad = g.clone();
+    bad[1] = std::numeric_limits<double>::infinity();
+    QVERIFY(audit::gradStats(bad, 1.0, 1.0).nonfinite);
+    bad[1] = std::nan("");
+    QVERIFY(std::isnan(audit::gradStats(bad.to(torch::kBFloat16), 1.0, 1.0).absmax));
   }
 
   void scaleText() {
