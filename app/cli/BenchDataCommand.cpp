@@ -192,6 +192,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   addBenchDataCommand(*bench, exitCode);
   addBenchStepCommand(*bench, exitCode);
   addBenchDdpCommand(*bench, exitCode);
+  addBenchMultigridCommand(*bench, exitCode);
 }
 
 }  // namespace amp::cli
