@@ -20,7 +20,7 @@ struct ConfigArgs {
   bool pyslowfast = false;
   bool quiet = false;
   bool preflight = false;
-  bool memoryCheck = true;
+  bool noMemoryCheck = false;
   std::string prefix;
 };
 
@@ -51,7 +51,7 @@ int runCheck(const ConfigArgs& a) {
   if (!a.quiet)
     std::cout << a.cfg << ": valid (" << r.config.changedKeys().size() << " keys differ from the defaults, "
               << warnings << " warning" << (warnings == 1 ? "" : "s") << ")\n";
-  if (a.preflight) return reportPreflight(r.config, a.cfg, PreflightFlags{a.memoryCheck});
+  if (a.preflight) return reportPreflight(r.config, a.cfg, PreflightFlags{!a.noMemoryCheck});
   return 0;
 }
 
@@ -103,7 +103,7 @@ void addConfigCommands(CLI::App& app, int& exitCode) {
   check->add_flag("-q,--quiet", args->quiet, "Print nothing when valid");
   check->add_flag("--preflight", args->preflight,
                   "Also check this machine as train --dry-run does: device, dataset, OUTPUT_DIR and checkpoints, memory of one step");
-  check->add_flag("!--no-memory-check", args->memoryCheck, "With --preflight: skip measuring one training step of the model");
+  check->add_flag("--no-memory-check", args->noMemoryCheck, "With --preflight: skip measuring one training step of the model");
   check->callback([args, check, &exitCode] {
     args->overrides = overridesOf(check);
     exitCode = runCheck(*args);

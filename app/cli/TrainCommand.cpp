@@ -38,7 +38,7 @@ struct LaunchFlags {
   std::string source;  ///< what run.json names as the config's origin (default: --cfg)
   int shard_id = -1, num_shards = -1;
   bool dry_run = false;       ///< train --dry-run: the pre-flight checks only
-  bool memory_check = true;   ///< off with --no-memory-check
+  bool no_memory_check = false;  ///< --no-memory-check: no measured step
 };
 
 // Where this process stands in a multi-process job: started by a launcher, torchrun or Slurm
@@ -98,7 +98,7 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
   addShardOverrides(flags, overrides);
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
-  if (flags.dry_run) return reportPreflight(*cfg, path, PreflightFlags{flags.memory_check});
+  if (flags.dry_run) return reportPreflight(*cfg, path, PreflightFlags{!flags.no_memory_check});
   std::optional<dist::DistEnv> env;
   std::vector<std::string> extra;
   if (!flags.source.empty()) extra = {"--source", flags.source};
@@ -311,7 +311,7 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
   train->add_flag("--dry-run", flags->dry_run,
                   "Only the pre-flight checks (device, dataset, OUTPUT_DIR and checkpoints, memory of one step): problems as "
                   "config errors, exit 1 on an error; nothing is written, no run directory made");
-  train->add_flag("!--no-memory-check", flags->memory_check, "With --dry-run: skip measuring one training step of the model");
+  train->add_flag("--no-memory-check", flags->no_memory_check, "With --dry-run: skip measuring one training step of the model");
   acceptOverrides(train);
   train->callback([cfg, flags, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train), *flags); });
 }

@@ -97,6 +97,9 @@ class TestDryRun : public QObject {
     QVERIFY2(r.out.contains("memory: about "), qPrintable(r.out));  // one step of the tiny X3D was measured
     QCOMPARE(entries(dir_.path()), before);
     QVERIFY(!QFileInfo::exists(dir_.filePath("runs/ok")));
+    r = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", cfg_}, dir_.path());
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(!r.out.contains("memory:"), qPrintable(r.out));
   }
 
   void overridesApply() {
