@@ -344,6 +344,7 @@ void LayerProbe::beginPass(Pass pass, double appliedScale) {
   passNames_.clear();
   calls_.clear();
   currentModule_.clear();
+  lastModule_.clear();
   passErrors_.clear();
   pendingOut_ = torch::Tensor();
   aliases_.clear();
@@ -370,13 +371,13 @@ void LayerProbe::observe(const Observation& o) {
   if (!continues) {
     finishPending();
     ++cursor_;
-    std::string name;
-    if (!o.module.empty()) {
-      const int k = ++calls_[o.module];
-      name = o.module + (k > 1 ? "#" + std::to_string(k) : std::string());
-    } else {
-      name = o.op + " (after " + (passNames_.empty() ? std::string("the input") : passNames_.back()) + ")";
-    }
+    // A module by its path; an operation after the last module row (the head's two pools after
+    // s5 become "avg_pool3d (after ...)" and "avg_pool3d (after ...)#2").
+    std::string name = o.module.empty() ? o.op + " (after " + (lastModule_.empty() ? std::string("the input") : lastModule_) + ")"
+                                        : o.module;
+    const int k = ++calls_[name];
+    if (k > 1) name += "#" + std::to_string(k);
+    if (!o.module.empty()) lastModule_ = name;
     passNames_.push_back(name);
     currentModule_ = o.module;
     const auto at = static_cast<std::size_t>(cursor_);

@@ -107,6 +107,7 @@ class LayerProbe {
   std::vector<std::string> passNames_;    ///< row names of this pass
   std::map<std::string, int> calls_;      ///< module -> calls in this pass
   std::string currentModule_;             ///< module of the current row ("" for an operation)
+  std::string lastModule_;                ///< name of the last module row of this pass
   std::vector<double> passErrors_;        ///< Compare: each row's relative error (NaN: none)
   torch::Tensor pendingOut_;              ///< the current row's latest output (Train)
   std::vector<torch::Tensor> reference_;  ///< float32 outputs of the reference pass

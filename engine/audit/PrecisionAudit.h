@@ -22,7 +22,8 @@ constexpr double kFp16MinNormal = 6.103515625e-05;            ///< 2^-14: below 
 
 /// One layer: a module whose parameters an operation used (named by its module path), or a
 /// parameter-free operation autocast has an opinion on (softmax, pooling, matmul ...), named
-/// "<op> (after <previous layer>)". A module that runs twice in one forward gets "#2".
+/// "<op> (after <the last module before it>)". A second row of the same name in one forward
+/// gets "#2".
 struct LayerAudit {
   int index = 0;          ///< execution order in the forward pass
   std::string name;
