@@ -148,8 +148,8 @@ bool auditPrecision(const config::Config& base, const PrecisionAuditOptions& o, 
       const auto info = train::loadCheckpoint(o.checkpoint, t);
       for (const auto& n : info.notes) report.notes.push_back("checkpoint: " + n);
       epoch = info.epochs_done;
-      report.notes.push_back("weights from " + o.checkpoint + " (after " + std::to_string(info.epochs_done) + " epochs, " +
-                             std::to_string(info.global_step) + " steps); the optimizer starts afresh");
+      report.notes.push_back("weights from " + o.checkpoint + " (epochs done " + std::to_string(info.epochs_done) + ", step " +
+                             std::to_string(info.global_step) + "); the optimizer starts afresh");
     }
     train::setLearningRate(*optimizer, train::LrSchedule(c).at(epoch), layerDecay);
 

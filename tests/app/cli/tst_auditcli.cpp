@@ -83,6 +83,26 @@ class TestAuditCli : public QObject {
     QVERIFY2(r.out.contains("\nrecommendation: AMP.INIT_SCALE"), qPrintable(r.out));
   }
 
+  void fromACheckpoint() {
+    const QString run = dir_.path() + "/run";
+    const QStringList common{"X3D.DIM_C5", "32", "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_};
+    auto train = runCli(QStringList{"train", "--cfg", demoConfig(), "OUTPUT_DIR", run, "SOLVER.MAX_EPOCH", "1", "TRAIN.BATCH_SIZE",
+                                    "4", "TEST.ENABLE", "False"} + common);
+    QVERIFY2(train.exitCode == 0, qPrintable(train.err));
+    const QString checkpoint = run + "/checkpoints/checkpoint_epoch_00001.pyth";
+    QVERIFY(QFile::exists(checkpoint));
+    auto r = runCli(QStringList{"audit", "precision", "--cfg", demoConfig(), "--checkpoint", checkpoint, "--batches", "1",
+                                "--batch", "2", "--no-compare", "--json"} + common);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    const auto root = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    bool noted = false;
+    for (const auto& n : root["notes"].toArray())
+      noted = noted || n.toString().contains("weights from " + checkpoint + " (epochs done 1, step 2)");
+    QVERIFY2(noted, qPrintable(r.out.left(3000)));
+    QVERIFY(root["layers"].toArray().size() > 20);
+    QVERIFY(root["layers"].toArray().first().toObject()["bf16_rel_error"].isNull());  // --no-compare
+  }
+
   void userErrors() {
     QFile junk(dir_.path() + "/not-a-checkpoint.pyth");
     QVERIFY(junk.open(QIODevice::WriteOnly));
