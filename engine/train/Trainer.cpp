@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <tuple>
 
+#include "audit/NonFiniteGrad.h"
 #include "config/ConfigWriter.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
@@ -537,9 +538,14 @@ void Trainer::run() {
           if (const auto why = explosion.add(out.loss)) throw std::runtime_error(*why);
         skippedInARow = out.stepped ? 0 : skippedInARow + 1;
         const auto& update = out.update;
-        if (update.backed_off)
+        if (update.backed_off) {
+          // Where the overflow starts: the skipped step's gradients are still in .grad (the next
+          // step zeroes them); one isfinite reduction per parameter, only on skipped steps.
+          const std::string layer = audit::firstNonFiniteGradLayer(*net);
           event("scaler_backoff", "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) + " -> " +
-                                      std::to_string(update.scale_after), step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
+                                      std::to_string(update.scale_after) + (layer.empty() ? std::string() : "; first in " + layer),
+                step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
+        }
         if (!out.stepped && !scaling)
           event("nonfinite_gradients", "inf/NaN gradients of a finite loss (" + noScaler + "): step skipped, weights kept",
                 step + 1, fracEpoch, {});

@@ -189,6 +189,26 @@ class TestCli : public QObject {
     auto accum = runCli(QStringList{"bench", "overhead", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "SOLVER.GRAD_ACCUM_STEPS", "2"} + dataArgs);
     QCOMPARE(accum.exitCode, 1);
     QVERIFY2(accum.err.contains("SOLVER.GRAD_ACCUM_STEPS"), qPrintable(accum.err));
+    // bench multigrid: the plain run (16 clips / 2 = 8 steps) against short cycles (batches of
+    // 8, 4 and 2 clips: 3 steps), in one invocation; a used --out folder is refused.
+    const QString mgOut = dir.path() + "/mgbench";
+    auto mg = runCli(QStringList{"bench", "multigrid", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--out", mgOut, "--precision",
+                                 "mixed", "--cycles", "short", "--json", "SOLVER.MAX_EPOCH", "1", "TRAIN.BATCH_SIZE", "2",
+                                 "X3D.DIM_C5", "32"} + dataArgs);
+    QVERIFY2(mg.exitCode == 0, qPrintable(mg.out + mg.err));
+    const auto mgRuns = QJsonDocument::fromJson(mg.out.toUtf8()).object().value("runs").toArray();
+    QCOMPARE(mgRuns.size(), 2);
+    QCOMPARE(mgRuns[0].toObject().value("multigrid").toBool(), false);
+    QCOMPARE(mgRuns[0].toObject().value("steps").toInt(), 8);
+    QCOMPARE(mgRuns[1].toObject().value("multigrid").toBool(), true);
+    QCOMPARE(mgRuns[1].toObject().value("steps").toInt(), 3);
+    for (const auto& r : mgRuns) {
+      QVERIFY(r.toObject().value("finished").toBool());
+      QVERIFY(r.toObject().value("final_top1").toDouble() >= 0);  // validated at the end
+    }
+    auto again = runCli(QStringList{"bench", "multigrid", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--out", mgOut} + dataArgs);
+    QCOMPARE(again.exitCode, 2);
+    QVERIFY2(again.err.contains("not empty"), qPrintable(again.err));
   }
 
   void benchStepComparesPrecisions() {

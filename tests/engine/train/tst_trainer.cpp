@@ -316,15 +316,21 @@ class TestTrainer : public QObject {
     const std::string amp = dir_.path().toStdString() + "/run-nan-amp";
     train::Trainer b(demoConfig(amp, {"AMP.SCALER", "on", "AMP.MAX_SKIPPED_STEPS", "3", "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38",
                                       "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
-    std::atomic<int> backoffs{0};
+    std::atomic<int> backoffs{0}, named{0};
     b.setEventSink([&](const runlog::MetricEvent& e) {
-      if (e.kind == runlog::kind::kEvent && e.name == "scaler_backoff") ++backoffs;
+      if (e.kind == runlog::kind::kEvent && e.name == "scaler_backoff") {
+        ++backoffs;
+        // The weights are NaN after the first update, so every gradient is: the first layer in
+        // backward order is the head's projection.
+        if (e.message.find("; first in head.projection") != std::string::npos) ++named;
+      }
     });
     QVERIFY(b.start(&error));
     b.wait();
     QCOMPARE(b.state(), train::TrainerState::Failed);
     QVERIFY2(b.error().find("AMP.MAX_SKIPPED_STEPS 3") != std::string::npos, b.error().c_str());
     QCOMPARE(backoffs.load(), 4);  // skipped steps are normal under AMP until the limit
+    QCOMPARE(named.load(), 4);
 
     // bfloat16 runs no scaler: a NaN loss has nothing to skip either and stops the run, saying why.
     const std::string bf16 = dir_.path().toStdString() + "/run-nan-bf16";
