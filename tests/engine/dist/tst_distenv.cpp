@@ -148,10 +148,13 @@ class TestDistEnv : public QObject {
     QCOMPARE(bad.diagnostics.front().key, std::string("BN.NUM_SYNC_DEVICES"));
     QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "4"}).ok());
     QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3", "BN.GLOBAL_SYNC", "True"}).ok());
-    auto sub = load2({"BN.NORM_TYPE", "sub_batchnorm"});
-    QVERIFY(sub.ok());
-    QVERIFY2(config::formatDiagnostics(sub.diagnostics).find("sub_batchnorm is not implemented") != std::string::npos,
-             config::formatDiagnostics(sub.diagnostics).c_str());
+    // sub_batchnorm splits each device's clips: 64 per device into 4 groups, not 3.
+    auto sub = load2({"BN.NORM_TYPE", "sub_batchnorm", "BN.NUM_SPLITS", "4", "NUM_GPUS", "1"});
+    QVERIFY2(sub.ok(), config::formatDiagnostics(sub.diagnostics).c_str());
+    auto uneven = load2({"BN.NORM_TYPE", "sub_batchnorm", "BN.NUM_SPLITS", "3", "NUM_GPUS", "1"});
+    QVERIFY(!uneven.ok());
+    QVERIFY2(config::formatDiagnostics(uneven.diagnostics).find("BN.NUM_SPLITS") != std::string::npos,
+             config::formatDiagnostics(uneven.diagnostics).c_str());
   }
 
   void environmentMustFitTheConfig() {
