@@ -155,14 +155,17 @@ int runBench(const MultigridBenchArgs& a) {
                 << (r.finished ? "" : "  (" + (r.error.empty() ? std::string("not finished") : r.error) + ")") << "\n";
     }
     std::cout << "\n";
+    std::ostringstream targetText;  // default formatting: 90, 92.5
+    targetText << a.target;
+    const std::string target = targetText.str();
     for (size_t i = 0; i + 1 < results.size(); i += 2) {
       const RunResult &plain = results[i], &mg = results[i + 1];
       std::cout << (plain.mixed ? "mixed precision" : "FP32") << ": multigrid ";
       if (plain.time_to_target_s > 0 && mg.time_to_target_s > 0)
         std::cout << std::fixed << std::setprecision(2) << plain.time_to_target_s / mg.time_to_target_s << "x faster to "
-                  << a.target << "%";
+                  << target << "%";
       else
-        std::cout << "speed to " << a.target << "%: not comparable (a run did not reach it)";
+        std::cout << "speed to " << target << "%: not comparable (a run did not reach it)";
       std::cout << ", " << std::fixed << std::setprecision(2) << plain.wall_s / std::max(mg.wall_s, 1e-9)
                 << "x less wall time over the run, final accuracy " << std::setprecision(1) << mg.final_top1 - plain.final_top1
                 << " points\n";
