@@ -27,9 +27,25 @@ QString config(const char* rel) { return QString(AMPSTUDIO_SOURCE_DIR) + "/confi
 
 }  // namespace
 
+// The demo dataset of 16 clips per split used by the data, train and bench tests.
+static bool makeDemoData(const QString& out) {
+  auto made = runCli({"make-demo-data", "--out", out, "--clips-per-class", "2", "--seed", "5"});
+  if (made.exitCode == 0 && made.out.contains("Wrote 16 train, 16 val, 16 test clips")) return true;
+  qWarning("make-demo-data: %s%s", qPrintable(made.out), qPrintable(made.err));
+  return false;
+}
+
 class TestCli : public QObject {
   Q_OBJECT
+  QTemporaryDir dir_;
+  QString data_;
+
  private slots:
+  void initTestCase() {
+    data_ = dir_.path() + "/demo";
+    QVERIFY(makeDemoData(data_));
+  }
+
   void checkValid() {
     auto r = runCli({"config", "check", "--cfg", config("Kinetics/SLOWFAST_8x8_R50.yaml")});
     QCOMPARE(r.exitCode, 0);
@@ -73,13 +89,11 @@ class TestCli : public QObject {
     QVERIFY(r.out.contains("WEBCAM: -5"));
   }
 
-  void demoDataCheckAndBench() {
-    QTemporaryDir dir;
-    const QString data = dir.path() + "/demo";
-    auto made = runCli({"make-demo-data", "--out", data, "--clips-per-class", "2", "--seed", "5"});
-    QCOMPARE(made.exitCode, 0);
-    QVERIFY2(made.out.contains("Wrote 16 train, 16 val, 16 test clips"), qPrintable(made.out));
+  // data check and preview on the intact demo data of initTestCase.
+  void dataCheckAndPreview() {
+    const QString data = data_;
     const QStringList dataArgs{"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data};
+    QTemporaryDir dir;
     auto check = runCli(QStringList{"data", "check", "--cfg", config("demo/DEMO_X3D_TINY.yaml")} + dataArgs);
     QCOMPARE(check.exitCode, 0);
     QVERIFY2(check.out.contains("total: 48 clips ok, 0 failed"), qPrintable(check.out));
@@ -98,7 +112,15 @@ class TestCli : public QObject {
                                       dir.path() + "/preview"} + dataArgs);
     QCOMPARE(outside.exitCode, 1);
     QVERIFY2(outside.err.contains("clip 999 is outside the train epoch's"), qPrintable(outside.err));
-    // Damage the dataset: one missing video, one file that is not a video.
+  }
+
+  // A dataset with one missing video and one file that is not a video: data check names both, and
+  // a short training run on it, its test and predict work around them.
+  void damagedDataTrainsTestsAndPredicts() {
+    QTemporaryDir dir;
+    const QString data = dir.path() + "/demo";
+    QVERIFY(makeDemoData(data));
+    const QStringList dataArgs{"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data};
     QFile::remove(data + "/videos/train/growing_0001.mp4");
     QFile junk(data + "/videos/val/shrinking_0000.mp4");
     QVERIFY(junk.open(QIODevice::WriteOnly | QIODevice::Truncate));
@@ -170,7 +192,13 @@ class TestCli : public QObject {
     auto noCheckpoint = runCli(QStringList{"test", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "OUTPUT_DIR", dir.path() + "/none"} + dataArgs);
     QCOMPARE(noCheckpoint.exitCode, 1);
     QVERIFY2(noCheckpoint.err.contains("TEST.CHECKPOINT_FILE_PATH: no checkpoint to test"), qPrintable(noCheckpoint.err));
-    // The precision benchmark on the same training data: FP32 then BF16, with the ratios.
+  }
+
+  void benchPrecisionOverheadAndMultigrid() {
+    const QString data = data_;
+    const QStringList dataArgs{"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data};
+    QTemporaryDir dir;
+    // The precision benchmark on the demo's training data: FP32 then BF16, with the ratios.
     auto prec = runCli(QStringList{"bench", "precision", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--iters", "2", "--warmup", "0",
                                    "--batch", "2", "X3D.DIM_C5", "32"} + dataArgs);
     QCOMPARE(prec.exitCode, 0);
