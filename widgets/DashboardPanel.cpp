@@ -306,7 +306,10 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   const QVector<double> x{xOf(e)};
   if (e.name == "scaler_backoff") {
     MetricChart* scale = chart(tr("Loss scale"));
-    if (auto v = e.value("loss_scale")) scale->appendPoints(2, x, {*v});
+    if (auto v = e.value("loss_scale")) {
+      scale->appendPoints(2, x, {*v});
+      if (!e.layer.empty()) scale->setPointNote(2, x.front(), tr("first inf/NaN in %1").arg(QString::fromStdString(e.layer)));
+    }
   } else if (e.name == "shape_change") {  // multigrid: a line on every chart with the new (B, T, S)
     const auto v = [&](const char* k) { return static_cast<long long>(e.value(k).value_or(0)); };
     const QString label = QStringLiteral("B %1 · T %2 · S %3").arg(v("batch_size")).arg(v("frames")).arg(v("crop"));

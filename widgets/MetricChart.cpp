@@ -379,6 +379,10 @@ void MetricChart::removeAllSeries() {
 
 std::size_t MetricChart::pointCount(int series) const { return stores_[static_cast<std::size_t>(series)].x.size(); }
 
+void MetricChart::setPointNote(int series, double x, const QString& note) {
+  stores_[static_cast<std::size_t>(series)].notes[x] = note;
+}
+
 void MetricChart::setYScale(YScale scale) {
   yScale_ = scale;
   if (scale == YScale::Linear) {
@@ -469,7 +473,9 @@ QStringList MetricChart::valuesAt(double x) const {
     std::size_t k = static_cast<std::size_t>(std::lower_bound(s.x.begin(), s.x.end(), x) - s.x.begin());
     if (k == s.x.size() || (k > 0 && std::abs(s.x[k - 1] - x) <= std::abs(s.x[k] - x))) k = k == 0 ? 0 : k - 1;
     if (g->lineStyle() == QCPGraph::lsNone && std::abs(s.x[k] - x) > xAxis->range().size() * 0.01) continue;
-    lines << QStringLiteral("%1: %2").arg(g->name(), formatMetric(s.y[k]));
+    QString line = QStringLiteral("%1: %2").arg(g->name(), formatMetric(s.y[k]));
+    if (const auto note = s.notes.find(s.x[k]); note != s.notes.end()) line += QStringLiteral(" (%1)").arg(note->second);
+    lines << line;
   }
   return lines;
 }

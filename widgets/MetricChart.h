@@ -6,6 +6,7 @@
 #include <QString>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <vector>
 #include <qcustomplot.h>
 
@@ -31,6 +32,9 @@ class MetricChart : public QCustomPlot {
   void clearPoints();      ///< every series' points, keeping the series
   void removeAllSeries();  ///< series and points
   std::size_t pointCount(int series) const;
+  /// A note on the point of `series` at x, shown after its value by the tracker (e.g. the layer
+  /// where a skipped step's overflow started); cleared with the points.
+  void setPointNote(int series, double x, const QString& note);
   QCPGraph* seriesGraph(int series) const { return graph(series); }
 
   void setYScale(YScale scale);
@@ -98,6 +102,7 @@ class MetricChart : public QCustomPlot {
     double minKey = 0, maxKey = 0, minValue = 0, maxValue = 0;
     double minPositive = 0;  ///< smallest value > 0 (log axes); 0 when none
     std::vector<double> x, y;
+    std::map<double, QString> notes;  ///< x -> setPointNote's text
     std::vector<std::vector<Block>> levels;  ///< level L: blocks of kBlock * kFan^L points
     bool envelope = false;                   ///< the graph shows an envelope, not every point
   };

@@ -29,7 +29,8 @@ bool sameValue(double a, double b) { return a == b || (std::isnan(a) && std::isn
 
 bool MetricEvent::operator==(const MetricEvent& o) const {
   if (kind != o.kind || step != o.step || epoch != o.epoch || time_s != o.time_s ||
-      unix_time_s != o.unix_time_s || name != o.name || message != o.message || values.size() != o.values.size())
+      unix_time_s != o.unix_time_s || name != o.name || message != o.message || layer != o.layer ||
+      values.size() != o.values.size())
     return false;
   for (const auto& [k, v] : values) {
     auto it = o.values.find(k);
@@ -53,6 +54,7 @@ std::string toJsonLine(const MetricEvent& e) {
   }
   if (!e.name.empty()) j["name"] = e.name;
   if (!e.message.empty()) j["message"] = e.message;
+  if (!e.layer.empty()) j["layer"] = e.layer;
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -74,6 +76,7 @@ std::optional<MetricEvent> parseJsonLine(const std::string& line) {
   num("ts", e.unix_time_s);
   str("name", e.name);
   str("message", e.message);
+  str("layer", e.layer);
   if (auto it = j.find("values"); it != j.end() && it->is_object())
     for (auto v = it->begin(); v != it->end(); ++v)
       if (auto d = decode(v.value())) e.values[v.key()] = *d;

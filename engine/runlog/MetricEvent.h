@@ -27,6 +27,9 @@ struct MetricEvent {
   std::map<std::string, double> values;  ///< name -> value; NaN and inf allowed
   std::string name;              ///< events: e.g. "scaler_backoff", "resumed", "decode_failure"
   std::string message;           ///< events: human-readable detail
+  /// events: the layer concerned (module path), e.g. scaler_backoff's first layer, in backward
+  /// order, whose gradient held inf/NaN; "" when none or unknown
+  std::string layer;
 
   std::optional<double> value(const std::string& key) const {
     auto it = values.find(key);

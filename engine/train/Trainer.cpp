@@ -150,11 +150,12 @@ void Trainer::run() {
     if (writes) dir.appendLog(line);
   };
   auto event = [&](const std::string& name, const std::string& message, std::int64_t step, double epoch,
-                   std::map<std::string, double> values = {}) {
+                   std::map<std::string, double> values = {}, const std::string& layer = {}) {
     runlog::MetricEvent e;
     e.kind = runlog::kind::kEvent;
     e.name = name;
     e.message = message;
+    e.layer = layer;
     e.step = step;
     e.epoch = epoch;
     e.values = std::move(values);
@@ -544,7 +545,7 @@ void Trainer::run() {
           const std::string layer = audit::firstNonFiniteGradLayer(*net);
           event("scaler_backoff", "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) + " -> " +
                                       std::to_string(update.scale_after) + (layer.empty() ? std::string() : "; first in " + layer),
-                step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
+                step + 1, fracEpoch, {{"loss_scale", update.scale_after}}, layer);
         }
         if (!out.stepped && !scaling)
           event("nonfinite_gradients", "inf/NaN gradients of a finite loss (" + noScaler + "): step skipped, weights kept",

@@ -190,11 +190,15 @@ class TestDashboardPanel : public QObject {
     backoff.name = "scaler_backoff";
     backoff.step = 3;
     backoff.values = {{"loss_scale", 32768.0}};
+    backoff.layer = "head.projection";
     events.push_back(backoff);
     dashboard.appendEvents(events);
     widgets::MetricChart* loss = dashboard.chart("Loss");
     QCOMPARE(loss->seriesGraph(0)->data()->at(39)->key, 40.0);
     QCOMPARE(dashboard.chart("Loss scale")->pointCount(2), std::size_t(1));  // the backoff marker
+    // The tracker over the marker names where the overflow started.
+    const QStringList atBackoff = dashboard.chart("Loss scale")->valuesAt(3.0);
+    QVERIFY2(atBackoff.contains("backoff: 32768 (first inf/NaN in head.projection)"), qPrintable(atBackoff.join(" | ")));
     QCOMPARE(dashboard.messages()->count(), 1);
     // Smoothing 0.9 flattens the 1, 3, 1, 3 ... loss; 0 gives the raw values back.
     const double smoothedLast = loss->seriesGraph(1)->data()->at(39)->value;

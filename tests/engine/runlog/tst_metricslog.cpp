@@ -50,6 +50,7 @@ class TestMetricsLog : public QObject {
       ev.step = 50;
       ev.name = "scaler_backoff";
       ev.message = "inf in grads: scale 65536 -> 32768";
+      ev.layer = "s5.pathway0_res2.branch2.c";
       ev.values = {{"loss_scale", 32768.0}, {"nan_loss", std::nan("")}, {"inf", -INFINITY}};
       written.push_back(ev);
       w.write(ev);
@@ -59,6 +60,9 @@ class TestMetricsLog : public QObject {
     for (size_t i = 0; i < read.size(); ++i) QVERIFY2(read[i] == written[i], std::to_string(i).c_str());
     QVERIFY(std::isnan(read.back().values.at("nan_loss")));
     QVERIFY(std::isinf(read.back().values.at("inf")));
+    QCOMPARE(read.back().layer, std::string("s5.pathway0_res2.branch2.c"));
+    QCOMPARE(read[0].layer, std::string());  // absent, as in logs written before the field
+    QVERIFY(toJsonLine(read[0]).find("layer") == std::string::npos);
   }
 
   void unknownFieldsAndKindsAreKept() {

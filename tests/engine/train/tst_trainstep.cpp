@@ -32,7 +32,7 @@ config::Config tinyMViT(std::vector<std::string> extra = {}) {
   return r.config;
 }
 
-train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) { return {{x}, y}; }
+train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) { return {{x}, y, {}}; }
 
 }  // namespace
 
