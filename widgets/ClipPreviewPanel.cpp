@@ -8,6 +8,15 @@
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <QFileInfo>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "config/ConfigLoader.h"
+#include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
 namespace {
@@ -42,6 +51,8 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
       epoch_(new QSpinBox),
       clip_(new QSpinBox),
       show_(new QPushButton(tr("Show"))),
+      source_label_(new QLabel),
+      back_(new QPushButton(tr("Back to the Editor's Config"))),
       status_(new QLabel),
       scroll_(new QScrollArea),
       content_(new QWidget),
@@ -72,11 +83,44 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
   list_->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
+  auto* source = new QHBoxLayout;
+  source->addWidget(source_label_);
+  source->addWidget(back_);
+  source->addStretch(1);
+  source_label_->hide();
+  back_->hide();
+  layout->addLayout(source);
   layout->addWidget(status_);
   layout->addWidget(scroll_, 1);
   connect(show_, &QPushButton::clicked, this, &ClipPreviewPanel::showClip);
   connect(next, &QPushButton::clicked, this, &ClipPreviewPanel::nextClip);
   connect(prev, &QPushButton::clicked, this, &ClipPreviewPanel::previousClip);
+  connect(back_, &QPushButton::clicked, this, &ClipPreviewPanel::showEditorConfig);
+}
+
+bool ClipPreviewPanel::showRun(const QString& runDir) {
+  const std::string path = runlog::RunDirectory(runDir.toStdString()).configPath();
+  auto loaded = config::ConfigLoader().loadFile(path);
+  if (!loaded.ok()) {
+    status_->setText(tr("Cannot show the clips of %1: %2").arg(runDir, QString::fromStdString(config::formatDiagnostics(loaded.diagnostics)))
+                         .toHtmlEscaped());
+    return false;
+  }
+  runConfig_ = std::move(loaded.config);
+  runDir_ = runDir;
+  source_label_->setText(tr("Clips of run <b>%1</b> (its config.yaml)").arg(QFileInfo(runDir).fileName().toHtmlEscaped()));
+  source_label_->show();
+  back_->show();
+  showClip();
+  return true;
+}
+
+void ClipPreviewPanel::showEditorConfig() {
+  runConfig_.reset();
+  runDir_.clear();
+  source_label_->hide();
+  back_->hide();
+  showClip();
 }
 
 ClipPreviewPanel::~ClipPreviewPanel() {
@@ -94,7 +138,7 @@ void ClipPreviewPanel::previousClip() {
 }
 
 void ClipPreviewPanel::showClip() {
-  const auto cfg = source_ ? source_() : std::nullopt;
+  const auto cfg = runConfig_ ? runConfig_ : source_ ? source_() : std::nullopt;
   if (!cfg) {
     status_->setText(tr("The config has errors: fix them in the Config tab to preview its clips."));
     return;
@@ -105,7 +149,11 @@ void ClipPreviewPanel::showClip() {
   status_->setText(tr("Decoding ..."));
   const data::Split split = splitOf(split_->currentIndex());
   const int epoch = epoch_->value(), clip = clip_->value();
-  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation] {
+  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation, yield = trainingActive_] {
+    // Beside a training run: this thread (only) yields the cores to it.
+    if (yield) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
+    errno = 0;
+    lastWorkerNice_ = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
     std::vector<data::PreviewClip> clips;
     std::string error;
     const bool ok = data::previewClips(cfg, split, epoch, clip, 1, clips, &error);

@@ -8,6 +8,7 @@
 #include <QImage>
 #include <QWidget>
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <thread>
@@ -33,6 +34,16 @@ class ClipPreviewPanel : public QWidget {
 
   /// Where the config comes from (the editor's current text); nullopt: it has errors.
   void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
+  /// Shows the clips of a run instead: its saved config.yaml (what it trained on), until
+  /// showEditorConfig(). False with the reason in the status line when it cannot be read.
+  bool showRun(const QString& runDir);
+  void showEditorConfig();
+  /// The run whose clips are shown ("" for the editor's config).
+  const QString& runDir() const { return runDir_; }
+  /// A training run of this studio is active: previews decode at nice 10, so the run keeps the cores.
+  void setTrainingActive(bool on) { trainingActive_ = on; }
+  /// The nice value the last preview's worker ran at.
+  int lastWorkerNice() const { return lastWorkerNice_; }
 
   /// Builds the preview of the chosen split, epoch and clip.
   void showClip();
@@ -59,10 +70,16 @@ class ClipPreviewPanel : public QWidget {
   void layoutSheets();
 
   std::function<std::optional<config::Config>()> source_;
+  std::optional<config::Config> runConfig_;
+  QString runDir_;
+  bool trainingActive_ = false;
+  std::atomic<int> lastWorkerNice_{0};
   QComboBox* split_;
   QSpinBox* epoch_;
   QSpinBox* clip_;
   QPushButton* show_;
+  QLabel* source_label_;
+  QPushButton* back_;
   QLabel* status_;
   QScrollArea* scroll_;
   QWidget* content_;

@@ -53,6 +53,8 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
     const QStringList selected = selectedRuns();
     menu.addAction(tr("Compare Selected (%1)").arg(selected.size()), this, [this, selected] { emit compareRequested(selected); })
         ->setEnabled(selected.size() >= 2);
+    menu.addAction(tr("Show Its Clips"), this, [this, dir] { emit clipsRequested(dir); });
+    menu.addAction(tr("Audit Precision of Its Newest Checkpoint"), this, [this, dir] { emit auditRequested(dir); });
     menu.addSeparator();
     menu.addAction(tr("Export Metrics as CSV…"), this, [this, dir] {
       const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QDir(dir).dirName() + "-metrics.csv", tr("CSV files (*.csv)"));

@@ -43,6 +43,10 @@ class RunListPanel : public QWidget {
   void runActivated(const QString& runDir);
   void selectionChanged(const QStringList& runDirs);
   void compareRequested(const QStringList& runDirs);
+  /// The precision audit of the run's newest checkpoint (docs/precision-audit.md).
+  void auditRequested(const QString& runDir);
+  /// The clip preview of the run's config (what it trained on).
+  void clipsRequested(const QString& runDir);
 
  private:
   struct Cached {

@@ -10,6 +10,7 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "audit/AuditJson.h"
 #include "audit/PrecisionAudit.h"
 
 namespace amp::cli {
@@ -22,33 +23,6 @@ struct AuditArgs {
   bool json = false;
   bool noCompare = false;
 };
-
-// JSON has no inf/NaN: null stands for "none" (no gradient, all-zero output, not compared).
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
-nlohmann::json toJson(const audit::PrecisionAuditReport& r) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (const auto& l : r.layers)
-    layers.push_back({{"index", l.index}, {"name", l.name}, {"op", l.op}, {"module", l.module}, {"dtype", l.dtype}, {"why", l.why},
-                      {"act_absmax", number(l.act_absmax)}, {"headroom_log2", number(l.headroom_log2)},
-                      {"bf16_rel_error", number(l.bf16_rel_error)}, {"has_grad", l.has_grad},
-                      {"grad_absmax", number(l.grad_absmax)}, {"grad_elements", l.grad_elements}, {"grad_nonzero", l.grad_nonzero},
-                      {"fp16_underflow_fraction", l.fp16_underflow_fraction}, {"fp16_subnormal_fraction", l.fp16_subnormal_fraction},
-                      {"overflow_scale", number(l.overflow_scale)}, {"nonfinite_grad", l.nonfinite_grad}});
-  const auto& s = r.summary;
-  nlohmann::json summary = {{"precision", s.precision}, {"device", s.device}, {"batches", s.batches}, {"batch_size", s.batch_size},
-                            {"report_scale", s.report_scale}, {"applied_scale", s.applied_scale},
-                            {"safe_scale_min", number(s.safe_scale_min)}, {"safe_scale_max", number(s.safe_scale_max)},
-                            {"safe_range_exists", s.safe_range_exists}, {"overflow_layer", s.overflow_layer},
-                            {"underflow_layer", s.underflow_layer}, {"layers_overflowing", s.layers_overflowing},
-                            {"layers_underflowing", s.layers_underflowing}, {"min_headroom_log2", number(s.min_headroom_log2)},
-                            {"min_headroom_layer", s.min_headroom_layer}, {"max_bf16_rel_error", number(s.max_bf16_rel_error)},
-                            {"max_bf16_error_layer", s.max_bf16_error_layer}, {"nonfinite_layer", s.nonfinite_layer},
-                            {"suggested_init_scale", s.suggested_init_scale}, {"bf16_safer", s.bf16_safer},
-                            {"losses", r.losses}, {"skipped_steps", r.skipped_steps}, {"audit_seconds", r.audit_seconds}};
-  if (!r.plain_step_seconds.empty()) summary["plain_step_seconds"] = r.plain_step_seconds;
-  return {{"layers", layers}, {"summary", summary}, {"recommendation", s.recommendation}, {"notes", r.notes}};
-}
 
 std::string fixed(double v, int precision) {
   if (std::isnan(v)) return "-";
@@ -135,7 +109,7 @@ int runAudit(AuditArgs a) {
     return 1;
   }
   if (a.json) {
-    std::cout << toJson(report).dump(1) << "\n";
+    std::cout << audit::auditReportToJson(report).dump(1) << "\n";
     return 0;
   }
   for (const auto& n : report.notes) std::cout << "note: " << n << "\n";

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "ClipPreviewPanel.h"
+#include "PrecisionAuditPanel.h"
 #include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
 #include "DashboardPanel.h"
@@ -74,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
       dashboard_(new widgets::DashboardPanel),
       compare_(new widgets::ComparisonPanel),
       preview_(new widgets::ClipPreviewPanel),
+      audit_(new widgets::PrecisionAuditPanel),
       runs_(new widgets::RunListPanel),
       keys_(new widgets::SchemaBrowser),
       controller_(new widgets::TrainingController(this)),
@@ -88,6 +90,8 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(dashboard_, tr("Dashboard"));
   tabs_->addTab(compare_, tr("Compare"));
   tabs_->addTab(preview_, tr("Clips"));
+  tabs_->addTab(audit_, tr("Precision"));
+  audit_->setConfigSource([this] { return editor_->config(); });
   preview_->setConfigSource([this] { return editor_->config(); });
   connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {  // the first visit shows the first clip
     if (tabs_->widget(i) == preview_ && preview_->clips().empty() && !preview_->busy()) preview_->showClip();
@@ -165,6 +169,14 @@ MainWindow::MainWindow(QWidget* parent)
     if (dirs.size() == 1) QSettings().setValue("session/run", QDir(dirs.front()).absolutePath());
   });
   connect(runs_, &widgets::RunListPanel::compareRequested, this, &MainWindow::compareRuns);
+  connect(runs_, &widgets::RunListPanel::clipsRequested, this, [this](const QString& dir) {
+    showTab("clips");
+    preview_->showRun(dir);
+  });
+  connect(runs_, &widgets::RunListPanel::auditRequested, this, [this](const QString& dir) {
+    showTab("precision");
+    audit_->auditRun(dir);
+  });
   connect(runs_, &widgets::RunListPanel::selectionChanged, this, [this](const QStringList& dirs) {
     if (dirs.size() < 2) return;
     const bool first = compare_->runs().size() < 2;
@@ -267,6 +279,7 @@ void MainWindow::createMenus() {
   view->addAction(tr("&Dashboard"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] { showTab("dashboard"); });
   view->addAction(tr("Co&mpare"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { showTab("compare"); });
   view->addAction(tr("C&lips the model sees"), QKeySequence(Qt::CTRL | Qt::Key_4), this, [this] { showTab("clips"); });
+  view->addAction(tr("&Precision audit"), QKeySequence(Qt::CTRL | Qt::Key_5), this, [this] { showTab("precision"); });
   view->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
@@ -281,7 +294,7 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::showTab(const QString& name) {
-  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : name == "clips" ? 3 : 0;
+  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : name == "clips" ? 3 : name == "precision" ? 4 : 0;
   tabs_->setCurrentIndex(i);
 }
 
@@ -486,6 +499,8 @@ void MainWindow::updateValidity() {
 
 void MainWindow::updateRunActions() {
   const bool active = controller_->isActive();
+  audit_->setTrainingActive(active);  // an audit or preview started now yields the cores to the run
+  preview_->setTrainingActive(active);
   const QString problem = editor_->startProblem();
   start_->setEnabled(!active && problem.isEmpty());
   const QString reason = active ? tr("A run is training.") : !problem.isEmpty() ? tr("Start is off: %1.").arg(problem)

@@ -13,6 +13,7 @@ class QTabWidget;
 
 namespace amp::widgets {
 class ClipPreviewPanel;
+class PrecisionAuditPanel;
 class ComparisonPanel;
 class ConfigEditorPanel;
 class DashboardPanel;
@@ -45,7 +46,7 @@ class MainWindow : public QMainWindow {
   bool startDemo(const QString& config);
   /// With no runs yet: asks whether to train the demo.
   void offerDemoIfNoRuns(const QString& demoConfig);
-  void showTab(const QString& name);  ///< "config", "dashboard", "compare" or "clips"
+  void showTab(const QString& name);  ///< "config", "dashboard", "compare", "clips" or "precision"
   void compareRuns(const QStringList& dirs);
   bool followRun(const QString& dir);
 
@@ -53,6 +54,7 @@ class MainWindow : public QMainWindow {
   widgets::DashboardPanel* dashboard() const { return dashboard_; }
   widgets::ComparisonPanel* comparison() const { return compare_; }
   widgets::ClipPreviewPanel* clipPreview() const { return preview_; }
+  widgets::PrecisionAuditPanel* precisionAudit() const { return audit_; }
   widgets::RunListPanel* runList() const { return runs_; }
   widgets::TrainingController* controller() const { return controller_; }
   QAction* startAction() const { return start_; }
@@ -78,6 +80,7 @@ class MainWindow : public QMainWindow {
   widgets::DashboardPanel* dashboard_;
   widgets::ComparisonPanel* compare_;
   widgets::ClipPreviewPanel* preview_;
+  widgets::PrecisionAuditPanel* audit_;
   widgets::RunListPanel* runs_;
   widgets::SchemaBrowser* keys_;
   widgets::TrainingController* controller_;

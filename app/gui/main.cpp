@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include "MainWindow.h"
+#include "PrecisionAuditPanel.h"
 #include "TrainingController.h"
 
 int main(int argc, char** argv) {
@@ -25,11 +26,13 @@ int main(int argc, char** argv) {
   QCommandLineOption runs("runs", "Folder whose runs are listed (default: ./runs).", "folder", "runs");
   QCommandLineOption follow("follow", "Show this run folder in the dashboard (followed live while it is written).", "run-dir");
   QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
-  QCommandLineOption tab("tab", "Start on this tab: config, dashboard, compare or clips.", "name");
+  QCommandLineOption tab("tab", "Start on this tab: config, dashboard, compare, clips or precision.", "name");
+  QCommandLineOption audit("audit", "Audit the precision of the opened config (Precision tab).");
+  QCommandLineOption auditRun("audit-run", "Audit the precision of this run's newest checkpoint (Precision tab).", "run-dir");
   QCommandLineOption screenshot("screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).", "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
-  parser.addOptions({demo, runs, follow, compare, tab, screenshot, delay, size});
+  parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -53,6 +56,11 @@ int main(int argc, char** argv) {
   if (parser.isSet(follow)) window.followRun(parser.value(follow));
   if (parser.isSet(compare)) window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts));
   if (parser.isSet(tab)) window.showTab(parser.value(tab));
+  if (parser.isSet(audit) || parser.isSet(auditRun)) {
+    window.showTab("precision");
+    if (parser.isSet(auditRun)) window.precisionAudit()->auditRun(parser.value(auditRun));
+    else window.precisionAudit()->auditConfig();
+  }
 
   if (parser.isSet(screenshot)) {
     const QString png = parser.value(screenshot);

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "checkpoint/TorchFile.h"
+#include "runlog/CheckpointFiles.h"
 #include "train/ErrorText.h"
 #include "util/AtomicFile.h"
 
@@ -220,22 +221,9 @@ std::string checkpointFileName(const CheckpointInfo& info) {
   return name;
 }
 
-std::vector<std::string> listCheckpoints(const std::string& runDir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  const fs::path dir = fs::path(runDir) / "checkpoints";
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("checkpoint_epoch_", 0) == 0 && e.path().extension() == ".pyth") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> listCheckpoints(const std::string& runDir) { return runlog::listCheckpointFiles(runDir); }
 
-std::string latestCheckpoint(const std::string& runDir) {
-  const auto all = listCheckpoints(runDir);
-  return all.empty() ? std::string() : all.back();
-}
+std::string latestCheckpoint(const std::string& runDir) { return runlog::latestCheckpointFile(runDir); }
 
 std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, const torch::optim::Optimizer* optimizer,
                            const precision::GradScaler* scaler, CheckpointInfo info) {

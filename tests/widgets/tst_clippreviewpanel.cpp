@@ -4,12 +4,15 @@
 #include <QtTest>
 
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
 #include "ClipPreviewPanel.h"
 #include "config/ConfigLoader.h"
+#include "config/ConfigWriter.h"
+#include "runlog/RunDirectory.h"
 #include "data/DemoDataGenerator.h"
 
 using namespace amp;
@@ -83,6 +86,36 @@ class TestClipPreviewPanel : public QObject {
     QVERIFY(ready.wait(20000));
     QCOMPARE(panel.clips().size(), size_t(1));
     QCOMPARE(panel.clips().front().view, 1);
+  }
+
+  // A run's clips come from its saved config, not the editor's; back to the editor's on request.
+  // Beside a training run the preview's worker decodes at nice 10.
+  void showsARunsClipsAndYieldsToTraining() {
+    const QString run = dir_.path() + "/run";
+    QVERIFY(QDir().mkpath(run));
+    std::optional<config::Config> runCfg = demo({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
+    QVERIFY(runCfg);
+    QCOMPARE(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath()), std::string());
+    widgets::ClipPreviewPanel panel;
+    std::optional<config::Config> editor = demo();
+    panel.setConfigSource([&] { return editor; });
+    QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
+    panel.setTrainingActive(true);
+    QVERIFY(panel.showRun(run));
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(panel.runDir(), run);
+    QVERIFY2(!panel.clips().empty(), qPrintable(panel.status()->text()));
+    QCOMPARE(panel.clips().front().crop, 48);
+    QCOMPARE(panel.lastWorkerNice(), 10);
+    panel.setTrainingActive(false);
+    panel.showEditorConfig();
+    QVERIFY(ready.wait(20000));
+    QVERIFY(panel.runDir().isEmpty());
+    QCOMPARE(panel.clips().front().crop, static_cast<int>(editor->getInt("DATA.TRAIN_CROP_SIZE")));
+    QCOMPARE(panel.lastWorkerNice(), 0);
+    QVERIFY(!panel.showRun(dir_.path() + "/no-run"));  // no config.yaml: said, the editor's stays
+    QVERIFY2(panel.status()->text().contains("no-run"), qPrintable(panel.status()->text()));
+    QVERIFY(panel.runDir().isEmpty());
   }
 
   void problemsAreSaid() {

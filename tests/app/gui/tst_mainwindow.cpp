@@ -5,12 +5,16 @@
 #include <QtTest>
 
 #include <QAction>
+#include <QLabel>
+#include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <thread>
 
+#include "ClipPreviewPanel.h"
 #include "ConfigEditorPanel.h"
 #include "MainWindow.h"
+#include "PrecisionAuditPanel.h"
 #include "PreflightRunner.h"
 #include "RunListPanel.h"
 #include "TrainingController.h"
@@ -124,6 +128,29 @@ class TestMainWindow : public QObject {
     second.restoreSession();
     QCOMPARE(second.editor()->filePath(), QFileInfo(cfg).absoluteFilePath());
     QCOMPARE(second.runList()->selectedRuns(), QStringList{QDir(run).absolutePath()});
+  }
+
+  // The Runs list's context actions: a run's clips (from its saved config) and the precision
+  // audit of its newest checkpoint (here none yet: a fresh initialisation), each on its tab.
+  void aRunsClipsAndPrecisionOpenFromTheRunList() {
+    qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
+    const QString run = dir_.filePath("runs/audited");
+    QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists().empty());
+    QVERIFY(QFile::copy(demoConfig("audited", "", 2), QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath())));
+    gui::MainWindow window;
+    auto* tabs = window.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    emit window.runList()->clipsRequested(run);
+    QCOMPARE(tabs->currentWidget(), window.clipPreview());
+    QCOMPARE(window.clipPreview()->runDir(), run);
+    QSignalSpy done(window.precisionAudit(), &widgets::PrecisionAuditPanel::finished);
+    emit window.runList()->auditRequested(run);
+    QCOMPARE(tabs->currentWidget(), window.precisionAudit());
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(window.precisionAudit()->status()->text()));
+    QVERIFY2(window.precisionAudit()->status()->text().contains("run audited (no checkpoint yet: fresh initialisation)"),
+             qPrintable(window.precisionAudit()->status()->text()));
+    QCOMPARE(window.precisionAudit()->report().summary.batch_size, 2);
   }
 };
 
