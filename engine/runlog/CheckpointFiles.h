@@ -10,5 +10,9 @@ namespace amp::runlog {
 std::vector<std::string> listCheckpointFiles(const std::string& runDir);
 /// The newest checkpoint of a run directory ("" when there is none).
 std::string latestCheckpointFile(const std::string& runDir);
+/// Deletes checkpoints/*.pyth.tmp-<pid>: checkpoints whose writer died before renaming them into
+/// place (util::writeFileAtomically). Only for the holder of the run's lock, so none is in
+/// progress. Returns the names removed.
+std::vector<std::string> removeUnfinishedCheckpoints(const std::string& runDir);
 
 }  // namespace amp::runlog

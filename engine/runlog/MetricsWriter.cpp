@@ -1,5 +1,9 @@
 #include "runlog/MetricsWriter.h"
 
+#include <signal.h>
+
+#include "util/FaultInjection.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +33,11 @@ std::string MetricsWriter::write(const MetricEvent& event) {
   std::string line = toJsonLine(event);
   line += '\n';
   std::lock_guard<std::mutex> lock(mutex_);
+  if (const auto fault = util::injectedFault("metrics"); fault != util::FaultAction::None) {  // drills: a torn line
+    writeRaw(line.substr(0, line.size() / 2));
+    if (fault == util::FaultAction::Kill) ::kill(::getpid(), SIGKILL);
+    return "cannot append to '" + path_ + "': " + std::strerror(ENOSPC);
+  }
   return writeRaw(line);
 }
 

@@ -256,7 +256,7 @@ std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, co
   const fs::path path = fs::path(runDir) / "checkpoints" / checkpointFileName(info);
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  const std::string err = util::writeFileAtomically(path.string(), std::string(bytes.begin(), bytes.end()));
+  const std::string err = util::writeFileAtomically(path.string(), std::string(bytes.begin(), bytes.end()), "checkpoint");
   if (!err.empty()) throw std::runtime_error(err);
   return path.string();
 }

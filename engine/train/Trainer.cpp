@@ -14,7 +14,9 @@
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "multigrid/Schedule.h"
+#include "runlog/CheckpointFiles.h"
 #include "runlog/MetricsWriter.h"
+#include "util/FaultInjection.h"
 #include "runlog/RunDirectory.h"
 #include "system/DeviceInfo.h"
 #include "system/MemoryProbe.h"
@@ -140,11 +142,18 @@ void Trainer::run() {
   runlog::RunMetadata meta;
   const bool writes = dist_.rank == 0;  // only global rank 0 writes the run directory
   const auto started = Clock::now();
+  // A metrics line that cannot be written (a full disk) stops the run at the next check: its
+  // record must not silently end while the run goes on. Later lines are not attempted.
+  std::string logError;
   auto emit = [&](runlog::MetricEvent e) {
     e.time_s = since(started);
     e.unix_time_s = runlog::unixTimeNow();
-    if (writes) writer.write(e);
+    if (writes && logError.empty()) logError = writer.write(e);
     if (sink_) sink_(e);
+  };
+  auto checkLog = [&] {
+    if (!logError.empty())
+      throw std::runtime_error(logError + " (free space or fix the folder, then start the run again: it resumes from its last checkpoint)");
   };
   auto log = [&](const std::string& line) {
     if (writes) dir.appendLog(line);
@@ -198,6 +207,7 @@ void Trainer::run() {
     const bool cuda = device.is_cuda();
     torch::manual_seed(static_cast<uint64_t>(c.getInt("RNG_SEED")));
 
+    bool earlierLog = false;  // the metrics log holds lines of an earlier start in this folder
     // Resuming (TRAIN.AUTO_RESUME and a checkpoint in OUTPUT_DIR) keeps the run's identity.
     const std::string resumeFrom = c.getBool("TRAIN.AUTO_RESUME") ? latestCheckpoint(runDir_) : std::string();
     if (!resumeFrom.empty())
@@ -226,6 +236,8 @@ void Trainer::run() {
       const std::string metaError = dir.writeMetadata(meta);
       if (!metaError.empty()) throw std::runtime_error(metaError);
       config::saveConfigFile(cfg_, dir.configPath());
+      std::error_code sizeError;
+      earlierLog = std::filesystem::file_size(dir.metricsPath(), sizeError) > 0 && !sizeError;
       const std::string openError = writer.open(dir.metricsPath());
       if (!openError.empty()) throw std::runtime_error(openError);
     }
@@ -364,6 +376,15 @@ void Trainer::run() {
     int startEpoch = 0;
     std::int64_t step = 0, startIter = 0;
     double bestTop1 = 100.0;
+    if (writes) {  // this process holds the run's lock: a temporary checkpoint file is a dead writer's
+      for (const auto& t : runlog::removeUnfinishedCheckpoints(runDir_))
+        log("removed " + t + ": a checkpoint an earlier process did not finish writing");
+    }
+    if (resumeFrom.empty() && earlierLog && c.getBool("TRAIN.ENABLE")) {
+      // An earlier start here left no checkpoint (killed in its first epoch): training starts
+      // over, and its logged steps are superseded, as after any resume (docs/run-format.md).
+      event("resumed", "from the beginning: the earlier start in this folder left no checkpoint", 0, 0);
+    }
     if (!resumeFrom.empty()) {
       const auto info = loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper.scaler(), true,
                                                     c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
@@ -582,6 +603,8 @@ void Trainer::run() {
           e.values["mem_peak_rss_bytes"] = static_cast<double>(system::processPeakRssBytes());
         }
         emit(e);
+        checkLog();
+        util::killIfArmed("step");  // fault drills (docs/reliability.md)
         epochLoss += out.loss, epochTop1 += top1, epochTop5 += top5, ++epochIters;
         std::lock_guard<std::mutex> lock(mutex_);
         progress_.epoch = epoch;
@@ -642,6 +665,7 @@ void Trainer::run() {
           correct5 += (100.0 - e5) * labels.size(0) / 100.0;
           n += static_cast<double>(labels.size(0));
           valLoader->recycle(std::move(*vb));
+          util::killIfArmed("validation");
         }
         valLoader->stop();
         if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
@@ -662,6 +686,7 @@ void Trainer::run() {
           log(line);
         }
       }
+      checkLog();
       if (checkpointEpoch) checkpoint(epoch + 1, 0);
     }
     if (c.getBool("TEST.ENABLE") && !synthetic_ && !stopRequested_) {

@@ -1,6 +1,7 @@
 #include "util/AtomicFile.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,23 +10,34 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/FaultInjection.h"
+
 namespace amp::util {
 
-std::string writeFileAtomically(const std::string& path, const std::string& contents) {
+std::string writeFileAtomically(const std::string& path, const std::string& contents, const char* faultSite) {
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
+  // Fault drills: a crash or a full disk half-way through the temporary file.
+  const FaultAction fault = faultSite ? injectedFault(faultSite) : FaultAction::None;
+  const size_t end = fault == FaultAction::None ? contents.size() : contents.size() / 2;
   size_t done = 0;
-  while (done < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+  int writeErrno = 0;
+  while (done < end) {
+    const ssize_t n = ::write(fd, contents.data() + done, end - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return "cannot write '" + path + "': " + why;
+      writeErrno = n < 0 ? errno : EIO;
+      break;
     }
     done += static_cast<size_t>(n);
+  }
+  if (fault == FaultAction::Kill) ::kill(::getpid(), SIGKILL);
+  if (fault == FaultAction::NoSpace && writeErrno == 0) writeErrno = ENOSPC;
+  if (writeErrno != 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return "cannot write '" + path + "': " + std::strerror(writeErrno);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const std::string why = std::strerror(errno);

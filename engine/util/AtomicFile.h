@@ -5,8 +5,10 @@
 
 namespace amp::util {
 
-/// Returns "" on success, else a message naming the path and the reason.
-std::string writeFileAtomically(const std::string& path, const std::string& contents);
+/// Returns "" on success, else a message naming the path and the reason. `faultSite`: the
+/// fault-drill site of this write (util/FaultInjection.h), which strikes half-way through the
+/// temporary file.
+std::string writeFileAtomically(const std::string& path, const std::string& contents, const char* faultSite = nullptr);
 
 /// Reads a whole file; returns false and sets `error` (naming the path) when it cannot.
 bool readFile(const std::string& path, std::string& contents, std::string* error = nullptr);

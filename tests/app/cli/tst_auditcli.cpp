@@ -8,19 +8,11 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "CliRun.h"
+
 namespace {
 
-struct Result {
-  int exitCode;
-  QString out, err;
-};
-
-Result runCli(const QStringList& args) {
-  QProcess p;
-  p.start(AMPSTUDIO_CLI_PATH, args);
-  p.waitForFinished(240000);
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using amp::testing::runCli;
 
 QString demoConfig() { return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml"; }
 

@@ -6,22 +6,14 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "CliRun.h"
+
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
 
 namespace {
 
-struct Result {
-  int exitCode;
-  QString out, err;
-};
-
-Result runCli(const QStringList& args) {
-  QProcess p;
-  p.start(AMPSTUDIO_CLI_PATH, args);
-  p.waitForFinished(60000);
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using amp::testing::runCli;
 
 QString config(const char* rel) { return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/" + rel; }
 

@@ -6,21 +6,16 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "CliRun.h"
+
 #include "data/DemoDataGenerator.h"
 
 namespace {
 
-struct Result {
-  int exitCode;
-  QString out, err;
-};
-
-Result runCli(const QStringList& args, const QString& workDir) {
-  QProcess p;
-  p.setWorkingDirectory(workDir);
-  p.start(AMPSTUDIO_CLI_PATH, args);
-  p.waitForFinished(240000);
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+amp::testing::CliResult runCli(const QStringList& args, const QString& workDir) {
+  amp::testing::CliOptions o;
+  o.workDir = workDir;
+  return amp::testing::runCli(args, o);
 }
 
 QStringList entries(const QString& dir) {

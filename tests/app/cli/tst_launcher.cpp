@@ -5,6 +5,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "CliRun.h"
+
 #include <cmath>
 #include <fstream>
 #include <signal.h>
@@ -14,17 +16,10 @@
 
 namespace {
 
-struct Result {
-  int exitCode;
-  QString out, err;
-};
-
-Result runCli(const QStringList& args, int timeoutMs = 180000) {
-  QProcess p;
-  p.start(AMPSTUDIO_CLI_PATH, args);
-  if (!p.waitForFinished(timeoutMs)) p.kill();
-  p.waitForFinished();
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+amp::testing::CliResult runCli(const QStringList& args, int timeoutMs = 180000) {
+  amp::testing::CliOptions o;
+  o.timeoutMs = timeoutMs;
+  return amp::testing::runCli(args, o);
 }
 
 int trainSteps(const QString& run) {
