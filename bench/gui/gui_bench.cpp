@@ -1,13 +1,19 @@
 // ampstudio-gui-bench replot [--points N] [--series S] [--repeats R]
 //   Replot time of one chart holding S series of N points (random walks with rare spikes), with
 //   QCustomPlot's adaptive sampling (what the studio uses) and without it, side by side.
-// ampstudio-gui-bench stall --cfg FILE [--seconds T]
+// ampstudio-gui-bench stall --cfg FILE [--seconds T] [--follow]
 //   Trains FILE through the studio's controller and dashboard (charts visible, replotted every
 //   tick) and measures how late a 10 ms GUI timer fires: the event-loop stall a user feels.
+//   --follow: meanwhile `ampstudio-cli train` trains FILE in a child process and a second
+//   dashboard follows its run folder from disk, as the studio follows a run started elsewhere.
 // Run with QT_QPA_PLATFORM=offscreen (or under xvfb-run) on a quiet machine; compare ratios.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +21,7 @@
 #include <vector>
 
 #include "DashboardPanel.h"
+#include "LaunchedRun.h"
 #include "MetricChart.h"
 #include "TrainingController.h"
 #include "config/ConfigLoader.h"
@@ -85,8 +92,11 @@ int replot(int points, int series, int repeats) {
   return 0;
 }
 
-int stall(const QString& cfgPath, double seconds) {
-  auto r = amp::config::ConfigLoader().loadFile(cfgPath.toStdString(), {"OUTPUT_DIR", "/tmp/ampstudio-gui-bench-run"});
+int stall(const QString& cfgPath, double seconds, bool follow) {
+  const QString trained = "/tmp/ampstudio-gui-bench-run", followed = "/tmp/ampstudio-gui-bench-followed";
+  QDir(trained).removeRecursively();  // fresh runs, not resumed ones
+  QDir(followed).removeRecursively();
+  auto r = amp::config::ConfigLoader().loadFile(cfgPath.toStdString(), {"OUTPUT_DIR", trained.toStdString()});
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", amp::config::formatDiagnostics(r.diagnostics).c_str());
     return 1;
@@ -94,6 +104,27 @@ int stall(const QString& cfgPath, double seconds) {
   amp::widgets::DashboardPanel dashboard;
   dashboard.resize(1400, 850);
   dashboard.show();
+  amp::widgets::DashboardPanel other;  // --follow: the run trained by another process
+  QProcess otherRun;
+  if (follow) {
+    const QString cli = amp::widgets::LaunchedRun::findCli();
+    if (cli.isEmpty()) {
+      std::fprintf(stderr, "--follow needs ampstudio-cli beside this program or in AMPSTUDIO_CLI\n");
+      return 1;
+    }
+    otherRun.setStandardOutputFile(QProcess::nullDevice());
+    otherRun.start(cli, {"train", "--cfg", cfgPath, "OUTPUT_DIR", followed});
+    QElapsedTimer wait;
+    wait.start();
+    while (!QFile::exists(followed + "/metrics.jsonl") && wait.elapsed() < 60000) QThread::msleep(50);
+    QString error;
+    if (!other.openRunDirectory(followed, &error)) {
+      std::fprintf(stderr, "cannot follow %s: %s\n", qPrintable(followed), qPrintable(error));
+      return 1;
+    }
+    other.resize(1400, 850);
+    other.show();
+  }
   amp::widgets::TrainingController controller;
   QObject::connect(&controller, &amp::widgets::TrainingController::eventsReady, &dashboard, &amp::widgets::DashboardPanel::appendEvents);
   std::vector<double> updateMs;
@@ -133,6 +164,12 @@ int stall(const QString& cfgPath, double seconds) {
   const auto p = controller.progress();
   std::printf("trained %lld steps in %.0f s through the controller; dashboard with 8 charts visible\n",
               static_cast<long long>(p.step), seconds);
+  if (follow) {
+    otherRun.terminate();  // SIGTERM: the CLI stops after its step, with a checkpoint
+    if (!otherRun.waitForFinished(60000)) otherRun.kill();
+    std::printf("meanwhile ampstudio-cli trained %s in another process, followed from disk by a second dashboard (%zu steps read)\n",
+                qPrintable(followed), static_cast<std::size_t>(other.chart("Loss")->pointCount(0)));
+  }
   std::printf("GUI timer lateness (10 ms timer, %zu ticks): median %.1f ms, p99 %.1f ms, max %.1f ms\n", lateMs.size(),
               percentile(lateMs, 0.5), percentile(lateMs, 0.99), percentile(lateMs, 1.0));
   std::printf("replot of all 8 charts per tick (%zu ticks with data): median %.1f ms, max %.1f ms\n", updateMs.size(),
@@ -151,12 +188,13 @@ int main(int argc, char** argv) {
   QCommandLineOption repeats("repeats", "Replots measured (replot).", "n", "20");
   QCommandLineOption cfg("cfg", "Config to train (stall).", "file", "configs/demo/DEMO_X3D_TINY.yaml");
   QCommandLineOption secs("seconds", "How long to train (stall).", "s", "30");
-  parser.addOptions({points, series, repeats, cfg, secs});
+  QCommandLineOption follow("follow", "Also follow a run trained by ampstudio-cli in another process (stall).");
+  parser.addOptions({points, series, repeats, cfg, secs, follow});
   parser.addHelpOption();
   parser.process(app);
   const QString mode = parser.positionalArguments().value(0);
   if (mode == "replot") return replot(parser.value(points).toInt(), parser.value(series).toInt(), parser.value(repeats).toInt());
-  if (mode == "stall") return stall(parser.value(cfg), parser.value(secs).toDouble());
+  if (mode == "stall") return stall(parser.value(cfg), parser.value(secs).toDouble(), parser.isSet(follow));
   std::fprintf(stderr, "usage: ampstudio-gui-bench replot|stall [options]; --help lists them\n");
   return 2;
 }
