@@ -107,8 +107,10 @@ class Merger {
   void walk(const YAML::Node& map, const std::string& prefix, const std::string& file) {
     std::map<std::string, int> seen;  // key -> line first set in this mapping
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node& k = it->first;
-      const YAML::Node& v = it->second;
+      // Copies (Nodes are handles): it-> returns a temporary pair, so references into it would
+      // dangle after this line (AddressSanitizer: stack-use-after-scope).
+      const YAML::Node k = it->first;
+      const YAML::Node v = it->second;
       const Origin ko = at(file, k.Mark());
       if (!k.IsScalar()) {
         error(ko, prefix, "keys must be plain names such as TRAIN or BATCH_SIZE");
