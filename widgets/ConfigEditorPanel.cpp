@@ -46,7 +46,8 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
   sides->addWidget(split);
   sides->setStretchFactor(0, 0);
   sides->setStretchFactor(1, 1);
-  sides->setSizes({380, 700});
+  // The form gets the width it asks for (no horizontal scrolling on the first look), the YAML the rest.
+  sides->setSizes({form_->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2, 700});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(sides);

@@ -1,6 +1,8 @@
 #include <QtTest>
 
 #include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -32,6 +34,21 @@ class TestConfigEditorPanel : public QObject {
     QCOMPARE(panel.config()->getString("MODEL.ARCH"), std::string("x3d"));
     QVERIFY(!panel.isDirty());
     QVERIFY(panel.textEdit()->markers().empty());
+  }
+
+  // In the studio's default window (1440 wide, runs dock 380) the form shows whole: no
+  // horizontal scrolling, nothing cut off on the right.
+  void theFormFitsWithoutScrolling() {
+    ConfigEditorPanel panel;
+    QString error;
+    QVERIFY(panel.openFile(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", &error));
+    panel.resize(1440 - 380, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* scroll = panel.findChild<QScrollArea*>();
+    QVERIFY(scroll);
+    QVERIFY2(!scroll->horizontalScrollBar()->isVisible(),
+             qPrintable(QString("form %1 px wide in %2 px").arg(scroll->widget()->minimumSizeHint().width()).arg(scroll->viewport()->width())));
   }
 
   void typingAnErrorUnderlinesItsLine() {
