@@ -4,8 +4,9 @@
 #   asan   AddressSanitizer + LeakSanitizer: out-of-bounds, use-after-free, leaks
 #   ubsan  UndefinedBehaviorSanitizer: overflow, misaligned or null access, bad casts, shifts
 # Default suites: the engine's torch-free ones (config, run log, decoding, sampling, loader,
-# augmentation, multigrid schedule, audit JSON, LR schedule): the code that reads files a user
-# hands us. LibTorch and Qt are not instrumented (Debian's builds), so findings are ours.
+# augmentation, multigrid schedule, audit JSON, LR schedule) and the fuzz corpora with every
+# input a fuzzer crashed on (tst_fuzzcorpus): the code that reads files a user hands us.
+# LibTorch and Qt are not instrumented (Debian's builds), so findings are ours.
 # Any finding fails the run (halt_on_error); nothing is suppressed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ esac
 suites=(tst_pyliteral tst_keyschema tst_configloader tst_configwriter tst_yamledit tst_metricslog tst_rundirectory
         tst_runrecord tst_pyslowfastlog tst_sampling tst_videodecoder tst_demodata tst_kineticscsv tst_clipsampler
         tst_videoloader tst_pilops tst_augment tst_clippreview tst_distenv tst_multigridschedule tst_auditjson
-        tst_lrschedule tst_lossexplosion)
+        tst_lrschedule tst_lossexplosion tst_fuzzcorpus)
 regex=${2:-"^($(IFS='|'; echo "${suites[*]}"))$"}
 scripts/bootstrap.sh
 dir="build-$kind"

@@ -285,6 +285,12 @@ void addNotes(const Inputs& in, const config::Config& c, Schedule& out) {
 }  // namespace
 
 std::int64_t pyRound(double x) {
+  // Every size, batch and epoch of a schedule is far below 2^53; anything else (inf or NaN from
+  // extreme factors or steps) would be undefined as an integer (found by fuzzing the loader).
+  if (!(std::abs(x) < 9.0e15))
+    bad("MULTIGRID.LONG_CYCLE_FACTORS", "the schedule works out a size, batch or epoch of " + std::to_string(x) +
+                                            ", out of range: check the cycle factors, SOLVER.STEPS, SOLVER.MAX_EPOCH, "
+                                            "TRAIN.BATCH_SIZE, DATA.NUM_FRAMES and DATA.TRAIN_CROP_SIZE");
   const double fl = std::floor(x);
   const double diff = x - fl;
   double r = fl;

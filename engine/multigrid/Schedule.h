@@ -111,7 +111,8 @@ bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_f
 config::Config phaseConfig(const config::Config& base, const Schedule& s, const Phase& p, int processes,
                            std::string* note = nullptr);
 
-/// Python's int(round(x)): halves go to the even neighbour.
+/// Python's int(round(x)): halves go to the even neighbour. Throws std::invalid_argument
+/// (naming MULTIGRID.LONG_CYCLE_FACTORS) for a value no schedule can hold (inf, NaN, >= 9e15).
 std::int64_t pyRound(double x);
 
 }  // namespace amp::multigrid

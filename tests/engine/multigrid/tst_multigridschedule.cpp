@@ -1,5 +1,8 @@
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
+
 #include <stdexcept>
 
 #include "config/ConfigLoader.h"
@@ -81,6 +84,16 @@ class TestMultigridSchedule : public QObject {
     QCOMPARE(multigrid::pyRound(358.5), std::int64_t{358});  // half to even, as Python's round
     QCOMPARE(multigrid::pyRound(85.5), std::int64_t{86});
     QCOMPARE(multigrid::pyRound(8.0397), std::int64_t{8});
+    // No integer holds these: said as a config error, never cast (fuzzing found the cast).
+    for (double v : {std::numeric_limits<double>::infinity(), std::nan(""), 1e300}) {
+      bool thrown = false;
+      try {
+        (void)multigrid::pyRound(v);
+      } catch (const std::invalid_argument& e) {
+        thrown = QString(e.what()).startsWith("MULTIGRID.LONG_CYCLE_FACTORS: ");
+      }
+      QVERIFY2(thrown, std::to_string(v).c_str());
+    }
     QCOMPARE(multigrid::pyRound(2.5000001), std::int64_t{3});
   }
 
