@@ -1,6 +1,7 @@
 #include "runlog/RunMetadata.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace amp::runlog {
 namespace {
@@ -56,10 +57,17 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
     return std::nullopt;
   };
   if (!j.is_object()) return fail("run.json is not a JSON object");
-  if (j.value("format", std::string()) != "ampstudio-run") return fail("run.json lacks \"format\": \"ampstudio-run\"");
-  RunMetadata m;
+  // Every field is read by type: a field of another type counts as absent (json's value() would
+  // throw, which ended `runs list` and the studio on one odd run.json; found by fuzzing).
   auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
   auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  // An integer field within [lo, hi] (a double outside an integer's range must not be cast).
+  auto integer = [&](const char* k, double lo, double hi, double fallback) {
+    const double v = num(k);
+    return std::isfinite(v) && v >= lo && v <= hi ? v : fallback;
+  };
+  if (str("format") != "ampstudio-run") return fail("run.json lacks \"format\": \"ampstudio-run\"");
+  RunMetadata m;
   m.name = str("name");
   const std::string status = str("status");
   auto st = runStatusFromString(status);
@@ -71,13 +79,13 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
   m.model = str("model");
   m.configSource = str("config_source");
   m.host = str("host");
-  m.pid = static_cast<std::int64_t>(num("pid"));
+  m.pid = static_cast<std::int64_t>(integer("pid", 0, 4194304.0 * 1024, 0));
   m.createdAt = num("created_at");
   m.startedAt = num("started_at");
   m.endedAt = num("ended_at");
   m.updatedAt = num("updated_at");
   if (j.contains("versions") && j["versions"].is_object()) m.versions = j["versions"];
-  m.worldSize = std::max(1, static_cast<int>(num("world_size")));
+  m.worldSize = static_cast<int>(integer("world_size", 1, 1 << 24, 1));
   m.distBackend = str("dist_backend");
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) m.extra[it.key()] = it.value();

@@ -72,6 +72,17 @@ class TestRunDirectory : public QObject {
     std::ofstream(run.metadataPath()) << "not json";
     QVERIFY(!run.readMetadata(&err));
     QVERIFY2(err.find("not valid JSON") != std::string::npos, err.c_str());
+    // Fields of the wrong type or out of range (found by fuzzing: a number as "format" threw).
+    std::ofstream(run.metadataPath()) << "{\"format\":1790000000,\"status\":\"finished\"}";
+    QVERIFY(!run.readMetadata(&err));
+    QVERIFY2(err.find("lacks \"format\"") != std::string::npos, err.c_str());
+    std::ofstream(run.metadataPath()) << "{\"format\":\"ampstudio-run\",\"status\":\"finished\",\"pid\":1e300,"
+                                         "\"world_size\":-5e20,\"name\":[1]}";
+    const auto odd = run.readMetadata(&err);
+    QVERIFY2(odd, err.c_str());
+    QCOMPARE(odd->pid, std::int64_t{0});
+    QCOMPARE(odd->worldSize, 1);
+    QCOMPARE(odd->name, std::string());
   }
 
   void abandonedRun() {
