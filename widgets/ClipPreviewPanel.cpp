@@ -181,7 +181,7 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
   status_->setText(tr("%1 clip %2 of epoch %3: %4")
                        .arg(split_->currentText()).arg(clip_->value()).arg(epoch_->value())
                        .arg(clips_.size() == 1 ? tr("one clip for the model")
-                                               : tr("%1 clips for the model (AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
+                                               : tr("%1 clips for the model (DATA.TRAIN_CROP_NUM_TEMPORAL windows x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
                                                     "each augmented on its own)").arg(clips_.size())));
   int at = 0;
   for (const auto& c : clips_) {

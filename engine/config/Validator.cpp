@@ -158,7 +158,7 @@ void checkRun(Checker& ck) {
                                         std::to_string(perShard) + " processes of a machine (" + procKey +
                                         ") into groups; choose a divisor, or set BN.GLOBAL_SYNC True");
   const bool longCycle = c.getBool("MULTIGRID.LONG_CYCLE"), shortCycle = c.getBool("MULTIGRID.SHORT_CYCLE");
-  const auto clipsPerDevice = c.getInt("TRAIN.BATCH_SIZE") / perShard * c.getInt("AUG.NUM_SAMPLE") * c.getInt("DATA.TRAIN_CROP_NUM_SPATIAL");
+  const auto clipsPerDevice = c.getInt("TRAIN.BATCH_SIZE") / perShard * dist::clipsPerTrainVideo(c);
   if (c.getString("BN.NORM_TYPE") == "sub_batchnorm" && !longCycle && c.getInt("BN.NUM_SPLITS") > 0 &&
       clipsPerDevice % c.getInt("BN.NUM_SPLITS") != 0)
     ck.error(ck.blame({"BN.NUM_SPLITS", "TRAIN.BATCH_SIZE"}),

@@ -33,6 +33,11 @@ AugmentParams AugmentParams::fromConfig(const config::Config& c) {
   if (a.num_sample < 1) throw std::invalid_argument("AUG.NUM_SAMPLE: " + std::to_string(a.num_sample) + " must be 1 or more");
   if (a.crop_num_spatial < 1)
     throw std::invalid_argument("DATA.TRAIN_CROP_NUM_SPATIAL: " + std::to_string(a.crop_num_spatial) + " must be 1 or more");
+  a.crop_num_temporal = static_cast<int>(c.getInt("DATA.TRAIN_CROP_NUM_TEMPORAL"));
+  if (a.crop_num_temporal < 1)
+    throw std::invalid_argument("DATA.TRAIN_CROP_NUM_TEMPORAL: " + std::to_string(a.crop_num_temporal) + " must be 1 or more");
+  a.delta_min = c.getFloat("CONTRASTIVE.DELTA_CLIPS_MIN");
+  a.delta_max = c.getFloat("CONTRASTIVE.DELTA_CLIPS_MAX");
 
   const std::string aa = c.getString("AUG.AA_TYPE");
   a.rand_augment = a.enabled && !aa.empty();

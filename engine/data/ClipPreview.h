@@ -19,7 +19,7 @@ namespace amp::data {
 
 struct PreviewClip {
   int position = 0;  ///< the video's position in the epoch's (shuffled) list
-  int copy = 0;      ///< which of its AUG.NUM_SAMPLE x TRAIN_CROP_NUM_SPATIAL copies
+  int copy = 0;      ///< which of its TRAIN_CROP_NUM_TEMPORAL x AUG.NUM_SAMPLE x TRAIN_CROP_NUM_SPATIAL copies
   int view = 0;      ///< test view (temporal clip x NUM_SPATIAL_CROPS + crop)
   std::string path;
   int label = 0;

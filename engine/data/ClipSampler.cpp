@@ -172,25 +172,46 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
     if (videoFrames <= 0) return false;
   }
   const double clipSize = clipSpanFrames(p.samplingRateFor(draws[0].rate, split), p.num_frames, p.target_fps, info.fps);
-  const double start = clipStart(static_cast<double>(videoFrames), clipSize, -1, p.test_views, p.use_offset, draws[0].temporal);
-  const auto indices = clipFrameIndices(start, clipSize, p.num_frames, videoFrames);
+  // DATA.TRAIN_CROP_NUM_TEMPORAL windows, each giving copies / windows augmented copies: window k's
+  // start from the temporal draw of its first copy (and, to keep CONTRASTIVE.DELTA_CLIPS_MIN/MAX
+  // gaps, further draws from that copy's stream).
+  const int windows = copies % p.aug.crop_num_temporal == 0 ? p.aug.crop_num_temporal : 1;
+  const int perWindow = copies / windows;
+  std::vector<double> starts;
+  if (windows == 1) {
+    starts.push_back(clipStart(static_cast<double>(videoFrames), clipSize, -1, p.test_views, p.use_offset, draws[0].temporal));
+  } else {
+    std::vector<int> used(static_cast<std::size_t>(windows), 0);
+    Draws fallback(0, 0x54454d50ULL, 0, 0);
+    starts = randomWindowStarts(static_cast<double>(videoFrames), clipSize, windows, p.aug.delta_min, p.aug.delta_max, [&](int k) {
+      const ClipDraws& first = draws[k * perWindow];
+      if (used[static_cast<std::size_t>(k)]++ == 0) return first.temporal;
+      return first.more ? first.more->uniform() : fallback.uniform();
+    });
+  }
   // PySlowFast's torchvision backend decodes at short side TRAIN_JITTER_SCALES[0]
   // (max_spatial_scale); every copy is cut from these frames.
   const Size decodeSize = decodeSizeAtMinDimension({info.height, info.width}, p.jitter_min);
-  thread_local DecodedClip decoded;
-  if (!decoder.decode(indices, decodeSize.height, decodeSize.width, decoded, error)) return false;
+  thread_local std::vector<DecodedClip> decodedWindows;
+  decodedWindows.resize(std::max<std::size_t>(decodedWindows.size(), static_cast<std::size_t>(windows)));
+  for (int k = 0; k < windows; ++k) {
+    const auto indices = clipFrameIndices(starts[static_cast<std::size_t>(k)], clipSize, p.num_frames, videoFrames);
+    if (!decoder.decode(indices, decodeSize.height, decodeSize.width, decodedWindows[static_cast<std::size_t>(k)], error)) return false;
+  }
   const int crop = p.train_crop;
   const size_t plane = static_cast<size_t>(crop) * crop;
   for (int j = 0; j < copies; ++j) {
     Clip& out = outs[j];
+    const DecodedClip& decoded = decodedWindows[static_cast<std::size_t>(j / perWindow)];
+    const bool firstOfWindow = j % perWindow == 0;
     const auto transformStart = std::chrono::steady_clock::now();
     out.channels = 3;
     out.frames = p.num_frames;
     out.height = out.width = crop;
     out.frame_indices = decoded.indices;
     out.corrupt_packets = decoded.corrupt_packets;
-    out.decode_s = j == 0 ? decoded.decode_s : 0;
-    out.resize_s = j == 0 ? decoded.convert_s : 0;
+    out.decode_s = firstOfWindow ? decoded.decode_s : 0;
+    out.resize_s = firstOfWindow ? decoded.convert_s : 0;
     float* fast = out.fast_out;
     if (!fast) {
       out.fast.resize(3 * static_cast<size_t>(p.num_frames) * plane);

@@ -58,7 +58,8 @@ struct ClipParams {
   /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS.
   int viewsPerTestVideo() const { return test_views * test_crops; }
   int cropSize(Split s) const { return s == Split::Test ? test_crop : train_crop; }
-  /// Clips one video gives: AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL in training, else 1.
+  /// Clips one video gives: DATA.TRAIN_CROP_NUM_TEMPORAL x AUG.NUM_SAMPLE x
+  /// DATA.TRAIN_CROP_NUM_SPATIAL in training, else 1.
   int copiesPerVideo(Split s) const { return s == Split::Train ? aug.trainCopies() : 1; }
   /// Whether training clips take the augmented path (TrainTransform): decoded once at short side
   /// TRAIN_JITTER_SCALES[0] as PySlowFast's torchvision backend, then transformed per copy.
@@ -106,8 +107,10 @@ class ClipSampler {
   bool sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out, std::string* error);
 
   /// `copies` clips of one decode of `path`, as PySlowFast's repeated augmentation: the temporal
-  /// position from draws[0], everything spatial from each copy's own draws. Decode time is
-  /// counted on the first copy.
+  /// position from draws[0], everything spatial from each copy's own draws. With
+  /// DATA.TRAIN_CROP_NUM_TEMPORAL windows (copies a multiple of it), copies come window by
+  /// window, window k's position from the draws of its first copy (draws[k x copies / windows]).
+  /// Decode time is counted on each window's first copy.
   bool sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws, Clip* outs, int copies,
                     std::string* error);
 

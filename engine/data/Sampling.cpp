@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfenv>
 #include <cmath>
+#include <limits>
 
 namespace amp::data {
 
@@ -33,6 +34,50 @@ double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips,
     return clipIdx * std::floor(delta / (numClips - 1));
   }
   return delta * clipIdx / numClips;
+}
+
+std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int windows, double deltaMin, double deltaMax,
+                                       const std::function<double(int window)>& draw) {
+  // The gaps of a set of windows in time order, and how far they miss [deltaMin, deltaMax]
+  // (PySlowFast's "goodness": 0 when they fit, else the sum of the misses, negative).
+  auto miss = [&](std::vector<double> starts) {
+    std::sort(starts.begin(), starts.end());
+    double m = 0;
+    for (std::size_t i = 1; i < starts.size(); ++i) {
+      const double gap = starts[i] - (starts[i - 1] + clipSize - 1);
+      if (gap < deltaMin) m += gap;
+      if (gap > deltaMax) m -= gap;
+    }
+    return m;
+  };
+  auto fits = [&](const std::vector<double>& starts) {
+    std::vector<double> s = starts;
+    std::sort(s.begin(), s.end());
+    for (std::size_t i = 1; i < s.size(); ++i) {
+      const double gap = s[i] - (s[i - 1] + clipSize - 1);
+      if (gap < deltaMin || gap > deltaMax) return false;
+    }
+    return true;
+  };
+  constexpr int kRetries = 100;
+  std::vector<double> best;
+  double bestMiss = -std::numeric_limits<double>::infinity();
+  for (int round = 0; round < kRetries; ++round) {
+    std::vector<double> starts;
+    for (int k = 0; k < windows; ++k) {
+      for (int attempt = 0; attempt < kRetries; ++attempt) {
+        starts.push_back(clipStart(videoFrames, clipSize, -1, 1, false, draw(k)));
+        if (starts.size() == 1 || fits(starts) || attempt == kRetries - 1) break;
+        starts.pop_back();
+      }
+    }
+    if (fits(starts)) return starts;
+    if (const double m = miss(starts); m > bestMiss) {
+      bestMiss = m;
+      best = starts;
+    }
+  }
+  return best;
 }
 
 std::vector<std::int64_t> clipFrameIndices(double start, double clipSize, int numFrames, std::int64_t videoFrames) {

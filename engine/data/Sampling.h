@@ -3,6 +3,7 @@
 // pure functions. Random draws come in as numbers in [0, 1), so the same draws give the same
 // frame indices and crop boxes as PySlowFast, and tests can feed hand-chosen draws.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace amp::data {
@@ -17,6 +18,16 @@ double clipSpanFrames(int samplingRate, int numFrames, double targetFps, double 
 /// `clipIdx` -1 draws uniformly in [0, delta] from `u`; otherwise view clipIdx of numClips,
 /// `delta * clipIdx / numClips`, or with useOffset spread from 0 to delta (centre for one view).
 double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips, bool useOffset, double u);
+
+/// The starts of `windows` random clips of clipSize frames from one video (decoder.py's
+/// get_multiple_start_end_idx with clip_idx -1, DATA.TRAIN_CROP_NUM_TEMPORAL): each start is
+/// uniform in [0, videoFrames - clipSize] from draw(k), window k's next uniform number. The gaps
+/// between the windows in time order (a start minus the previous window's last frame) must lie
+/// in [deltaMin, deltaMax]: a window is drawn again up to 100 times until they do, the whole set
+/// up to 100 times, else the set that misses least is kept. In draw order (PySlowFast returns
+/// them sorted in a random order: the same distribution).
+std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int windows, double deltaMin, double deltaMax,
+                                       const std::function<double(int window)>& draw);
 
 /// linspace(start, start + clipSize - 1, numFrames), clamped to [0, videoFrames - 1], truncated.
 std::vector<std::int64_t> clipFrameIndices(double start, double clipSize, int numFrames, std::int64_t videoFrames);

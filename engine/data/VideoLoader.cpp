@@ -257,6 +257,8 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
           cd.crop_y = more[j].uniform();
           cd.crop_x = more[j].uniform();
           cd.flip = more[j].uniform();
+          // The first copy of each further temporal window (DATA.TRAIN_CROP_NUM_TEMPORAL) draws its start.
+          if (split_ == Split::Train && j % static_cast<std::size_t>(p.aug.copiesPerWindow()) == 0) cd.temporal = more[j].uniform();
         }
         cd.more = &more[j];
       }

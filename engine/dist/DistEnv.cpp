@@ -148,6 +148,10 @@ int processesPerShard(const config::Config& c) {
 
 int configuredWorldSize(const config::Config& c) { return processesPerShard(c) * static_cast<int>(c.getInt("NUM_SHARDS")); }
 
+int clipsPerTrainVideo(const config::Config& c) {
+  return static_cast<int>(c.getInt("AUG.NUM_SAMPLE") * c.getInt("DATA.TRAIN_CROP_NUM_SPATIAL") * c.getInt("DATA.TRAIN_CROP_NUM_TEMPORAL"));
+}
+
 int perProcessBatch(const config::Config& c, bool test) {
   const auto total = c.getInt(test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE");
   return static_cast<int>(std::max<std::int64_t>(1, total / processesPerShard(c)));

@@ -49,6 +49,9 @@ int configuredWorldSize(const config::Config& c);
 /// Clips per process and iteration: TRAIN.BATCH_SIZE (or TEST.BATCH_SIZE) / processesPerShard,
 /// as PySlowFast (the batch size is per machine; the global batch is it x NUM_SHARDS).
 int perProcessBatch(const config::Config& c, bool test);
+/// Training clips each video gives: AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL x
+/// DATA.TRAIN_CROP_NUM_TEMPORAL (side by side in the batch, as PySlowFast's multiple_samples_collate).
+int clipsPerTrainVideo(const config::Config& c);
 
 /// "" when `env` fits the config's layout, else why, naming the keys to change.
 std::string checkAgainstConfig(const DistEnv& env, const config::Config& c);

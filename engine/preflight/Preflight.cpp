@@ -88,8 +88,7 @@ void checkCheckpoint(const config::Config& cfg, const std::string& file, const c
 }  // namespace
 
 std::int64_t clipsPerProcessStep(const config::Config& cfg) {
-  return static_cast<std::int64_t>(dist::perProcessBatch(cfg, false)) * cfg.getInt("AUG.NUM_SAMPLE") *
-         cfg.getInt("DATA.TRAIN_CROP_NUM_SPATIAL");
+  return static_cast<std::int64_t>(dist::perProcessBatch(cfg, false)) * dist::clipsPerTrainVideo(cfg);
 }
 
 std::int64_t stepPeakBytes(const config::Config& cfg, const MemoryEstimate& e) {

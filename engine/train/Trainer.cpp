@@ -110,9 +110,8 @@ bool Trainer::start(std::string* error) {
     if (error) *error = why;
     return false;
   }
-  // Clips per process batch: videos x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies of each.
-  if (cfg_.getBool("MIXUP.ENABLE") && cfg_.getBool("TRAIN.ENABLE") &&
-      dist::perProcessBatch(cfg_, false) * cfg_.getInt("AUG.NUM_SAMPLE") * cfg_.getInt("DATA.TRAIN_CROP_NUM_SPATIAL") < 2) {
+  // Clips per process batch: videos x the clips of each (repeated augmentation, temporal crops).
+  if (cfg_.getBool("MIXUP.ENABLE") && cfg_.getBool("TRAIN.ENABLE") && dist::perProcessBatch(cfg_, false) * dist::clipsPerTrainVideo(cfg_) < 2) {
     if (error)
       *error = "MIXUP.ENABLE: mixup and cutmix mix a batch with its own reverse, so each process needs at least 2 clips per "
                "batch; raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False";

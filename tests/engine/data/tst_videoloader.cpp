@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "config/ConfigLoader.h"
@@ -228,6 +229,70 @@ class TestVideoLoader : public QObject {
     QCOMPARE(val.next()->size, 4);
   }
 
+  // DATA.TRAIN_CROP_NUM_TEMPORAL 2 x AUG.NUM_SAMPLE 2: 4 clips per video, window by window (clips
+  // 0-1 share window 0's frames, 2-3 window 1's), the same for the same seed; the windows' gaps
+  // keep CONTRASTIVE.DELTA_CLIPS_MIN / MAX; an impossible bound still gives clips.
+  void temporalCropsGiveWindowsOfCopies() {
+    QTemporaryDir longDir;  // 64-frame videos: room for two 16-frame windows and a gap
+    DemoDataOptions d;
+    d.out_dir = longDir.path().toStdString();
+    d.clips_per_class = 1;
+    d.frames = 64;
+    DemoDataSummary summary;
+    std::string error;
+    QVERIFY2(generateDemoData(d, summary, &error), error.c_str());
+    KineticsList videos;
+    QVERIFY2(readKineticsList(d.out_dir, "train", " ", d.out_dir, 0, videos, &error), error.c_str());
+    LoaderOptions o;
+    o.batch_size = 2;
+    o.workers = 2;
+    o.seed = 7;
+    auto windowsOf = [&](double deltaMin, double deltaMax) {
+      ClipParams p = demoParams();
+      p.aug.num_sample = 2;
+      p.aug.crop_num_temporal = 2;
+      p.aug.delta_min = deltaMin;
+      p.aug.delta_max = deltaMax;
+      VideoLoader loader(videos, p, Split::Train, o);
+      if (loader.clipsPerVideo() != 4) qFatal("clips per video %d", loader.clipsPerVideo());
+      // Per video: window 0's and window 1's frame indices.
+      std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> out;
+      for (const auto& b : drain(loader, 0)) {
+        if (b.size != 8 || b.copies != 4) qFatal("batch of %d clips, %d copies", b.size, b.copies);
+        for (int v = 0; v < 2; ++v) {
+          const int base = 4 * v;
+          for (int c = 1; c < 4; ++c)
+            if (b.labels[base + c] != b.labels[base] || b.videos[base + c] != b.videos[base]) qFatal("copies of one video differ in label");
+          if (b.info[base].frame_indices != b.info[base + 1].frame_indices ||
+              b.info[base + 2].frame_indices != b.info[base + 3].frame_indices)
+            qFatal("the copies of a window have different frames");
+          out.emplace_back(b.info[base].frame_indices, b.info[base + 2].frame_indices);
+        }
+      }
+      return out;
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto free = windowsOf(-inf, inf);
+    QCOMPARE(free.size(), size_t(8));  // 8 videos, 2 per batch
+    int different = 0;
+    for (const auto& [a, b] : free) different += a != b;
+    QVERIFY2(different >= 6, std::to_string(different).c_str());  // each window starts on its own
+    QVERIFY(windowsOf(-inf, inf) == free);                         // and the same for the same seed
+    // Gaps in time order: the later window's first frame minus the earlier one's last (the
+    // indices truncate the float starts, hence the 1-frame slack).
+    auto gaps = [](const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>& w) {
+      std::vector<std::int64_t> g;
+      for (auto [a, b] : w) {
+        if (b.front() < a.front()) std::swap(a, b);
+        g.push_back(b.front() - a.back());
+      }
+      return g;
+    };
+    for (auto g : gaps(windowsOf(10, inf))) QVERIFY2(g >= 9, std::to_string(g).c_str());
+    for (auto g : gaps(windowsOf(-inf, 0))) QVERIFY2(g <= 1, std::to_string(g).c_str());
+    QCOMPARE(windowsOf(1000, inf).size(), size_t(8));  // cannot fit in 64 frames: the closest draw, no failure
+  }
+
   void augmentedClipsAreTheSameWhateverTheWorkers() {
     // The MViT recipe (relative crops with motion shift, RandAugment, pixel erasing, 2 copies):
     // every draw is keyed by seed, epoch and position, so 0, 1 and 3 workers agree.
@@ -389,6 +454,15 @@ class TestVideoLoader : public QObject {
     QVERIFY(cpu.ok());
     QCOMPARE(LoaderOptions::fromConfig(cpu.config, Split::Train, 1, 4).batch_size, 16);
     QCOMPARE(train.workers, 8);
+    // DATA.TRAIN_CROP_NUM_TEMPORAL and the gap bounds reach the sampler.
+    auto temporal = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+                                                         {"DATA.TRAIN_CROP_NUM_TEMPORAL", "3", "AUG.NUM_SAMPLE", "2",
+                                                          "CONTRASTIVE.DELTA_CLIPS_MIN", "4"});
+    QVERIFY(temporal.ok());
+    const ClipParams tp = ClipParams::fromConfig(temporal.config);
+    QCOMPARE(tp.copiesPerVideo(Split::Train), 6);
+    QCOMPARE(tp.copiesPerVideo(Split::Val), 1);
+    QCOMPARE(tp.aug.delta_min, 4.0);
     QVERIFY(train.shuffle && train.drop_last);
     QCOMPARE(train.decoder.threads, 0);
     const auto test = LoaderOptions::fromConfig(r.config, Split::Test);
