@@ -21,7 +21,7 @@ esac
 suites=(tst_pyliteral tst_keyschema tst_configloader tst_configwriter tst_yamledit tst_metricslog tst_rundirectory
         tst_runrecord tst_pyslowfastlog tst_sampling tst_videodecoder tst_demodata tst_kineticscsv tst_clipsampler
         tst_videoloader tst_pilops tst_augment tst_clippreview tst_distenv tst_multigridschedule tst_auditjson
-        tst_lrschedule tst_lossexplosion tst_fuzzcorpus)
+        tst_lrschedule tst_lossexplosion tst_pickle tst_fuzzcorpus)
 regex=${2:-"^($(IFS='|'; echo "${suites[*]}"))$"}
 scripts/bootstrap.sh
 dir="build-$kind"
@@ -34,7 +34,7 @@ targets=()
 for s in "${suites[@]}"; do
   if [[ "$s" =~ $regex ]]; then targets+=("$s"); fi
 done
-if [ -n "${2:-}" ]; then targets=(all); fi
+if [ "${#targets[@]}" -eq 0 ]; then targets=(all); fi  # a suite outside the torch-free set: build everything
 cmake --build "$dir" --parallel "$(nproc)" --target "${targets[@]}"
 cd "$dir"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure --timeout 900 -j "$(nproc)" -R "$regex"

@@ -1,9 +1,22 @@
 #include "checkpoint/Pickle.h"
 
 #include <cstring>
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace amp::checkpoint {
+
+namespace {
+// The containers unpickle() made, so that it can break the reference cycles a pickle may build
+// (a list appended to itself through the memo): shared_ptr alone would leak them.
+thread_local std::vector<std::weak_ptr<PyObj>>* tlsMade = nullptr;
+
+PyRef made(PyRef o) {
+  if (tlsMade) tlsMade->push_back(o);
+  return o;
+}
+}  // namespace
 
 PyObj::~PyObj() {
   std::vector<PyRef> pending;
@@ -59,18 +72,18 @@ PyRef PyObj::bytes(std::string v) {
 PyRef PyObj::list() {
   auto o = std::make_shared<PyObj>();
   o->kind = Kind::List;
-  return o;
+  return made(std::move(o));
 }
 PyRef PyObj::tuple(std::vector<PyRef> v) {
   auto o = std::make_shared<PyObj>();
   o->kind = Kind::Tuple;
   o->items = std::move(v);
-  return o;
+  return made(std::move(o));
 }
 PyRef PyObj::dictionary() {
   auto o = std::make_shared<PyObj>();
   o->kind = Kind::Dict;
-  return o;
+  return made(std::move(o));
 }
 PyRef PyObj::global(std::string module, std::string name) {
   auto o = std::make_shared<PyObj>();
@@ -84,7 +97,7 @@ PyRef PyObj::object(std::string type, std::any payload) {
   o->kind = Kind::Object;
   o->name = std::move(type);
   o->payload = std::move(payload);
-  return o;
+  return made(std::move(o));
 }
 
 PyRef PyObj::get(const std::string& k) const {
@@ -407,14 +420,93 @@ class Machine {
 
 }  // namespace
 
+namespace {
+
+void forEachChild(const PyObj& o, const std::function<void(const PyRef&)>& f) {
+  for (const auto& x : o.items) f(x);
+  for (const auto& [k, v] : o.dict) {
+    f(k);
+    f(v);
+  }
+  if (o.state) f(o.state);
+}
+
+// Whether a container reachable from `root` holds itself (an iterative depth-first search: a
+// pickle nested a million deep must not overflow the stack); `reached` gets every object seen.
+bool reachesACycle(const PyRef& root, std::unordered_set<const PyObj*>& reached) {
+  std::unordered_set<const PyObj*> onPath;
+  struct Frame {
+    const PyObj* obj;
+    std::vector<const PyObj*> children;
+    std::size_t next = 0;
+  };
+  std::vector<Frame> path;
+  auto enter = [&](const PyObj* o) {
+    reached.insert(o);
+    onPath.insert(o);
+    Frame f{o, {}, 0};
+    forEachChild(*o, [&](const PyRef& c) {
+      if (c) f.children.push_back(c.get());
+    });
+    path.push_back(std::move(f));
+  };
+  if (!root) return false;
+  enter(root.get());
+  while (!path.empty()) {
+    Frame& top = path.back();
+    if (top.next == top.children.size()) {
+      onPath.erase(top.obj);
+      path.pop_back();
+      continue;
+    }
+    const PyObj* c = top.children[top.next++];
+    if (onPath.count(c)) return true;
+    if (!reached.count(c)) enter(c);
+  }
+  return false;
+}
+
+// Empties the containers of a failed or cyclic pickle that are still alive, except those in
+// `keep`: that frees every cycle among them.
+void breakCycles(std::vector<std::weak_ptr<PyObj>>& made, const std::unordered_set<const PyObj*>& keep = {}) {
+  for (auto& w : made)
+    if (PyRef o = w.lock(); o && !keep.count(o.get())) {
+      o->items.clear();
+      o->dict.clear();
+      o->state.reset();
+    }
+}
+
+struct MadeScope {  // registers the containers made on this thread while it lives
+  std::vector<std::weak_ptr<PyObj>> made;
+  std::vector<std::weak_ptr<PyObj>>* outer = tlsMade;
+  MadeScope() { tlsMade = &made; }
+  ~MadeScope() { tlsMade = outer; }
+};
+
+}  // namespace
+
 PyRef unpickle(const std::string& data, std::size_t& pos, PickleHost& host) {
+  MadeScope scope;
+  PyRef root;
   try {
-    return Machine(data, pos, host).run();
+    root = Machine(data, pos, host).run();
   } catch (const PickleError&) {
+    breakCycles(scope.made);
     throw;
   } catch (const std::exception& e) {  // std::stoll and friends on a damaged text argument
+    breakCycles(scope.made);
     throw PickleError(std::string("malformed pickle: ") + e.what());
   }
+  // The machine (its memo and stack) is gone: what is alive now is the result, or a cycle.
+  std::unordered_set<const PyObj*> reached;
+  if (reachesACycle(root, reached)) {
+    root.reset();
+    breakCycles(scope.made);
+    throw PickleError("holds a container that contains itself, which no checkpoint does; refused");
+  }
+  breakCycles(scope.made, reached);  // cycles the pickle built and dropped
+  return root;
 }
 
 }  // namespace amp::checkpoint
