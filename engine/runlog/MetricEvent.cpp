@@ -70,7 +70,12 @@ std::optional<MetricEvent> parseJsonLine(const std::string& line) {
       if (auto v = decode(*it)) out = *v;
   };
   str("kind", e.kind);
-  if (auto it = j.find("step"); it != j.end() && it->is_number()) e.step = it->get<std::int64_t>();
+  if (auto it = j.find("step"); it != j.end()) {
+    // An integer, or a float an integer can hold (a float beyond that range, as a damaged or
+    // foreign log may have, must not be cast: found by fuzzing).
+    if (it->is_number_integer()) e.step = it->get<std::int64_t>();
+    else if (it->is_number_float() && std::abs(it->get<double>()) < 9.0e18) e.step = static_cast<std::int64_t>(it->get<double>());
+  }
   num("epoch", e.epoch);
   num("time", e.time_s);
   num("ts", e.unix_time_s);

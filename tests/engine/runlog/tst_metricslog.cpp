@@ -72,6 +72,8 @@ class TestMetricsLog : public QObject {
     QCOMPARE(e->step, std::int64_t(3));
     QCOMPARE(e->values.size(), size_t(1));
     QCOMPARE(e->values.at("temp"), 61.0);
+    QCOMPARE(parseJsonLine(R"({"kind":"train","step":12.0})")->step, std::int64_t(12));
+    QCOMPARE(parseJsonLine(R"({"kind":"train","step":7.7e53})")->step, std::int64_t(0));  // no integer holds it (fuzzing)
     QVERIFY(!parseJsonLine("{\"kind\":\"train\",\"st"));
     QVERIFY(!parseJsonLine("[1,2]"));
   }
