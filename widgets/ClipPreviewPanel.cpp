@@ -13,8 +13,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include "config/ConfigLoader.h"
 #include "runlog/RunDirectory.h"
 
@@ -152,7 +150,6 @@ void ClipPreviewPanel::showClip() {
   worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation, yield = trainingActive_] {
     // Beside a training run: this thread (only) yields the cores to it.
     if (yield) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
-    errno = 0;
     lastWorkerNice_ = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
     std::vector<data::PreviewClip> clips;
     std::string error;

@@ -176,6 +176,16 @@ QCustomPlot* makePlot(const QString& title, const QString& yLabel) {
   return p;
 }
 
+// Empties a chart and returns its hidden marker of the selected layer (a vertical dashed line).
+QCPItemStraightLine* clearWithMarker(QCustomPlot* p) {
+  p->clearPlottables();
+  p->clearItems();
+  auto* marker = new QCPItemStraightLine(p);
+  marker->setPen(QPen(QColor("#555555"), 0, Qt::DashLine));
+  marker->setVisible(false);
+  return marker;
+}
+
 QCPBars* addBars(QCustomPlot* p, const QString& name, const QColor& color) {
   auto* b = new QCPBars(p->xAxis, p->yAxis);
   b->setName(name);
@@ -284,10 +294,7 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
   layout->addWidget(split, 1);
 
   for (QCustomPlot* p : {headroomPlot_, underflowPlot_}) {
-    auto* marker = new QCPItemStraightLine(p);
-    marker->setPen(QPen(QColor("#555555"), 0, Qt::DashLine));
-    marker->setVisible(false);
-    markers_.push_back(marker);
+    markers_.push_back(clearWithMarker(p));
     // Hover: the layer under the cursor; click: select it in the table.
     connect(p, &QCustomPlot::mouseMove, this, [this, p](QMouseEvent* e) {
       const int i = static_cast<int>(std::lround(p->xAxis->pixelToCoord(e->position().x())));
@@ -513,11 +520,7 @@ void PrecisionAuditPanel::showReport(const audit::PrecisionAuditReport& report) 
 
 void PrecisionAuditPanel::plotHeadroom() {
   QCustomPlot* p = headroomPlot_;
-  p->clearPlottables();
-  p->clearItems();
-  markers_[0] = new QCPItemStraightLine(p);
-  markers_[0]->setPen(QPen(QColor("#555555"), 0, Qt::DashLine));
-  markers_[0]->setVisible(false);
+  markers_[0] = clearWithMarker(p);
   auto* safe = addBars(p, tr("≥ 8x headroom"), kSafe);
   auto* tight = addBars(p, tr("under 8x"), kTight);
   auto* over = addBars(p, tr("overflows float16"), kOver);
@@ -548,11 +551,7 @@ void PrecisionAuditPanel::plotHeadroom() {
 
 void PrecisionAuditPanel::plotUnderflow() {
   QCustomPlot* p = underflowPlot_;
-  p->clearPlottables();
-  p->clearItems();
-  markers_[1] = new QCPItemStraightLine(p);
-  markers_[1]->setPen(QPen(QColor("#555555"), 0, Qt::DashLine));
-  markers_[1]->setVisible(false);
+  markers_[1] = clearWithMarker(p);
   auto* zero = addBars(p, tr("stored as 0 (|g·s| < 2⁻²⁴)"), kOver);
   auto* sub = addBars(p, tr("subnormal (|g·s| < 2⁻¹⁴)"), kSubnormal);
   sub->moveAbove(zero);

@@ -7,15 +7,26 @@
 
 namespace amp::runlog {
 
-std::vector<std::string> listCheckpointFiles(const std::string& runDir) {
-  namespace fs = std::filesystem;
-  std::vector<std::string> out;
+namespace {
+
+// The files of runDir/checkpoints whose names `keep` accepts, sorted by name.
+std::vector<std::filesystem::path> checkpointEntries(const std::string& runDir, bool (*keep)(const std::string& name)) {
+  std::vector<std::filesystem::path> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(runDir) / RunDirectory::kCheckpointsDir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("checkpoint_epoch_", 0) == 0 && e.path().extension() == ".pyth") out.push_back(e.path().string());
-  }
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(runDir) / RunDirectory::kCheckpointsDir, ec))
+    if (keep(e.path().filename().string())) out.push_back(e.path());
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool hasCheckpointPrefix(const std::string& name) { return name.rfind("checkpoint_epoch_", 0) == 0; }
+
+}  // namespace
+
+std::vector<std::string> listCheckpointFiles(const std::string& runDir) {
+  std::vector<std::string> out;
+  for (const auto& p : checkpointEntries(runDir, [](const std::string& n) { return hasCheckpointPrefix(n) && n.size() > 5 && n.compare(n.size() - 5, 5, ".pyth") == 0; }))
+    out.push_back(p.string());
   return out;
 }
 
@@ -25,15 +36,11 @@ std::string latestCheckpointFile(const std::string& runDir) {
 }
 
 std::vector<std::string> removeUnfinishedCheckpoints(const std::string& runDir) {
-  namespace fs = std::filesystem;
   std::vector<std::string> removed;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(runDir) / RunDirectory::kCheckpointsDir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("checkpoint_epoch_", 0) == 0 && name.find(".pyth.tmp-") != std::string::npos && fs::remove(e.path(), ec))
-      removed.push_back(name);
+  for (const auto& p : checkpointEntries(runDir, [](const std::string& n) { return hasCheckpointPrefix(n) && n.find(".pyth.tmp-") != std::string::npos; })) {
+    std::error_code ec;
+    if (std::filesystem::remove(p, ec)) removed.push_back(p.filename().string());
   }
-  std::sort(removed.begin(), removed.end());
   return removed;
 }
 
