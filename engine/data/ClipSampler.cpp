@@ -61,6 +61,7 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
     p.std[i] = static_cast<float>(stdv.at(i));
   }
   p.reverse_channels = c.getBool("DATA.REVERSE_INPUT_CHANNEL");
+  decodingBackendFromName(c.getString("DATA.DECODING_BACKEND"), p.backend);  // the schema allows only the two
   const auto multi = c.getStringList("MODEL.MULTI_PATHWAY_ARCH");
   if (std::find(multi.begin(), multi.end(), c.getString("MODEL.ARCH")) != multi.end())
     p.slowfast_alpha = static_cast<int>(c.getInt("SLOWFAST.ALPHA"));
@@ -72,6 +73,22 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
   p.max_sampling_rate = static_cast<int>(c.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE"));
   return p;
 }
+
+namespace {
+StreamTiming streamTiming(const VideoInfo& info, std::int64_t frames) {
+  StreamTiming t;
+  t.fps = info.fps;
+  t.slot_fps = info.slot_fps;
+  t.duration_s = info.duration_s;
+  t.duration_pts = info.duration_pts;
+  t.header_frames = info.header_frames;
+  t.frames = frames;
+  t.timebase_num = info.timebase_num;
+  t.timebase_den = info.timebase_den;
+  t.start_pts = info.start_pts;
+  return t;
+}
+}  // namespace
 
 ClipSampler::ClipSampler(ClipParams params, DecoderOptions decoder) : params_(params), decoderOptions_(decoder) {}
 
@@ -92,17 +109,19 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   const bool test = split == Split::Test;
   const int temporalIdx = test ? view / p.test_crops : -1;
   const int spatialIdx = test ? (p.test_crops > 1 ? view % p.test_crops : 1) : -1;
-  const double clipSize = clipSpanFrames(p.samplingRateFor(draws.rate, split), p.num_frames, p.target_fps, info.fps);
-  const double start = clipStart(static_cast<double>(videoFrames), clipSize, temporalIdx, p.test_views, p.use_offset,
-                                 draws.temporal);
-  const auto indices = clipFrameIndices(start, clipSize, p.num_frames, videoFrames);
+  const StreamTiming timing = streamTiming(info, videoFrames);
+  const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws.rate, split), p.num_frames, p.target_fps);
+  const double start = clipStart(plan.video_size, plan.clip_size, temporalIdx, p.test_views, p.use_offset, draws.temporal);
+  const auto indices = backendFrameIndices(p.backend, timing, plan, start, p.num_frames);
 
-  // Spatial sampling (transform.py): scale the short side, then crop.
+  // Spatial sampling (transform.py): the backend's decoded size (torchvision: at the smallest
+  // scale, max_spatial_scale), then the short side scaled from that size, then the crop.
   int minScale = p.jitter_min, maxScale = p.jitter_max;
   if (test) minScale = maxScale = p.test_crops > 1 ? p.test_crop : p.test_jitter_min;
   const int crop = p.cropSize(split);
   const int shortSide = jitterShortSide(minScale, maxScale, draws.scale, p.inverse_uniform && !test);
-  out.scaled = scaleShortSide({info.height, info.width}, shortSide);
+  out.decoded = backendDecodeSize(p.backend, {info.height, info.width}, minScale);
+  out.scaled = scaleShortSide(out.decoded, shortSide);
   if (out.scaled.height < crop || out.scaled.width < crop) {
     if (error)
       *error = path + ": frames scale to " + std::to_string(out.scaled.width) + "x" + std::to_string(out.scaled.height) +
@@ -171,7 +190,8 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
     videoFrames = decoder.countFrames(nullptr, error);
     if (videoFrames <= 0) return false;
   }
-  const double clipSize = clipSpanFrames(p.samplingRateFor(draws[0].rate, split), p.num_frames, p.target_fps, info.fps);
+  const StreamTiming timing = streamTiming(info, videoFrames);
+  const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws[0].rate, split), p.num_frames, p.target_fps);
   // DATA.TRAIN_CROP_NUM_TEMPORAL windows, each giving copies / windows augmented copies: window k's
   // start from the temporal draw of its first copy (and, to keep CONTRASTIVE.DELTA_CLIPS_MIN/MAX
   // gaps, further draws from that copy's stream).
@@ -179,23 +199,25 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
   const int perWindow = copies / windows;
   std::vector<double> starts;
   if (windows == 1) {
-    starts.push_back(clipStart(static_cast<double>(videoFrames), clipSize, -1, p.test_views, p.use_offset, draws[0].temporal));
+    starts.push_back(clipStart(plan.video_size, plan.clip_size, -1, p.test_views, p.use_offset, draws[0].temporal));
   } else {
     std::vector<int> used(static_cast<std::size_t>(windows), 0);
     Draws fallback(0, 0x54454d50ULL, 0, 0);
-    starts = randomWindowStarts(static_cast<double>(videoFrames), clipSize, windows, p.aug.delta_min, p.aug.delta_max, [&](int k) {
+    starts = randomWindowStarts(plan.video_size, plan.clip_size, windows, p.aug.delta_min, p.aug.delta_max, [&](int k) {
       const ClipDraws& first = draws[k * perWindow];
       if (used[static_cast<std::size_t>(k)]++ == 0) return first.temporal;
       return first.more ? first.more->uniform() : fallback.uniform();
     });
   }
   // PySlowFast's torchvision backend decodes at short side TRAIN_JITTER_SCALES[0]
-  // (max_spatial_scale); every copy is cut from these frames.
-  const Size decodeSize = decodeSizeAtMinDimension({info.height, info.width}, p.jitter_min);
+  // (max_spatial_scale: the windows' smallest scale when they all share it, else the native size;
+  // multigrid lowers the first window's only); every copy is cut from these frames.
+  const int maxSpatialScale = windows > 1 && p.jitter_min != p.test_jitter_min ? 0 : p.jitter_min;
+  const Size decodeSize = backendDecodeSize(p.backend, {info.height, info.width}, maxSpatialScale);
   thread_local std::vector<DecodedClip> decodedWindows;
   decodedWindows.resize(std::max<std::size_t>(decodedWindows.size(), static_cast<std::size_t>(windows)));
   for (int k = 0; k < windows; ++k) {
-    const auto indices = clipFrameIndices(starts[static_cast<std::size_t>(k)], clipSize, p.num_frames, videoFrames);
+    const auto indices = backendFrameIndices(p.backend, timing, plan, starts[static_cast<std::size_t>(k)], p.num_frames);
     if (!decoder.decode(indices, decodeSize.height, decodeSize.width, decodedWindows[static_cast<std::size_t>(k)], error)) return false;
   }
   const int crop = p.train_crop;
@@ -209,6 +231,7 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
     out.frames = p.num_frames;
     out.height = out.width = crop;
     out.frame_indices = decoded.indices;
+    out.decoded = decodeSize;
     out.corrupt_packets = decoded.corrupt_packets;
     out.decode_s = firstOfWindow ? decoded.decode_s : 0;
     out.resize_s = firstOfWindow ? decoded.convert_s : 0;

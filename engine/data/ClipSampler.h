@@ -41,6 +41,9 @@ struct ClipParams {
   bool random_flip = true;
   int test_views = 10, test_crops = 3;
   bool use_offset = false;
+  /// DATA.DECODING_BACKEND: which frames a clip takes (backendFrameIndices) and the size frames are
+  /// decoded at before scaling (torchvision: short side = the smallest scale, long side rounded).
+  DecodingBackend backend = DecodingBackend::TorchVision;
   std::array<float, 3> mean{0.45f, 0.45f, 0.45f};
   std::array<float, 3> std{0.225f, 0.225f, 0.225f};
   bool reverse_channels = false;
@@ -87,6 +90,7 @@ struct Clip {
   float* slow_out = nullptr;
   int channels = 3, frames = 0, height = 0, width = 0;
   std::vector<std::int64_t> frame_indices;  ///< source frames, after clamping
+  Size decoded;                             ///< frame size the backend decodes at (before jitter)
   Size scaled;                              ///< frame size after short-side scaling
   CropBox box;
   CropRect region;       ///< the region of the decoded frame the clip shows (first frame)

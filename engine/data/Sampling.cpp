@@ -23,7 +23,69 @@ std::vector<float> torchLinspace(double start, double end, int steps) {
 }
 
 double clipSpanFrames(int samplingRate, int numFrames, double targetFps, double videoFps) {
-  return static_cast<double>(samplingRate) * numFrames / targetFps * videoFps;
+  return std::max(1.0, static_cast<double>(samplingRate) * numFrames / targetFps * videoFps);
+}
+
+bool decodingBackendFromName(const std::string& name, DecodingBackend& out) {
+  out = name == "pyav" ? DecodingBackend::PyAv : DecodingBackend::TorchVision;
+  return name == "pyav" || name == "torchvision";
+}
+
+std::int64_t StreamTiming::pts(std::int64_t frame) const {
+  if (timebase_den <= 0 || timebase_num <= 0 || slot_fps <= 0) return frame;
+  return start_pts + std::llround(static_cast<double>(frame) * timebase_den / (static_cast<double>(timebase_num) * slot_fps));
+}
+
+TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate, int numFrames,
+                          double targetFps) {
+  TemporalPlan plan;
+  plan.sample_size = clipSpanFrames(samplingRate, numFrames, targetFps, s.fps);
+  if (backend == DecodingBackend::TorchVision) {
+    plan.trimmed = s.duration_s > 0 && s.timebase_den > 0 &&
+                   s.fps * s.duration_s > static_cast<double>(numFrames) * samplingRate;
+    plan.video_size = plan.trimmed ? s.fps * s.duration_s : static_cast<double>(s.frames);
+    plan.clip_size = plan.sample_size;
+  } else {
+    plan.trimmed = s.duration_pts > 0 && s.header_frames > 0;
+    plan.video_size = static_cast<double>(plan.trimmed ? s.header_frames : s.frames);
+    plan.clip_size = plan.trimmed
+                         ? std::max(1.0, std::ceil(static_cast<double>(samplingRate) * (numFrames - 1) / targetFps * s.fps))
+                         : plan.sample_size;
+  }
+  return plan;
+}
+
+std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s, const TemporalPlan& plan,
+                                              double start, int numFrames) {
+  if (!plan.trimmed || s.frames <= 0) return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);
+  const double ppf = backend == DecodingBackend::TorchVision
+                         ? static_cast<double>(s.timebase_den) / s.fps
+                         : static_cast<double>(s.duration_pts) / static_cast<double>(s.header_frames);
+  // Python's int() truncates toward zero.
+  const auto lo = static_cast<std::int64_t>(std::trunc(start * ppf));
+  const auto hi = static_cast<std::int64_t>(std::trunc((start + plan.clip_size - 1) * ppf));
+  // pts(i) increases with i: the kept frames are one run [first, last].
+  std::int64_t a = 0, b = s.frames;  // first frame with pts >= lo
+  while (a < b) {
+    const std::int64_t m = a + (b - a) / 2;
+    if (s.pts(m) >= lo) b = m; else a = m + 1;
+  }
+  const std::int64_t first = a;
+  b = s.frames;  // first frame with pts > hi
+  while (a < b) {
+    const std::int64_t m = a + (b - a) / 2;
+    if (s.pts(m) > hi) b = m; else a = m + 1;
+  }
+  std::int64_t kept = a - first;
+  if (backend == DecodingBackend::PyAv && a < s.frames) ++kept;  // pyav_decode_stream keeps the next frame too
+  if (kept <= 0) return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);  // PySlowFast decodes all
+  auto out = clipFrameIndices(0, plan.sample_size, numFrames, kept);
+  for (auto& i : out) i += first;
+  return out;
+}
+
+Size backendDecodeSize(DecodingBackend backend, Size in, int maxSpatialScale) {
+  return backend == DecodingBackend::TorchVision ? decodeSizeAtMinDimension(in, maxSpatialScale) : in;
 }
 
 double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips, bool useOffset, double u) {

@@ -4,6 +4,7 @@
 // frame indices and crop boxes as PySlowFast, and tests can feed hand-chosen draws.
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace amp::data {
@@ -11,8 +12,55 @@ namespace amp::data {
 /// torch.linspace(start, end, steps) in its default dtype, float32, computed as PyTorch does.
 std::vector<float> torchLinspace(double start, double end, int steps);
 
-/// Frames of the source video one clip spans: SAMPLING_RATE * NUM_FRAMES / TARGET_FPS * fps.
+/// Frames of the source video one clip spans: max(1, SAMPLING_RATE * NUM_FRAMES / TARGET_FPS * fps).
 double clipSpanFrames(int samplingRate, int numFrames, double targetFps, double videoFps);
+
+/// PySlowFast's two decoders (DATA.DECODING_BACKEND); each picks a clip's frames its own way.
+enum class DecodingBackend { TorchVision, PyAv };
+/// "torchvision" or "pyav"; anything else gives TorchVision and false.
+bool decodingBackendFromName(const std::string& name, DecodingBackend& out);
+
+/// A video stream's timing as PySlowFast's decoders see it. Frame i is presented at
+/// pts(i) = start_pts + round(i / (slot_fps x timebase)).
+struct StreamTiming {
+  double fps = 0;                   ///< average frame rate (torchvision's video_fps, PyAV's average_rate)
+  double slot_fps = 0;              ///< the rate that places frames on the time line
+  double duration_s = 0;            ///< stream duration in seconds (torchvision's video_duration); 0: unknown
+  std::int64_t duration_pts = 0;    ///< the stream's own duration in its time base (PyAV's); 0: unknown
+  std::int64_t header_frames = 0;   ///< the container's frame count (PyAV's stream.frames); 0: unknown
+  std::int64_t frames = 0;          ///< frames the stream really holds (header, estimate or counted)
+  int timebase_num = 1, timebase_den = 0;
+  std::int64_t start_pts = 0;
+  std::int64_t pts(std::int64_t frame) const;
+};
+
+/// What PySlowFast's decode() draws a clip's start over. Selective decoding (`trimmed`) keeps the
+/// frames whose pts lie in the clip's pts range and samples `sample_size` frames' worth of them
+/// from the first; otherwise the whole video is decoded and the clip is cut from all its frames.
+struct TemporalPlan {
+  bool trimmed = false;
+  double video_size = 0;   ///< what the start is drawn over (get_start_end_idx's video_size)
+  double clip_size = 0;    ///< the span the start is drawn for
+  double sample_size = 0;  ///< decode()'s clip size: the span of the linspace inside the kept frames
+};
+
+/// torchvision: selective when the duration is known and fps x duration > NUM_FRAMES x
+/// SAMPLING_RATE; the start over fps x duration for max(1, rate T / target x fps) frames.
+/// pyav: selective when the stream has a duration and a frame count; the start over the frame
+/// count for max(1, ceil(rate (T - 1) / target x fps)) frames. Otherwise both decode everything:
+/// the start over the frame count for max(1, rate T / target x fps) frames.
+TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate, int numFrames,
+                          double targetFps);
+
+/// The source frames of one clip whose start (a real frame position, from clipStart over the
+/// plan's video_size and clip_size) is `start`, as PySlowFast's decoder picks them:
+/// trimmed, the kept frames are those with pts in [int(start x ppf), int(end x ppf)] (torchvision:
+/// ppf = timebase denominator / fps; pyav: stream duration / frame count, plus the one frame after
+/// the range that PyAV's loop keeps), and the clip takes first + trunc(linspace(0, sample_size - 1, T))
+/// clamped to the kept ones: for a fractional start that is ceil(start) + trunc(offset), not
+/// trunc(start + offset). Untrimmed (or when no frame falls in the range): clipFrameIndices.
+std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s, const TemporalPlan& plan,
+                                              double start, int numFrames);
 
 /// Start frame (a real number) of a clip, as PySlowFast's get_start_end_idx:
 /// `clipIdx` -1 draws uniformly in [0, delta] from `u`; otherwise view clipIdx of numClips,
@@ -59,6 +107,10 @@ struct CropBox {
   int size = 0;
   bool operator==(const CropBox& o) const { return y == o.y && x == o.x && size == o.size; }
 };
+
+/// The frame size PySlowFast's decoder hands on: torchvision decodes at short side
+/// `maxSpatialScale` (decodeSizeAtMinDimension; 0 keeps the size), pyav at the native size.
+Size backendDecodeSize(DecodingBackend backend, Size in, int maxSpatialScale);
 
 /// Random crop: offsets randint(0, extent - size) from draws uy, ux (0 when extent <= size).
 CropBox randomCrop(Size in, int size, double uy, double ux);

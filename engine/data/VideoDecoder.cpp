@@ -127,6 +127,10 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   const AVRational base = st->r_frame_rate;
   const double baseFps = base.num > 0 && base.den > 0 ? av_q2d(base) : 0.0;
   info_.slot_fps = baseFps > 0 && std::abs(baseFps - info_.fps) <= 0.05 * baseFps ? baseFps : info_.fps;
+  info_.timebase_num = st->time_base.num;
+  info_.timebase_den = st->time_base.den;
+  info_.start_pts = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+  if (st->duration != AV_NOPTS_VALUE && st->duration > 0) info_.duration_pts = st->duration;
   if (st->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(st->duration) * av_q2d(st->time_base);
   else if (s_->fmt->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(s_->fmt->duration) / AV_TIME_BASE;
   info_.header_frames = st->nb_frames > 0 ? st->nb_frames : 0;

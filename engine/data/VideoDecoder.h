@@ -19,6 +19,9 @@ struct VideoInfo {
   double slot_fps = 0;         ///< rate that maps timestamps to frame indices: the stream's base
                                ///< rate when it agrees with the average within 5%, else the average
   double duration_s = 0;       ///< 0 when unknown
+  std::int64_t duration_pts = 0;   ///< the stream's own duration in its time base; 0 when it has none
+  int timebase_num = 1, timebase_den = 0;  ///< the stream's time base
+  std::int64_t start_pts = 0;      ///< the stream's first presentation time (0 when unknown)
   std::int64_t header_frames = 0;  ///< what the container claims; 0 when it does not say
   std::int64_t frames = 0;     ///< best estimate: header count, else duration x fps, else counted
   bool has_audio = false;

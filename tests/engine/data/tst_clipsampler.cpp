@@ -34,9 +34,10 @@ class TestClipSampler : public QObject {
     Clip clip;
     std::string error;
     QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
-    const double span = 8.0 * 8 / 30 * 28;
-    const auto expected = clipFrameIndices((280 - span) * 0.5, span, 8, 280);
-    QCOMPARE(clip.frame_indices, expected);
+    // torchvision (the default): start (280 - 59.73) x 0.5 = 110.13; pts 512 per frame keep frames
+    // 111..168, sampled at 111 + trunc(linspace(0, 58.73, 8)) (the whole-video formula: 110, 118, ...).
+    QCOMPARE(clip.frame_indices, (std::vector<std::int64_t>{111, 119, 127, 136, 144, 152, 161, 168}));
+    QCOMPARE(clip.decoded, (Size{256, 340}));
     QCOMPARE(clip.scaled, (Size{288, 382}));         // short side round(256 + 64 * 0.5)
     QCOMPARE(clip.box, (CropBox{32, 39, 224}));      // floor(.5 * 64), floor(.25 * 158)
     QVERIFY(clip.flipped);                           // draw 0.1 < 0.5
@@ -46,6 +47,28 @@ class TestClipSampler : public QObject {
     const auto [lo, hi] = std::minmax_element(clip.fast.begin(), clip.fast.end());
     QVERIFY(*lo >= -2.0001f && *hi <= 2.4445f);
     QVERIFY(*hi - *lo > 1.0f);  // a real picture, not a constant
+  }
+
+  // pyav: start over the 280 header frames for ceil(8 x 7 / 30 x 28) = 53 frames: 113.5; frames
+  // 114..165 plus the one after, 53 frames, sampled with the 59.73-frame linspace (clamped at 52).
+  // Sizes: test.avi is 320x240; torchvision decodes it at 341x256 and jitters that to 383x288,
+  // pyav jitters 320x240 to 384x288.
+  void framesAndSizesFollowTheBackend() {
+    ClipParams p = params(8, 8, 224);
+    p.backend = DecodingBackend::PyAv;
+    ClipDraws draws{0.5, 0.5, 0.5, 0.25, 0.1};
+    Clip clip;
+    std::string error;
+    QVERIFY2(ClipSampler(p).sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QCOMPARE(clip.frame_indices, (std::vector<std::int64_t>{114, 122, 130, 139, 147, 155, 164, 166}));
+    QVERIFY2(ClipSampler(p).sample(testVideo("test.avi"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QCOMPARE(clip.decoded, (Size{240, 320}));
+    QCOMPARE(clip.scaled, (Size{288, 384}));
+    p.backend = DecodingBackend::TorchVision;
+    QVERIFY2(ClipSampler(p).sample(testVideo("test.avi"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QCOMPARE(clip.decoded, (Size{256, 341}));
+    QCOMPARE(clip.scaled, (Size{288, 383}));
+    QCOMPARE(clip.box, (CropBox{32, 39, 224}));  // floor(.5 x 64), floor(.25 x 159)
   }
 
   void flipMirrorsTheCrop() {
@@ -85,8 +108,8 @@ class TestClipSampler : public QObject {
     // View 7 of 10 x 3: temporal view 2, spatial crop 1 (centre); 256 short side, 256 crop.
     Clip clip;
     QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Test, 7, ClipDraws{}, clip, &error));
-    const double span = 8.0 * 8 / 30 * 28;
-    QCOMPARE(clip.frame_indices, clipFrameIndices((280 - span) * 2 / 10, span, 8, 280));
+    // Start 220.27 x 2 / 10 = 44.05: torchvision keeps frames 45..102 (the whole-video formula: 44, 52, ...).
+    QCOMPARE(clip.frame_indices, (std::vector<std::int64_t>{45, 53, 61, 70, 78, 86, 95, 102}));
     QCOMPARE(clip.scaled, (Size{256, 340}));
     QCOMPARE(clip.box, (CropBox{0, 42, 256}));
     QVERIFY(!clip.flipped);

@@ -13,6 +13,7 @@ class TestSampling : public QObject {
     QCOMPARE(clipSpanFrames(8, 8, 30, 30), 64.0);
     QVERIFY(qFuzzyCompare(clipSpanFrames(2, 32, 30, 28), 2.0 * 32 / 30 * 28));  // 59.73 frames of a 28 fps video
     QCOMPARE(clipSpanFrames(8, 8, 30, 15), 32.0);
+    QCOMPARE(clipSpanFrames(1, 1, 30, 10), 1.0);  // np.maximum(1.0, 1/3)
   }
 
   void temporalStart() {
@@ -31,6 +32,86 @@ class TestSampling : public QObject {
     QCOMPARE(clipFrameIndices(0, 64, 8, 50), (Indices{0, 9, 18, 27, 36, 45, 49, 49}));
     QCOMPARE(clipFrameIndices(0, 64, 4, 1), (Indices{0, 0, 0, 0}));  // a one-frame video
     QCOMPARE(clipFrameIndices(3.5, 10, 1, 100), (Indices{3}));
+  }
+
+  // DATA.DECODING_BACKEND torchvision (PySlowFast's default): selective decoding keeps the frames
+  // whose pts lie in [int(start ppf), int(end ppf)] and samples linspace(0, span - 1, T) from the
+  // first kept frame. A 30 fps stream in time base 1/15360 (512 per frame), 300 frames, 10 s;
+  // Slow 8x8: span 64 frames. Start 10.3 keeps frames 11..73 (pts 5273..37529):
+  // 11 + trunc(0, 9, ..., 63 clamped to 62), where the whole-video formula takes 10, 19, ..., 73.
+  void torchvisionTrimsToThePtsRange() {
+    StreamTiming s;
+    s.fps = s.slot_fps = 30;
+    s.duration_s = 10;
+    s.duration_pts = 153600;
+    s.header_frames = s.frames = 300;
+    s.timebase_den = 15360;
+    const auto plan = temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30);
+    QVERIFY(plan.trimmed);
+    QCOMPARE(plan.video_size, 300.0);  // fps x duration
+    QCOMPARE(plan.clip_size, 64.0);
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8), (Indices{11, 20, 29, 38, 47, 56, 65, 73}));
+    QCOMPARE(clipFrameIndices(10.3, 64, 8, 300), (Indices{10, 19, 28, 37, 46, 55, 64, 73}));
+    // A whole-frame start keeps 64 frames: the same indices as the whole-video formula.
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 108, 8), clipFrameIndices(108, 64, 8, 300));
+    // PySlowFast compares raw pts: a stream starting at pts 1024 (two frames in) shifts the kept run.
+    s.start_pts = 1024;
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8), (Indices{9, 18, 27, 36, 45, 54, 63, 71}));
+    // Too short for selective decoding (fps x duration = 60 <= 8 x 8): everything is decoded and
+    // the clip is cut by the whole-video formula over the frame count.
+    s.start_pts = 0;
+    s.duration_s = 2;
+    s.frames = s.header_frames = 60;
+    const auto shortPlan = temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30);
+    QVERIFY(!shortPlan.trimmed);
+    QCOMPARE(shortPlan.video_size, 60.0);
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, shortPlan, 0, 8), (Indices{0, 9, 18, 27, 36, 45, 54, 59}));
+    // No duration: the same.
+    s.duration_s = 0;
+    QVERIFY(!temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30).trimmed);
+  }
+
+  // pyav: the start over the header's frame count for ceil(rate (T - 1) / target x fps) frames,
+  // pts per frame = duration / frames, the kept frames plus the one after the range (its decode
+  // loop stores the first frame past the end before it stops), then decode()'s 64-frame linspace.
+  // Start 10.3: pts 5273..33433 keeps frames 11..65, plus 66: 56 frames, so the last index clamps.
+  void pyavHasItsOwnSpan() {
+    StreamTiming s;
+    s.fps = s.slot_fps = 30;
+    s.duration_s = 10;
+    s.duration_pts = 153600;
+    s.header_frames = s.frames = 300;
+    s.timebase_den = 15360;
+    const auto plan = temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30);
+    QVERIFY(plan.trimmed);
+    QCOMPARE(plan.video_size, 300.0);
+    QCOMPARE(plan.clip_size, 56.0);    // ceil(8 x 7 / 30 x 30)
+    QCOMPARE(plan.sample_size, 64.0);
+    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 10.3, 8), (Indices{11, 20, 29, 38, 47, 56, 65, 66}));
+    // At the very end there is no frame after the range to keep.
+    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 244, 8), (Indices{244, 253, 262, 271, 280, 289, 298, 299}));
+    // Without the stream's duration (or frame count) PyAV decodes everything.
+    s.duration_pts = 0;
+    QVERIFY(!temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30).trimmed);
+    QCOMPARE(temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30).clip_size, 64.0);
+  }
+
+  // torchvision decodes at short side max_spatial_scale with the long side rounded, and the jitter
+  // scales from that size with the long side floored: 320x240 at 256 is 341x256, jittered to 300
+  // it is 399 wide (pyav: from 320x240 directly, 400).
+  void backendSizes() {
+    const Size tv = backendDecodeSize(DecodingBackend::TorchVision, {240, 320}, 256);
+    QCOMPARE(tv, (Size{256, 341}));
+    QCOMPARE(scaleShortSide(tv, 300), (Size{300, 399}));
+    const Size av = backendDecodeSize(DecodingBackend::PyAv, {240, 320}, 256);
+    QCOMPARE(av, (Size{240, 320}));
+    QCOMPARE(scaleShortSide(av, 300), (Size{300, 400}));
+    QCOMPARE(backendDecodeSize(DecodingBackend::TorchVision, {288, 352}, 256), (Size{256, 313}));  // 312.9 rounds up
+    QCOMPARE(backendDecodeSize(DecodingBackend::TorchVision, {240, 320}, 0), (Size{240, 320}));  // no scale: native
+    DecodingBackend b;
+    QVERIFY(decodingBackendFromName("pyav", b) && b == DecodingBackend::PyAv);
+    QVERIFY(decodingBackendFromName("torchvision", b) && b == DecodingBackend::TorchVision);
+    QVERIFY(!decodingBackendFromName("decord", b));
   }
 
   void slowPathway() {
