@@ -2,6 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "config/KeySchema.h"
@@ -102,6 +104,40 @@ class TestKeySchema : public QObject {
     std::string list;
     for (const auto& k : unread) list += k + " ";
     QVERIFY2(unread.empty(), ("active keys no source reads (mark them inactive, or act on them): " + list).c_str());
+  }
+
+  // docs/config.md's "Where each key is acted on" table: a row for every active key and for no other
+  // key, and every file a row names exists and holds the key as a string literal.
+  void docsSayWhereEachActiveKeyIsActedOn() {
+    const std::string root = AMPSTUDIO_SOURCE_DIR;
+    std::ifstream in(root + "/docs/config.md");
+    QVERIFY2(in, (root + "/docs/config.md not found").c_str());
+    auto schema = KeySchema::builtin();
+    const std::regex row(R"(^\| `([^`]+)` \| ([^|]*) \|)"), file("`([^`]+)`");
+    std::set<std::string> rows;
+    std::string line, bad;
+    bool inSection = false;
+    while (std::getline(in, line)) {
+      if (line.rfind("## ", 0) == 0) inSection = line == "## Where each key is acted on";
+      std::smatch m;
+      if (!inSection || !std::regex_search(line, m, row)) continue;
+      const std::string key = m[1].str(), files = m[2].str();
+      rows.insert(key);
+      const KeyDef* def = schema->find(key);
+      if (!def || def->status != KeyStatus::Active) bad += key + " (not an active key) ";
+      int named = 0;
+      for (std::sregex_iterator f(files.begin(), files.end(), file), end; f != end; ++f, ++named) {
+        std::ifstream src(root + "/" + (*f)[1].str());
+        std::string text;
+        if (src) text.assign(std::istreambuf_iterator<char>(src), {});
+        if (text.find("\"" + key + "\"") == std::string::npos) bad += key + " (not in " + (*f)[1].str() + ") ";
+      }
+      if (named == 0) bad += key + " (names no file) ";
+    }
+    for (const auto& k : schema->keys())
+      if (k.status == KeyStatus::Active && !rows.count(k.key)) bad += k.key + " (no row) ";
+    QVERIFY2(rows.size() > 100, "docs/config.md: no table rows under '## Where each key is acted on'");
+    QVERIFY2(bad.empty(), ("docs/config.md, 'Where each key is acted on': " + bad).c_str());
   }
 
   void groupsAndPrefixes() {
