@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "checkpoint/ImportedRun.h"
 #include "config/ConfigLoader.h"
 #include "runlog/RunDirectory.h"
 
@@ -97,16 +98,28 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
 }
 
 bool ClipPreviewPanel::showRun(const QString& runDir) {
-  const std::string path = runlog::RunDirectory(runDir.toStdString()).configPath();
-  auto loaded = config::ConfigLoader().loadFile(path);
-  if (!loaded.ok()) {
-    status_->setText(tr("Cannot show the clips of %1: %2").arg(runDir, QString::fromStdString(config::formatDiagnostics(loaded.diagnostics)))
-                         .toHtmlEscaped());
-    return false;
+  const runlog::RunDirectory dir(runDir.toStdString());
+  QString from = tr("its config.yaml");
+  if (dir.isPySlowFast()) {  // the config in its newest checkpoint (keys of another PySlowFast version left out)
+    std::string error;
+    const auto imported = checkpoint::readImportedRunConfig(dir.dir(), &error);
+    if (!imported) {
+      status_->setText(tr("Cannot show the clips of %1: %2").arg(runDir, QString::fromStdString(error)).toHtmlEscaped());
+      return false;
+    }
+    runConfig_ = imported->loaded.config;
+    from = tr("the config in %1").arg(QFileInfo(QString::fromStdString(imported->checkpoint)).fileName());
+  } else {
+    auto loaded = config::ConfigLoader().loadFile(dir.configPath());
+    if (!loaded.ok()) {
+      status_->setText(tr("Cannot show the clips of %1: %2").arg(runDir, QString::fromStdString(config::formatDiagnostics(loaded.diagnostics)))
+                           .toHtmlEscaped());
+      return false;
+    }
+    runConfig_ = std::move(loaded.config);
   }
-  runConfig_ = std::move(loaded.config);
   runDir_ = runDir;
-  source_label_->setText(tr("Clips of run <b>%1</b> (its config.yaml)").arg(QFileInfo(runDir).fileName().toHtmlEscaped()));
+  source_label_->setText(tr("Clips of run <b>%1</b> (%2)").arg(QFileInfo(runDir).fileName().toHtmlEscaped(), from.toHtmlEscaped()));
   source_label_->show();
   back_->show();
   showClip();

@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "MetricChart.h"
+#include "checkpoint/ImportedRun.h"
 #include "config/ConfigDiff.h"
 #include "config/ConfigLoader.h"
 #include "runlog/RunDirectory.h"
@@ -166,8 +167,14 @@ void ComparisonPanel::reload() {
     run->problem = run->meta ? QString() : QString::fromStdString(why);
     run->name = run->meta && !run->meta->name.empty() ? QString::fromStdString(run->meta->name) : QDir(run->dir).dirName();
     run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
-    auto loaded = config::ConfigLoader().loadFile(rd.configPath());
-    run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
+    if (run->meta) checkpoint::describeImportedRun(*run->meta, rd.dir());
+    if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys left out)
+      const auto imported = checkpoint::readImportedRunConfig(rd.dir());
+      run->cfg = imported ? std::optional<config::Config>(imported->loaded.config) : std::nullopt;
+    } else {
+      auto loaded = config::ConfigLoader().loadFile(rd.configPath());
+      run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
+    }
     live = live || (run->meta && run->meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*run->meta));
   }
   if (live) liveTimer_->start();

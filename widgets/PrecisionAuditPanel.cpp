@@ -18,19 +18,17 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-#include <unistd.h>
 
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
-#include "LaunchedRun.h"
 #include "MetricChart.h"
 #include "audit/AuditJson.h"
+#include "checkpoint/ImportedRun.h"
 #include "config/ConfigWriter.h"
 #include "runlog/CheckpointFiles.h"
-#include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
 
@@ -199,7 +197,7 @@ QCPBars* addBars(QCustomPlot* p, const QString& name, const QColor& color) {
 
 PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
     : QWidget(parent),
-      cliPath_(LaunchedRun::findCli()),
+      job_(new CliJob(this)),
       precision_(new QComboBox),
       batches_(new QSpinBox),
       clips_(new QComboBox),
@@ -339,20 +337,15 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
     const auto rows = table_->selectionModel()->selectedRows();
     markLayer(rows.isEmpty() ? -1 : proxy_->mapToSource(rows.front()).row());
   });
+  connect(job_, &CliJob::finished, this, &PrecisionAuditPanel::onFinished);
   ticker_.setInterval(1000);
   connect(&ticker_, &QTimer::timeout, this, [this] {
-    setStatus(tr("Auditing %1 … %2 s%3").arg(what_).arg(elapsed_.elapsed() / 1000)
+    setStatus(tr("Auditing %1 … %2 s%3").arg(what_).arg(job_->elapsedMs() / 1000)
                   .arg(trainingActive_ ? tr(" (beside the training run: lower priority, one thread)") : QString()));
   });
 }
 
-PrecisionAuditPanel::~PrecisionAuditPanel() {
-  if (busy()) {
-    process_->disconnect(this);
-    process_->kill();
-    process_->waitForFinished(5000);
-  }
-}
+PrecisionAuditPanel::~PrecisionAuditPanel() { job_->disconnect(this); }  // the job ends its call
 
 void PrecisionAuditPanel::auditConfig() { start(Request{}); }
 
@@ -367,8 +360,7 @@ void PrecisionAuditPanel::auditAgain() { start(haveRequest_ ? lastRequest_ : Req
 
 void PrecisionAuditPanel::cancel() {
   if (!busy()) return;
-  cancelled_ = true;
-  process_->kill();  // onFinished reports it
+  job_->cancel();  // onFinished reports it
 }
 
 void PrecisionAuditPanel::start(const Request& request) {
@@ -376,16 +368,17 @@ void PrecisionAuditPanel::start(const Request& request) {
     setStatus(tr("An audit is running: wait for it or cancel it first."), true);
     return;
   }
-  if (cliPath_.isEmpty() || !QFileInfo(cliPath_).isExecutable()) {
+  if (!job_->programFound()) {
     setStatus(tr("The audit runs ampstudio-cli, which was not found beside the studio (set AMPSTUDIO_CLI to its path)."), true);
     return;
   }
   QString cfgPath, checkpoint;
   if (request.run) {
-    const runlog::RunDirectory dir(request.runDir.toStdString());
-    cfgPath = QString::fromStdString(dir.configPath());
-    if (!QFileInfo::exists(cfgPath)) {
-      setStatus(tr("%1: the run has no config.yaml to audit").arg(request.runDir), true);
+    // Its config.yaml, or a PySlowFast run's config from its newest checkpoint.
+    std::string why;
+    cfgPath = QString::fromStdString(checkpoint::runConfigFile(request.runDir.toStdString(), scratch_.path().toStdString(), &why));
+    if (cfgPath.isEmpty()) {
+      setStatus(QString::fromStdString(why), true);
       return;
     }
     checkpoint = QString::fromStdString(runlog::latestCheckpointFile(request.runDir.toStdString()));
@@ -417,49 +410,26 @@ void PrecisionAuditPanel::start(const Request& request) {
   if (!checkpoint.isEmpty()) args << "--checkpoint" << checkpoint;
   if (clips_->currentIndex() == 1) args << "--synthetic";
   if (trainingActive_) args << "--threads" << "1";
-  lastArgs_ = args;
-  cancelled_ = false;
-  process_ = std::make_unique<QProcess>();
-  process_->setProgram(cliPath_);
-  process_->setArguments(args);
-  if (trainingActive_) process_->setChildProcessModifier([] { (void)::nice(10); });
-  connect(process_.get(), &QProcess::finished, this, &PrecisionAuditPanel::onFinished);
-  connect(process_.get(), &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-    if (e == QProcess::FailedToStart) onFinished(-1, QProcess::CrashExit);
-  });
-  elapsed_.start();
   ticker_.start();
   setStatus(tr("Auditing %1 …").arg(what_));
-  process_->start();
+  job_->start(args, trainingActive_);
   updateButtons();
 }
 
-void PrecisionAuditPanel::onFinished(int exitCode, QProcess::ExitStatus exitStatus) {
+void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
   ticker_.stop();
-  const QByteArray out = process_->readAllStandardOutput();
-  const QString err = QString::fromUtf8(process_->readAllStandardError()).trimmed();
-  const QString startError = process_->error() == QProcess::FailedToStart ? process_->errorString() : QString();
-  // Released after this slot returns (deleting a QProcess inside its own signal is not allowed).
-  process_.release()->deleteLater();
   updateButtons();
-  if (cancelled_) {
+  if (result.cancelled) {
     setStatus(tr("Audit of %1 cancelled.").arg(what_));
     emit finished(false);
     return;
   }
-  if (!startError.isEmpty()) {
-    setStatus(tr("Cannot start %1: %2").arg(cliPath_, startError), true);
+  if (!result.ok()) {
+    setStatus(result.startError.isEmpty() ? result.failure() : tr("Cannot start %1").arg(result.failure()), true);
     emit finished(false);
     return;
   }
-  if (exitStatus != QProcess::NormalExit || exitCode != 0) {
-    // The CLI says what is wrong on its last lines (config key, file, device).
-    QStringList lines = err.split('\n', Qt::SkipEmptyParts);
-    while (lines.size() > 6) lines.removeFirst();
-    setStatus(lines.isEmpty() ? tr("The audit ended with code %1.").arg(exitCode) : lines.join('\n'), true);
-    emit finished(false);
-    return;
-  }
+  const QByteArray& out = result.out;
   audit::PrecisionAuditReport report;
   std::string error;
   const auto j = nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
@@ -474,7 +444,7 @@ void PrecisionAuditPanel::onFinished(int exitCode, QProcess::ExitStatus exitStat
   const auto& s = report.summary;
   setStatus(tr("Audited %1: %2 batches of %3 clips in %4 on %5, %6 s (the audit itself %7 s).")
                 .arg(what_).arg(s.batches).arg(s.batch_size).arg(QString::fromStdString(s.precision), QString::fromStdString(s.device))
-                .arg(elapsed_.elapsed() / 1000.0, 0, 'f', 1).arg(report.audit_seconds, 0, 'f', 1));
+                .arg(job_->elapsedMs() / 1000.0, 0, 'f', 1).arg(report.audit_seconds, 0, 'f', 1));
   emit finished(true);
 }
 

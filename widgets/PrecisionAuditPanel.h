@@ -6,8 +6,6 @@
 // recommendation. The audit runs as `ampstudio-cli audit precision --json` in a child process:
 // its own model copy, RNG and thread pool, so a training run of this studio is not disturbed
 // (beside one it runs at lower CPU priority on one thread), and Cancel ends it at once.
-#include <QElapsedTimer>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QWidget>
@@ -16,6 +14,7 @@
 #include <memory>
 #include <optional>
 
+#include "CliJob.h"
 #include "audit/PrecisionAudit.h"
 #include "config/Config.h"
 
@@ -47,7 +46,7 @@ class PrecisionAuditPanel : public QWidget {
   /// Where the editor's config comes from; nullopt: it has errors.
   void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
   /// ampstudio-cli (default: LaunchedRun::findCli()).
-  void setCliPath(const QString& path) { cliPath_ = path; }
+  void setCliPath(const QString& path) { job_->setProgram(path); }
   /// A training run of this studio is active: audits started now run at nice 10 on one thread.
   void setTrainingActive(bool on) { trainingActive_ = on; }
 
@@ -59,12 +58,12 @@ class PrecisionAuditPanel : public QWidget {
   void auditAgain();
   void cancel();
 
-  bool busy() const { return process_ && process_->state() != QProcess::NotRunning; }
+  bool busy() const { return job_->busy(); }
   /// The last audit shown.
   const audit::PrecisionAuditReport& report() const { return report_; }
   /// The arguments of the last ampstudio-cli call, and its process id while it runs.
-  const QStringList& lastArguments() const { return lastArgs_; }
-  qint64 processId() const { return process_ ? process_->processId() : 0; }
+  const QStringList& lastArguments() const { return job_->lastArguments(); }
+  qint64 processId() const { return job_->processId(); }
   /// Writes the last audit's JSON (as `--json` prints it). Returns "" or the reason.
   QString exportJson(const QString& path) const;
 
@@ -92,7 +91,7 @@ class PrecisionAuditPanel : public QWidget {
     QString runDir;
   };
   void start(const Request& request);
-  void onFinished(int exitCode, QProcess::ExitStatus status);
+  void onFinished(const CliJob::Result& result);
   void showReport(const audit::PrecisionAuditReport& report);
   void plotHeadroom();
   void plotUnderflow();
@@ -101,7 +100,7 @@ class PrecisionAuditPanel : public QWidget {
   void updateButtons();
 
   std::function<std::optional<config::Config>()> source_;
-  QString cliPath_;
+  CliJob* job_;
   bool trainingActive_ = false;
   QComboBox* precision_;
   QSpinBox* batches_;
@@ -121,14 +120,10 @@ class PrecisionAuditPanel : public QWidget {
   std::vector<QCPItemStraightLine*> markers_;
   int marked_ = -1;
 
-  std::unique_ptr<QProcess> process_;
   QTemporaryDir scratch_;
-  QStringList lastArgs_;
   QString what_;  ///< what the running audit audits, for the status line
   Request lastRequest_;
   bool haveRequest_ = false;
-  bool cancelled_ = false;
-  QElapsedTimer elapsed_;
   QTimer ticker_;
   audit::PrecisionAuditReport report_;
   QByteArray json_;

@@ -16,6 +16,7 @@
 
 #include "ConfigEditorPanel.h"
 #include "MetricChart.h"
+#include "checkpoint/ImportedRun.h"
 #include "runlog/RunDirectory.h"
 #include "util/AtomicFile.h"
 
@@ -55,6 +56,7 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
         ->setEnabled(selected.size() >= 2);
     menu.addAction(tr("Show Its Clips"), this, [this, dir] { emit clipsRequested(dir); });
     menu.addAction(tr("Audit Precision of Its Newest Checkpoint"), this, [this, dir] { emit auditRequested(dir); });
+    menu.addAction(tr("Predict Videos with Its Newest Checkpoint…"), this, [this, dir] { emit predictRequested(dir); });
     menu.addSeparator();
     menu.addAction(tr("Export Metrics as CSV…"), this, [this, dir] {
       const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QDir(dir).dirName() + "-metrics.csv", tr("CSV files (*.csv)"));
@@ -141,6 +143,7 @@ void RunListPanel::refresh() {
     const QString dir = QString::fromStdString(runs[static_cast<size_t>(row)]);
     std::string error;
     auto meta = runlog::RunDirectory(runs[static_cast<size_t>(row)]).readMetadata(&error);
+    if (meta) checkpoint::describeImportedRun(*meta, runs[static_cast<size_t>(row)]);  // a PySlowFast run's model and precision
     QStringList cells;
     QString status;
     if (!meta) {

@@ -45,6 +45,8 @@ class RunListPanel : public QWidget {
   void compareRequested(const QStringList& runDirs);
   /// The precision audit of the run's newest checkpoint (docs/precision-audit.md).
   void auditRequested(const QString& runDir);
+  /// The Predict tab with the run's config and newest checkpoint.
+  void predictRequested(const QString& runDir);
   /// The clip preview of the run's config (what it trained on).
   void clipsRequested(const QString& runDir);
 

@@ -50,7 +50,8 @@ bool readLabels(const std::string& path, std::map<int, std::string>& names, std:
   return true;
 }
 
-int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::string labels, const std::vector<std::string>& args) {
+int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::string labels, const std::vector<std::string>& args,
+               bool json, int threads) {
   // Positional arguments are videos, except KEY VALUE pairs (a KEY looks like TEST.NUM_SPATIAL_CROPS).
   static const std::regex key("^[A-Z][A-Z0-9_]*(\\.[A-Z0-9_]+)*$");
   std::vector<std::string> videos, overrides;
@@ -76,11 +77,28 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
     return 2;
   }
   std::vector<train::Prediction> out;
-  if (!train::predictVideos(*cfg, checkpoint, videos, out, &error)) {
+  if (!train::predictVideos(*cfg, checkpoint, videos, out, &error, threads)) {
     std::cerr << cfgPath << ": " << error << "\n";
     return 1;
   }
   int failed = 0;
+  if (json) {  // for the studio's Predict tab and scripts
+    nlohmann::json j = {{"config", cfgPath}, {"checkpoint", checkpoint}, {"videos", nlohmann::json::array()}};
+    for (const auto& p : out) {
+      nlohmann::json v = {{"video", p.video}, {"views", p.views}, {"seconds", p.seconds}, {"top", nlohmann::json::array()}};
+      if (!p.error.empty()) {
+        ++failed;
+        v["error"] = p.error;
+      }
+      for (const auto& [cls, prob] : p.top) {
+        const auto name = names.find(cls);
+        v["top"].push_back({{"class", cls}, {"probability", prob}, {"name", name != names.end() ? name->second : std::string()}});
+      }
+      j["videos"].push_back(v);
+    }
+    std::cout << j.dump(2) << "\n";
+    return failed ? 1 : 0;
+  }
   for (const auto& p : out) {
     std::cout << p.video << "\n";
     if (!p.error.empty()) {
@@ -106,6 +124,8 @@ void addPredictCommand(CLI::App& app, int& exitCode) {
   auto checkpoint = std::make_shared<std::string>();
   auto labels = std::make_shared<std::string>();
   auto args = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  auto threads = std::make_shared<int>(0);
   CLI::App* cmd = app.add_subcommand(
       "predict",
       "Classify videos with a checkpoint: the multi-view test on each (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS views, "
@@ -119,7 +139,9 @@ void addPredictCommand(CLI::App& app, int& exitCode) {
                   "Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line (default: DEMO.LABEL_FILE_PATH)")
       ->check(CLI::ExistingFile);
   cmd->add_option("videos", *args, "Video files, then optional KEY VALUE overrides (e.g. TEST.NUM_SPATIAL_CROPS 1)")->required();
-  cmd->callback([=, &exitCode] { exitCode = runPredict(*cfg, *checkpoint, *labels, *args); });
+  cmd->add_flag("--json", *json, "Print the predictions as JSON (video, views, seconds, error, top: class, name, probability)");
+  cmd->add_option("--threads", *threads, "CPU threads (default: as training)")->check(CLI::NonNegativeNumber);
+  cmd->callback([=, &exitCode] { exitCode = runPredict(*cfg, *checkpoint, *labels, *args, *json, *threads); });
 }
 
 }  // namespace amp::cli

@@ -8,8 +8,11 @@
 #include <thread>
 
 #include "Commands.h"
+#include "checkpoint/ImportedRun.h"
+#include "config/Diagnostic.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "util/AtomicFile.h"
 
 namespace amp::cli {
 namespace {
@@ -17,6 +20,7 @@ namespace {
 struct RunArgs {
   std::string dir;
   bool follow = false;
+  bool config = false;
   std::string kind;
   double pollSeconds = 0.5;
 };
@@ -70,11 +74,36 @@ int runList(const RunArgs& a) {
       ++bad;
       continue;
     }
+    checkpoint::describeImportedRun(*m, r);
     std::cout << std::setw(28) << (m->name.empty() ? r : m->name) << std::setw(10) << statusOf(*m) << std::setw(18)
               << m->model << std::setw(10) << m->precision << std::setw(18) << localTime(m->startedAt) << duration(*m)
               << "\n";
   }
   return bad ? 1 : 0;
+}
+
+// The config a run trained with: ours as config.yaml holds it, a PySlowFast run's from the
+// "cfg" of its newest checkpoint (keys this studio does not know are named on stderr).
+int printRunConfig(const runlog::RunDirectory& run) {
+  if (!run.isPySlowFast()) {
+    std::string text, err;
+    if (!util::readFile(run.configPath(), text, &err)) {
+      std::cerr << err << "\n";
+      return 1;
+    }
+    std::cout << text;
+    return 0;
+  }
+  std::string err;
+  const auto imported = checkpoint::readImportedRunConfig(run.dir(), &err);
+  if (!imported) {
+    std::cerr << err << "\n";
+    return 1;
+  }
+  std::cout << "# from " << imported->checkpoint << " (PySlowFast's cfg.dump())\n" << imported->yaml;
+  if (!imported->yaml.empty() && imported->yaml.back() != '\n') std::cout << "\n";
+  std::cerr << config::formatDiagnostics(imported->loaded.diagnostics);
+  return 0;
 }
 
 int runShow(const RunArgs& a) {
@@ -85,6 +114,8 @@ int runShow(const RunArgs& a) {
     std::cerr << err << "\n";
     return 1;
   }
+  checkpoint::describeImportedRun(*m, a.dir);
+  if (a.config) return printRunConfig(run);
   std::cout << m->toJson().dump(2) << "\n";
   runlog::MetricsReader::ReadStats stats;
   const auto events = runlog::MetricsReader::readAll(run.metricsPath(), &stats);
@@ -131,6 +162,8 @@ void addRunCommands(CLI::App& app, int& exitCode) {
 
   CLI::App* show = runs->add_subcommand("show", "A run's metadata and its last metric event");
   show->add_option("run", args->dir, "Run directory")->required()->check(CLI::ExistingDirectory);
+  show->add_flag("--config", args->config,
+                 "Print the config the run trained with instead (a PySlowFast run's from its newest checkpoint)");
   show->callback([args, &exitCode] { exitCode = runShow(*args); });
 
   CLI::App* tail = runs->add_subcommand("tail", "Print a run's metric events; --follow keeps reading while it runs");

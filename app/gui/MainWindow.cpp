@@ -25,6 +25,7 @@
 
 #include "ClipPreviewPanel.h"
 #include "PrecisionAuditPanel.h"
+#include "PredictPanel.h"
 #include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
 #include "DashboardPanel.h"
@@ -76,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent)
       compare_(new widgets::ComparisonPanel),
       preview_(new widgets::ClipPreviewPanel),
       audit_(new widgets::PrecisionAuditPanel),
+      predict_(new widgets::PredictPanel),
       runs_(new widgets::RunListPanel),
       keys_(new widgets::SchemaBrowser),
       controller_(new widgets::TrainingController(this)),
@@ -91,7 +93,9 @@ MainWindow::MainWindow(QWidget* parent)
   tabs_->addTab(compare_, tr("Compare"));
   tabs_->addTab(preview_, tr("Clips"));
   tabs_->addTab(audit_, tr("Precision"));
+  tabs_->addTab(predict_, tr("Predict"));
   audit_->setConfigSource([this] { return editor_->config(); });
+  predict_->setConfigSource([this] { return editor_->config(); });
   preview_->setConfigSource([this] { return editor_->config(); });
   connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {  // the first visit shows the first clip
     if (tabs_->widget(i) == preview_ && preview_->clips().empty() && !preview_->busy()) preview_->showClip();
@@ -164,6 +168,10 @@ MainWindow::MainWindow(QWidget* parent)
   connect(runs_, &widgets::RunListPanel::runActivated, this, [this](const QString& dir) {
     if (QDir(dir) == QDir(controller_->runDir()) && controller_->isActive()) showTab("dashboard");
     else followRun(dir);
+  });
+  connect(runs_, &widgets::RunListPanel::predictRequested, this, [this](const QString& dir) {
+    showTab("predict");
+    predict_->useRun(dir);
   });
   connect(runs_, &widgets::RunListPanel::selectionChanged, this, [](const QStringList& dirs) {
     if (dirs.size() == 1) QSettings().setValue("session/run", QDir(dirs.front()).absolutePath());
@@ -280,6 +288,7 @@ void MainWindow::createMenus() {
   view->addAction(tr("Co&mpare"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] { showTab("compare"); });
   view->addAction(tr("C&lips the model sees"), QKeySequence(Qt::CTRL | Qt::Key_4), this, [this] { showTab("clips"); });
   view->addAction(tr("&Precision audit"), QKeySequence(Qt::CTRL | Qt::Key_5), this, [this] { showTab("precision"); });
+  view->addAction(tr("P&redict videos"), QKeySequence(Qt::CTRL | Qt::Key_6), this, [this] { showTab("predict"); });
   view->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
@@ -294,7 +303,8 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::showTab(const QString& name) {
-  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : name == "clips" ? 3 : name == "precision" ? 4 : 0;
+  const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : name == "clips" ? 3 : name == "precision" ? 4
+              : name == "predict"   ? 5 : 0;
   tabs_->setCurrentIndex(i);
 }
 
@@ -499,7 +509,8 @@ void MainWindow::updateValidity() {
 
 void MainWindow::updateRunActions() {
   const bool active = controller_->isActive();
-  audit_->setTrainingActive(active);  // an audit or preview started now yields the cores to the run
+  audit_->setTrainingActive(active);  // an audit, prediction or preview started now yields the cores to the run
+  predict_->setTrainingActive(active);
   preview_->setTrainingActive(active);
   const QString problem = editor_->startProblem();
   start_->setEnabled(!active && problem.isEmpty());

@@ -14,6 +14,7 @@ class QTabWidget;
 namespace amp::widgets {
 class ClipPreviewPanel;
 class PrecisionAuditPanel;
+class PredictPanel;
 class ComparisonPanel;
 class ConfigEditorPanel;
 class DashboardPanel;
@@ -55,6 +56,7 @@ class MainWindow : public QMainWindow {
   widgets::ComparisonPanel* comparison() const { return compare_; }
   widgets::ClipPreviewPanel* clipPreview() const { return preview_; }
   widgets::PrecisionAuditPanel* precisionAudit() const { return audit_; }
+  widgets::PredictPanel* predictPanel() const { return predict_; }
   widgets::RunListPanel* runList() const { return runs_; }
   widgets::TrainingController* controller() const { return controller_; }
   QAction* startAction() const { return start_; }
@@ -81,6 +83,7 @@ class MainWindow : public QMainWindow {
   widgets::ComparisonPanel* compare_;
   widgets::ClipPreviewPanel* preview_;
   widgets::PrecisionAuditPanel* audit_;
+  widgets::PredictPanel* predict_;
   widgets::RunListPanel* runs_;
   widgets::SchemaBrowser* keys_;
   widgets::TrainingController* controller_;

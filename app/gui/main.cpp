@@ -7,6 +7,7 @@
 
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
+#include "PredictPanel.h"
 #include "TrainingController.h"
 
 int main(int argc, char** argv) {
@@ -26,13 +27,15 @@ int main(int argc, char** argv) {
   QCommandLineOption runs("runs", "Folder whose runs are listed (default: ./runs).", "folder", "runs");
   QCommandLineOption follow("follow", "Show this run folder in the dashboard (followed live while it is written).", "run-dir");
   QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
-  QCommandLineOption tab("tab", "Start on this tab: config, dashboard, compare, clips or precision.", "name");
+  QCommandLineOption tab("tab", "Start on this tab: config, dashboard, compare, clips, precision or predict.", "name");
   QCommandLineOption audit("audit", "Audit the precision of the opened config (Precision tab).");
   QCommandLineOption auditRun("audit-run", "Audit the precision of this run's newest checkpoint (Precision tab).", "run-dir");
+  QCommandLineOption predictRun("predict-run", "Predict the videos given with --predict-video with this run's newest checkpoint (Predict tab).", "run-dir");
+  QCommandLineOption predictVideo("predict-video", "A video for --predict-run (repeat it for several).", "video");
   QCommandLineOption screenshot("screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).", "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
-  parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, screenshot, delay, size});
+  parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -60,6 +63,13 @@ int main(int argc, char** argv) {
     window.showTab("precision");
     if (parser.isSet(auditRun)) window.precisionAudit()->auditRun(parser.value(auditRun));
     else window.precisionAudit()->auditConfig();
+  }
+  if (parser.isSet(predictRun)) {
+    window.showTab("predict");
+    if (window.predictPanel()->useRun(parser.value(predictRun))) {
+      window.predictPanel()->addVideos(parser.values(predictVideo));
+      if (!parser.values(predictVideo).isEmpty()) window.predictPanel()->predict();
+    }
   }
 
   if (parser.isSet(screenshot)) {

@@ -3,6 +3,7 @@
 #include <caffe2/serialize/inline_container.h>
 
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -371,14 +372,21 @@ std::string fileError(const std::string& name, const std::string& why) { return 
 
 bool isZip(const std::string& bytes) { return bytes.size() >= 4 && bytes.compare(0, 4, "PK\x03\x04", 4) == 0; }
 
-c10::IValue loadZip(const std::string& bytes, const std::string& name) {
-  auto in = std::make_shared<std::istringstream>(bytes);
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> zip;
+// Tensors of a structure-only load: shapes, strides and dtypes on the meta device, no data.
+torch::Tensor metaStorage(at::ScalarType dtype, std::int64_t numel) {
+  return torch::empty({numel}, torch::TensorOptions().dtype(dtype).device(torch::kMeta));
+}
+
+template <typename Source>
+std::unique_ptr<caffe2::serialize::PyTorchStreamReader> openZip(Source source, const std::string& name) {
   try {
-    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(in.get());
+    return std::make_unique<caffe2::serialize::PyTorchStreamReader>(source);
   } catch (const c10::Error& e) {
     throw std::runtime_error(fileError(name, std::string("a damaged torch.save zip (") + e.what_without_backtrace() + ")"));
   }
+}
+
+c10::IValue loadZip(caffe2::serialize::PyTorchStreamReader* zip, const std::string& name, bool weights) {
   auto record = [&](const std::string& r) {
     if (!zip->hasRecord(r)) throw std::runtime_error(fileError(name, "the zip has no " + r + " (not a torch.save file?)"));
     try {
@@ -391,6 +399,7 @@ c10::IValue loadZip(const std::string& bytes, const std::string& name) {
   const std::string pickle = record("data.pkl");
   TorchHost host;
   host.storage = [&](const std::string& key, at::ScalarType dtype, std::int64_t numel) {
+    if (!weights) return metaStorage(dtype, numel);
     const std::string raw = record("data/" + key);
     const auto elem = static_cast<std::int64_t>(c10::elementSize(dtype));
     if (static_cast<std::int64_t>(raw.size()) != numel * elem)
@@ -408,7 +417,7 @@ c10::IValue loadZip(const std::string& bytes, const std::string& name) {
 
 // The pre-1.6 format: magic number, protocol version, sys info, the object, the storage keys,
 // then each storage as its element count (int64) and its bytes, in the order of the keys.
-c10::IValue loadLegacy(const std::string& bytes, const std::string& name) {
+c10::IValue loadLegacy(const std::string& bytes, const std::string& name, bool weights) {
   std::size_t pos = 0;
   PickleHost plain;  // the header pickles hold plain data only
   try {
@@ -429,6 +438,7 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name) {
   TorchHost host;
   std::map<std::string, torch::Tensor> pending;
   host.storage = [&](const std::string& key, at::ScalarType dtype, std::int64_t numel) {
+    if (!weights) return metaStorage(dtype, numel);
     if (static_cast<std::uint64_t>(numel) > bytes.size() / c10::elementSize(dtype))
       bad("storage " + key + " claims " + std::to_string(numel) + " elements, more than the file holds");
     auto t = torch::empty({numel}, torch::TensorOptions().dtype(dtype));
@@ -438,6 +448,7 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name) {
   PyRef object;
   try {
     object = unpickle(bytes, pos, host);
+    if (!weights) return toIValue(object, "checkpoint");
     const PyRef keys = unpickle(bytes, pos, plain);
     if (keys->kind != Kind::List) bad("the storage key list is a " + keys->describe());
     for (const auto& k : keys->items) {
@@ -468,16 +479,43 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name) {
   }
 }
 
+void refuseTar(const std::string& bytes, const std::string& name) {
+  if (bytes.size() > 262 && bytes.compare(257, 5, "ustar") == 0)
+    throw std::runtime_error(fileError(name, "a tar checkpoint of PyTorch < 0.4; load and save it again with a newer PyTorch"));
+}
+
 }  // namespace
 
 c10::IValue loadTorchBytes(const std::string& bytes, const std::string& name) {
   try {
-    if (isZip(bytes)) return loadZip(bytes, name);
-    if (bytes.size() > 262 && bytes.compare(257, 5, "ustar") == 0)
-      throw std::runtime_error(fileError(name, "a tar checkpoint of PyTorch < 0.4; load and save it again with a newer PyTorch"));
-    return loadLegacy(bytes, name);
+    if (isZip(bytes)) {
+      std::istringstream in(bytes);
+      return loadZip(openZip(&in, name).get(), name, true);
+    }
+    refuseTar(bytes, name);
+    return loadLegacy(bytes, name, true);
   } catch (const c10::Error& e) {  // LibTorch refusing something the checks above let through
     throw std::runtime_error(fileError(name, std::string("damaged checkpoint (") + e.what_without_backtrace() + ")"));
+  }
+}
+
+c10::IValue loadTorchFileStructure(const std::string& path) {
+  std::string head, err;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot open it");
+    head.resize(4);
+    in.read(head.data(), 4);
+    head.resize(static_cast<std::size_t>(in.gcount()));
+  }
+  try {
+    if (isZip(head)) return loadZip(openZip(path, path).get(), path, false);  // reads data.pkl only
+    std::string bytes;
+    if (!util::readFile(path, bytes, &err)) throw std::runtime_error(err);
+    refuseTar(bytes, path);
+    return loadLegacy(bytes, path, false);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(fileError(path, std::string("damaged checkpoint (") + e.what_without_backtrace() + ")"));
   }
 }
 

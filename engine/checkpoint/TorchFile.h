@@ -17,6 +17,10 @@ namespace amp::checkpoint {
 /// tuples, tensors (views keep sharing their storage), numbers, strings, None.
 c10::IValue loadTorchFile(const std::string& path);
 
+/// The same without the weights: every tensor on the meta device (shape, strides, dtype, no
+/// data). A zip reads only its data.pkl, so a large checkpoint's config or epoch is cheap to read.
+c10::IValue loadTorchFileStructure(const std::string& path);
+
 /// The same from bytes already in memory; `name` is used in messages.
 c10::IValue loadTorchBytes(const std::string& bytes, const std::string& name);
 

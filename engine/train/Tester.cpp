@@ -179,7 +179,7 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
 }  // namespace
 
 bool predictVideos(const config::Config& c, const std::string& checkpoint, const std::vector<std::string>& videos,
-                   std::vector<Prediction>& out, std::string* error) {
+                   std::vector<Prediction>& out, std::string* error, int threads) {
   out.clear();
   try {
     if (const std::string why = unsupportedTask(c, false); !why.empty()) throw std::runtime_error(why);
@@ -188,6 +188,7 @@ bool predictVideos(const config::Config& c, const std::string& checkpoint, const
       throw std::runtime_error("--checkpoint: no checkpoint given, and neither TEST.CHECKPOINT_FILE_PATH, OUTPUT_DIR nor "
                                "TRAIN.CHECKPOINT_FILE_PATH has one");
     const torch::Device device = trainingDevice(c, 0);
+    if (threads > 0 && device.is_cpu()) torch::set_num_threads(threads);
     dist::DistEnv one;
     DataParallel ddp(one, c, device);
     const bool channelsLast = useChannelsLast3d(c, device);

@@ -65,8 +65,9 @@ struct Prediction {
 
 /// Predicts each video with the weights of `checkpoint` ("" picks as the test does). False with
 /// `error` when the model or checkpoint cannot be set up; a bad video only fills its own error.
+/// `threads` > 0 caps LibTorch's CPU threads (beside a training run).
 bool predictVideos(const config::Config& cfg, const std::string& checkpoint, const std::vector<std::string>& videos,
-                   std::vector<Prediction>& out, std::string* error);
+                   std::vector<Prediction>& out, std::string* error, int threads = 0);
 
 /// "" when the studio runs the task `cfg` describes, else one line naming the key: action
 /// detection (DETECTION.ENABLE), multi-label targets (DATA.MULTI_LABEL) and datasets other than

@@ -178,6 +178,19 @@ class TestCli : public QObject {
     QVERIFY2(predict.out.contains(expected), qPrintable(expected + "\n" + predict.out));
     QVERIFY2(predict.out.contains("  2 views, ") && predict.out.contains("  5. "), qPrintable(predict.out));
     QVERIFY2(predict.out.contains("missing.mp4\n  cannot predict: ") && predict.out.contains("file does not exist"), qPrintable(predict.out));
+    // --json (the studio's Predict tab): the same numbers as data.
+    auto predictJson = runCli(QStringList{"predict", "--json", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--checkpoint",
+                                          run + "/checkpoints/checkpoint_epoch_00001.pyth", "--labels", data + "/classes.txt", row[0],
+                                          dir.path() + "/missing.mp4", "X3D.DIM_C5", "32"} + dataArgs);
+    QCOMPARE(predictJson.exitCode, 1);
+    const QJsonArray predicted = QJsonDocument::fromJson(predictJson.out.toUtf8()).object()["videos"].toArray();
+    QCOMPARE(predicted.size(), 2);
+    const QJsonObject top1 = predicted[0].toObject()["top"].toArray()[0].toObject();
+    QCOMPARE(top1["class"].toInt(), row[3].toInt());
+    QCOMPARE(top1["name"].toString(), classNames[row[3].toInt()]);
+    QVERIFY(std::abs(top1["probability"].toDouble() - best / 2) < 1e-4);  // the CSV rounds
+    QCOMPARE(predicted[0].toObject()["views"].toInt(), 2);
+    QVERIFY(predicted[1].toObject()["error"].toString().contains("file does not exist"));
     QVERIFY2(test.out.contains("checkpoint_epoch_00001.pyth") && test.out.contains("videos       16 x 2 views") &&
                  test.out.contains("top1_err") && test.out.contains("per class top1_err: 0:"),
              qPrintable(test.out));
@@ -335,6 +348,33 @@ class TestCli : public QObject {
     QCOMPARE(tail.exitCode, 0);
     QCOMPARE(tail.out.count("\n"), 3);
     QVERIFY(tail.out.contains("loss=0.333333"));
+
+    // Our run's config is its config.yaml.
+    QVERIFY(QFile::copy(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", dir.path() + "/run1/config.yaml"));
+    auto ours = runCli({"runs", "show", "--config", dir.path() + "/run1"});
+    QCOMPARE(ours.exitCode, 0);
+    QVERIFY2(ours.out.contains("MODEL:") && ours.out.contains("x3d"), qPrintable(ours.out));
+
+    // A PySlowFast OUTPUT_DIR: model and precision from the cfg of its newest checkpoint.
+    QDir(dir.path()).mkpath("theirs/checkpoints");
+    QFile log(dir.path() + "/theirs/json_stats.log");
+    QVERIFY(log.open(QIODevice::WriteOnly));
+    log.write(R"(json_stats: {"_type": "train_epoch", "epoch": "1/12", "loss": 4.5, "lr": 0.1, "top1_err": 90.0})" "\n");
+    log.close();
+    const QString fixtures = QString(AMPSTUDIO_TEST_DATA_DIR) + "/checkpoints/";
+    QVERIFY(QFile::copy(fixtures + "torchsave_zip.pyth", dir.path() + "/theirs/checkpoints/checkpoint_epoch_00011.pyth"));
+    QVERIFY(QFile::copy(fixtures + "pyslowfast_run.pyth", dir.path() + "/theirs/checkpoints/checkpoint_epoch_00012.pyth"));
+    list = runCli({"runs", "list", dir.path()});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("ResNet (slow)") && list.out.contains("fp16"), qPrintable(list.out));
+    auto theirs = runCli({"runs", "show", "--config", dir.path() + "/theirs"});
+    QCOMPARE(theirs.exitCode, 0);
+    QVERIFY2(theirs.out.contains("checkpoint_epoch_00012.pyth") && theirs.out.contains("  ARCH: slow") &&
+                 theirs.out.contains("MIXED_PRECISION: true"),
+             qPrintable(theirs.out));
+    QVERIFY2(theirs.err.contains("SOLVER.FROM_A_LATER_VERSION"), qPrintable(theirs.err));  // a key of another version
+    show = runCli({"runs", "show", dir.path() + "/theirs"});
+    QVERIFY2(show.out.contains("checkpoint_epoch_00012.pyth") && show.out.contains("\"precision\": \"fp16\""), qPrintable(show.out));
   }
 };
 

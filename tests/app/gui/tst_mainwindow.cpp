@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -15,6 +16,7 @@
 #include "ConfigEditorPanel.h"
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
+#include "PredictPanel.h"
 #include "PreflightRunner.h"
 #include "RunListPanel.h"
 #include "TrainingController.h"
@@ -131,7 +133,7 @@ class TestMainWindow : public QObject {
   }
 
   // The Runs list's context actions: a run's clips (from its saved config) and the precision
-  // audit of its newest checkpoint (here none yet: a fresh initialisation), each on its tab.
+  // audit of its newest checkpoint (here none yet: a fresh initialisation), and Predict, each on its tab.
   void aRunsClipsAndPrecisionOpenFromTheRunList() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
     const QString run = dir_.filePath("runs/audited");
@@ -151,6 +153,11 @@ class TestMainWindow : public QObject {
     QVERIFY2(window.precisionAudit()->status()->text().contains("run audited (no checkpoint yet: fresh initialisation)"),
              qPrintable(window.precisionAudit()->status()->text()));
     QCOMPARE(window.precisionAudit()->report().summary.batch_size, 2);
+    emit window.runList()->predictRequested(run);  // Predict: the run's config, no checkpoint yet
+    QCOMPARE(tabs->currentWidget(), window.predictPanel());
+    QCOMPARE(window.predictPanel()->configEdit()->text(), QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath()));
+    QVERIFY(window.predictPanel()->checkpointEdit()->text().isEmpty());
+    QVERIFY2(window.predictPanel()->status()->text().contains("has no checkpoint yet"), qPrintable(window.predictPanel()->status()->text()));
   }
 };
 

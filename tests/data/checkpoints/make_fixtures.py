@@ -128,6 +128,41 @@ def checkpoint(legacy):
     }
 
 
+# What PySlowFast's save_checkpoint writes into OUTPUT_DIR/checkpoints/checkpoint_epoch_*.pyth: the
+# epoch, the weights, the optimizer and "cfg", the yacs cfg.dump() of the run's config (keys sorted,
+# block style, lists one item per line). SOLVER.FROM_A_LATER_VERSION stands for a key of another
+# PySlowFast version. Read by tst_importedrun (the config of an imported PySlowFast run).
+PYSLOWFAST_RUN_CFG = """DATA:
+  DECODING_BACKEND: pyav
+  INPUT_CHANNEL_NUM:
+  - 3
+  NUM_FRAMES: 8
+  SAMPLING_RATE: 8
+  TRAIN_JITTER_SCALES:
+  - 256
+  - 320
+MODEL:
+  ARCH: slow
+  MODEL_NAME: ResNet
+  NUM_CLASSES: 400
+NUM_GPUS: 8
+OUTPUT_DIR: /checkpoint/someone/slow_8x8
+SOLVER:
+  BASE_LR: 0.8
+  FROM_A_LATER_VERSION: 3
+TRAIN:
+  BATCH_SIZE: 64
+  MIXED_PRECISION: true
+"""
+
+
+def pyslowfast_run_checkpoint():
+    model = collections.OrderedDict()
+    model["head.projection.weight"] = contiguous("FloatStorage", [0.5] * 8, [4, 2])
+    return {"epoch": 12, "model_state": model, "optimizer_state": {"state": {}, "param_groups": []},
+            "cfg": PYSLOWFAST_RUN_CFG}
+
+
 class TorchPickler(pickle.Pickler):
     def __init__(self, f, legacy):
         super().__init__(f, protocol=2)
@@ -220,3 +255,4 @@ if __name__ == "__main__":
     write_zip("torchsave_zip.pyth", checkpoint(legacy=False))
     write_legacy("torchsave_legacy.pyth", checkpoint(legacy=True))
     write_caffe2("caffe2_blobs.pkl")
+    write_zip("pyslowfast_run.pyth", pyslowfast_run_checkpoint())

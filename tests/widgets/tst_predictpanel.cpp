@@ -1,0 +1,189 @@
+// The studio's Predict tab: ampstudio-cli predict --json in a child process on a run's model (its
+// config and newest checkpoint) or the editor's config, each video's top-5 classes with names and
+// probabilities in a table; a video that cannot be read says why in its row; beside a training
+// run it yields the cores; Cancel ends it; errors say what is wrong.
+#include <QtTest>
+
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "PredictPanel.h"
+#include "config/ConfigLoader.h"
+#include "data/DemoDataGenerator.h"
+#include "runlog/RunDirectory.h"
+#include "train/Trainer.h"
+
+using namespace amp;
+
+class TestPredictPanel : public QObject {
+  Q_OBJECT
+ private:
+  QTemporaryDir dir_;
+  std::string data_;
+  QString run_;
+
+  std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
+    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "X3D.DIM_C5", "32",
+                                   "TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "1"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    if (!r.ok()) return std::nullopt;
+    return r.config;
+  }
+
+  QStringList testVideos(int n) const {
+    QStringList out;
+    std::ifstream in(data_ + "/test.csv");
+    std::string line;
+    while (static_cast<int>(out.size()) < n && std::getline(in, line))
+      out << QString::fromStdString(data_ + "/" + line.substr(0, line.find(' ')));
+    return out;
+  }
+
+  static int niceOf(qint64 pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) return -100;
+    std::istringstream rest(text.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 19; ++i) rest >> field;
+    return std::stoi(field);
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
+    data_ = dir_.path().toStdString() + "/data";
+    data::DemoDataOptions o;
+    o.out_dir = data_;
+    o.clips_per_class = 1;
+    o.frames = 24;
+    data::DemoDataSummary s;
+    std::string error;
+    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    run_ = dir_.path() + "/run";
+    auto cfg = demo({"OUTPUT_DIR", run_.toStdString(), "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False"});
+    QVERIFY(cfg);
+    train::Trainer t(*cfg, "demo.yaml");
+    QVERIFY2(t.start(&error), error.c_str());
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Finished);
+  }
+
+  void predictsWithARunsNewestCheckpoint() {
+    widgets::PredictPanel panel;
+    panel.resize(1200, 700);
+    QVERIFY(panel.useRun(run_));
+    QCOMPARE(panel.configEdit()->text(), QString::fromStdString(runlog::RunDirectory(run_.toStdString()).configPath()));
+    QVERIFY(panel.checkpointEdit()->text().endsWith("/checkpoints/checkpoint_epoch_00001.pyth"));
+    panel.labelsEdit()->setText(QString::fromStdString(data_ + "/classes.txt"));
+    const QStringList videos = testVideos(2);
+    QCOMPARE(videos.size(), 2);
+    panel.addVideos(videos + QStringList{dir_.path() + "/missing.mp4"});
+    panel.addVideos({videos[0]});  // listed once
+    QCOMPARE(panel.videos().size(), 3);
+    QSignalSpy done(&panel, &widgets::PredictPanel::finished);
+    panel.predict();
+    QVERIFY(panel.busy());
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(panel.status()->text()));
+    const QStringList args = panel.lastArguments();
+    QVERIFY(args.contains("--json"));
+    QCOMPARE(args.at(args.indexOf("--checkpoint") + 1), panel.checkpointEdit()->text());
+    QVERIFY(args.join(' ').contains("NUM_GPUS 0"));  // no CUDA here: this machine's CPU
+
+    // Two videos with their top-5 named classes; the missing one says why.
+    QTableWidget* t = panel.table();
+    QCOMPARE(t->rowCount(), 3);
+    std::set<QString> names;
+    QFile classes(QString::fromStdString(data_ + "/classes.txt"));
+    QVERIFY(classes.open(QIODevice::ReadOnly));
+    for (const QString& n : QString::fromUtf8(classes.readAll()).split('\n', Qt::SkipEmptyParts)) names.insert(n);
+    for (int row = 0; row < 2; ++row) {
+      QCOMPARE(t->item(row, widgets::PredictPanel::Video)->text(), QFileInfo(videos[row]).fileName());
+      QVERIFY2(names.count(t->item(row, widgets::PredictPanel::TopClass)->text()), qPrintable(t->item(row, 1)->text()));
+      QVERIFY(t->item(row, widgets::PredictPanel::Probability)->text().endsWith(" %"));
+      QCOMPARE(t->item(row, widgets::PredictPanel::Top5)->text().count(" · "), 4);
+      QVERIFY(t->item(row, widgets::PredictPanel::Top5)->text().startsWith(t->item(row, widgets::PredictPanel::TopClass)->text() + " " +
+                                                                           t->item(row, widgets::PredictPanel::Probability)->text()));
+      QVERIFY(t->item(row, widgets::PredictPanel::Views)->text().toInt() >= 1);
+    }
+    QVERIFY2(t->item(2, widgets::PredictPanel::TopClass)->text().contains("cannot predict") &&
+                 t->item(2, widgets::PredictPanel::TopClass)->text().contains("file does not exist"),
+             qPrintable(t->item(2, 1)->text()));
+    QVERIFY2(panel.status()->text().contains("Predicted 2 of 3 videos") && panel.status()->text().contains("1 could not be read"),
+             qPrintable(panel.status()->text()));
+
+    // The CSV holds what the table shows, with full precision.
+    const QString csv = dir_.path() + "/predictions.csv";
+    QCOMPARE(panel.exportCsv(csv), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + 5 + 5 + 1);
+    const QStringList first = lines[1].split(',');
+    QCOMPARE(first[0], videos[0]);
+    QCOMPARE(first[1], QString("1"));
+    QCOMPARE(first[3], t->item(0, widgets::PredictPanel::TopClass)->text());
+    QCOMPARE(QStringLiteral("%1 %").arg(100.0 * first[4].toDouble(), 0, 'f', 1), t->item(0, widgets::PredictPanel::Probability)->text());
+    QVERIFY(lines.last().startsWith(dir_.path() + "/missing.mp4,,,,,") && lines.last().contains("file does not exist"));
+  }
+
+  void besideATrainingRunItYieldsAndCancels() {
+    widgets::PredictPanel panel;
+    std::optional<config::Config> cfg = demo({"OUTPUT_DIR", run_.toStdString(), "TEST.NUM_ENSEMBLE_VIEWS", "30"});
+    panel.setConfigSource([&] { return cfg; });  // the config field is empty: the editor's config
+    panel.setTrainingActive(true);
+    panel.addVideos(testVideos(4));
+    QSignalSpy done(&panel, &widgets::PredictPanel::finished);
+    panel.predict();
+    QVERIFY(panel.lastArguments().join(' ').contains("--threads 1"));
+    QVERIFY(panel.lastArguments().at(panel.lastArguments().indexOf("--cfg") + 1).endsWith("editor-config.yaml"));
+    QTRY_VERIFY(panel.processId() > 0);
+    QCOMPARE(niceOf(panel.processId()), 10);
+    panel.cancel();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(done.front().front().toBool(), false);
+    QVERIFY2(panel.status()->text().contains("cancelled"), qPrintable(panel.status()->text()));
+    QVERIFY(!panel.busy());
+    QCOMPARE(panel.table()->rowCount(), 0);  // nothing half-read
+  }
+
+  void errorsSayWhatIsWrong() {
+    widgets::PredictPanel panel;
+    panel.predict();
+    QVERIFY2(panel.status()->text().contains("Add the videos"), qPrintable(panel.status()->text()));
+    panel.addVideos(testVideos(1));
+    std::optional<config::Config> cfg;
+    panel.setConfigSource([&] { return cfg; });
+    panel.predict();  // the editor's YAML has errors
+    QVERIFY2(panel.status()->text().contains("The config has errors"), qPrintable(panel.status()->text()));
+    QVERIFY(!panel.busy());
+
+    QVERIFY(!panel.useRun(dir_.path() + "/no-run"));
+    QVERIFY2(panel.status()->text().contains("no-run: the run has no config.yaml"), qPrintable(panel.status()->text()));
+
+    cfg = demo();
+    panel.checkpointEdit()->setText(dir_.path() + "/missing.pyth");
+    QSignalSpy done(&panel, &widgets::PredictPanel::finished);
+    panel.predict();
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.front().front().toBool(), false);
+    QVERIFY2(panel.status()->text().contains("missing.pyth"), qPrintable(panel.status()->text()));
+
+    panel.setCliPath(dir_.path() + "/no-cli");
+    panel.predict();
+    QVERIFY2(panel.status()->text().contains("ampstudio-cli, which was not found"), qPrintable(panel.status()->text()));
+  }
+};
+
+QTEST_MAIN(TestPredictPanel)
+#include "tst_predictpanel.moc"

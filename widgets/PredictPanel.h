@@ -1,0 +1,89 @@
+#pragma once
+// The studio's Predict tab: classify videos with a checkpoint, as `ampstudio-cli predict` does
+// (the multi-view test protocol on each video: TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS
+// views combined by DATA.ENSEMBLE_METHOD), showing each video's top-5 classes with their names
+// and probabilities and the time it took. The model comes from a config file and a checkpoint:
+// a run of the run list (its config, a PySlowFast run's from its checkpoint, and its newest
+// checkpoint), or the config in the editor. Runs as `ampstudio-cli predict --json` in a child
+// process (CliJob), so a training run is not disturbed.
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+
+#include "CliJob.h"
+#include "config/Config.h"
+
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QTableWidget;
+
+namespace amp::widgets {
+
+class PredictPanel : public QWidget {
+  Q_OBJECT
+ public:
+  enum Column { Video, TopClass, Probability, Top5, Views, Seconds, ColumnCount };
+
+  explicit PredictPanel(QWidget* parent = nullptr);
+
+  /// Where the editor's config comes from (used when the config field is empty); nullopt: errors.
+  void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
+  void setCliPath(const QString& path) { job_->setProgram(path); }
+  /// A training run of this studio is active: predictions started now run at nice 10 on one thread.
+  void setTrainingActive(bool on) { trainingActive_ = on; }
+
+  /// Takes a run's model: its config (a PySlowFast run's from its newest checkpoint) and its
+  /// newest checkpoint. False (and the reason in the status line) when the run has no config.
+  bool useRun(const QString& runDir);
+  void addVideos(const QStringList& paths);
+  void clearVideos();
+  QStringList videos() const;
+  /// Starts the prediction of every listed video.
+  void predict();
+  void cancel();
+  bool busy() const { return job_->busy(); }
+  /// Writes the results as CSV (video, rank, class, name, probability, views, seconds, error).
+  QString exportCsv(const QString& path) const;
+
+  QLineEdit* configEdit() const { return config_; }
+  QLineEdit* checkpointEdit() const { return checkpoint_; }
+  QLineEdit* labelsEdit() const { return labels_; }
+  QTableWidget* table() const { return table_; }
+  QLabel* status() const { return status_; }
+  const QStringList& lastArguments() const { return job_->lastArguments(); }
+  qint64 processId() const { return job_->processId(); }
+
+ signals:
+  /// A prediction ended: shown (ok; some videos may have failed, each says why), failed or cancelled.
+  void finished(bool ok);
+
+ private:
+  void onFinished(const CliJob::Result& result);
+  void setStatus(const QString& text, bool error = false);
+  void updateButtons();
+
+  std::function<std::optional<config::Config>()> source_;
+  CliJob* job_;
+  bool trainingActive_ = false;
+  QLineEdit* config_;
+  QLineEdit* checkpoint_;
+  QLineEdit* labels_;
+  QListWidget* videos_;
+  QPushButton* predictButton_;
+  QPushButton* cancelButton_;
+  QPushButton* exportButton_;
+  QLabel* status_;
+  QTableWidget* table_;
+  QTemporaryDir scratch_;
+  QTimer ticker_;
+  QString what_;
+  QByteArray json_;
+  std::optional<bool> cudaPresent_;
+};
+
+}  // namespace amp::widgets
