@@ -231,8 +231,9 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     return;
   }
   json_ = result.out;
+  table_->clearSpans();
   table_->setRowCount(0);
-  int failed = 0;
+  std::vector<std::pair<int, QString>> failures;
   for (const auto& v : j["videos"]) {
     const int row = table_->rowCount();
     table_->insertRow(row);
@@ -242,12 +243,7 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     table_->setItem(row, Video, video);
     const std::string error = v.value("error", std::string());
     if (!error.empty()) {
-      ++failed;
-      auto* why = new QTableWidgetItem(tr("cannot predict: %1").arg(QString::fromStdString(error)));
-      why->setForeground(kError);
-      why->setToolTip(QString::fromStdString(error));
-      table_->setItem(row, TopClass, why);
-      table_->setSpan(row, TopClass, 1, ColumnCount - TopClass);
+      failures.emplace_back(row, QString::fromStdString(error));
       continue;
     }
     QStringList top5;
@@ -274,8 +270,17 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     secs->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     table_->setItem(row, Seconds, secs);
   }
-  table_->resizeColumnToContents(Video);
-  table_->resizeColumnToContents(TopClass);
+  for (int c : {int(Video), int(TopClass), int(Probability), int(Views), int(Seconds)}) table_->resizeColumnToContents(c);
+  // Why a video failed spans the row's other columns (after sizing them: a long reason would
+  // widen the class column).
+  for (const auto& [row, error] : failures) {
+    auto* why = new QTableWidgetItem(tr("cannot predict: %1").arg(error));
+    why->setForeground(kError);
+    why->setToolTip(error);
+    table_->setItem(row, TopClass, why);
+    table_->setSpan(row, TopClass, 1, ColumnCount - TopClass);
+  }
+  const int failed = static_cast<int>(failures.size());
   const int n = table_->rowCount();
   setStatus(failed == 0 ? tr("Predicted %1 in %2 s.").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
                         : tr("Predicted %1 of %2 videos in %3 s; %4 could not be read (see their rows).")

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -69,9 +70,15 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
   }
   auto cfg = loadConfigForCommand(cfgPath, overrides);
   if (!cfg) return 2;
-  if (labels.empty()) labels = cfg->getString("DEMO.LABEL_FILE_PATH");
   std::map<int, std::string> names;
   std::string error;
+  if (labels.empty() && !cfg->getString("DEMO.LABEL_FILE_PATH").empty()) {
+    // From the config: a names file that is not there (the dataset lives elsewhere) costs the
+    // names, not the prediction.
+    const std::string fromConfig = cfg->getString("DEMO.LABEL_FILE_PATH");
+    if (std::filesystem::exists(fromConfig)) labels = fromConfig;
+    else std::cerr << cfgPath << ": DEMO.LABEL_FILE_PATH: " << fromConfig << " does not exist; classes are shown by number\n";
+  }
   if (!labels.empty() && !readLabels(labels, names, error)) {
     std::cerr << error << "\n";
     return 2;

@@ -178,6 +178,15 @@ class TestCli : public QObject {
     QVERIFY2(predict.out.contains(expected), qPrintable(expected + "\n" + predict.out));
     QVERIFY2(predict.out.contains("  2 views, ") && predict.out.contains("  5. "), qPrintable(predict.out));
     QVERIFY2(predict.out.contains("missing.mp4\n  cannot predict: ") && predict.out.contains("file does not exist"), qPrintable(predict.out));
+    // Without --labels, DEMO.LABEL_FILE_PATH of the demo config (demo-data/classes.txt, not in
+    // this folder): the prediction still comes, classes by number.
+    auto unnamed = runCli(QStringList{"predict", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--checkpoint",
+                                      run + "/checkpoints/checkpoint_epoch_00001.pyth", row[0], "X3D.DIM_C5", "32"} + dataArgs,
+                          amp::testing::CliOptions{240000, dir.path(), {}});
+    QCOMPARE(unnamed.exitCode, 0);
+    QVERIFY2(unnamed.err.contains("DEMO.LABEL_FILE_PATH: demo-data/classes.txt does not exist; classes are shown by number"),
+             qPrintable(unnamed.err));
+    QVERIFY2(unnamed.out.contains(QString("  1. %1 %  class %2\n").arg(100.0 * best / 2, 5, 'f', 1).arg(row[3])), qPrintable(unnamed.out));
     // --json (the studio's Predict tab): the same numbers as data.
     auto predictJson = runCli(QStringList{"predict", "--json", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--checkpoint",
                                           run + "/checkpoints/checkpoint_epoch_00001.pyth", "--labels", data + "/classes.txt", row[0],
