@@ -105,8 +105,8 @@ class TestPreflightRunner : public QObject {
   }
 
   void checksRunOffTheGuiThreadAndTheEditorStaysResponsive() {
+    Gate gate;  // outlives the panel, whose preflight runner joins the worker that calls it
     widgets::ConfigEditorPanel panel;
-    Gate gate;
     config::Diagnostic d;
     d.key = "DATA.PATH_TO_DATA_DIR";
     d.message = "slow folder checked";
@@ -136,8 +136,8 @@ class TestPreflightRunner : public QObject {
   }
 
   void theSameConfigIsNotCheckedTwice() {
+    Gate gate;  // outlives the panel, whose preflight runner joins the worker that calls it
     widgets::ConfigEditorPanel panel;
-    Gate gate;
     gate.release();
     panel.preflight()->setChecks(gate.check(), nullptr);
     panel.preflight()->setDebounceInterval(0);
