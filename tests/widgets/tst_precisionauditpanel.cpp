@@ -19,6 +19,7 @@
 
 #include <qcustomplot.h>
 
+#include "NiceOf.h"
 #include "PrecisionAuditPanel.h"
 #include "audit/AuditJson.h"
 #include "config/ConfigLoader.h"
@@ -50,17 +51,6 @@ class TestPrecisionAuditPanel : public QObject {
     return n;
   }
 
-  // Field 19 of /proc/<pid>/stat: the nice value.
-  static int niceOf(qint64 pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto close = text.rfind(')');  // the command name may hold spaces
-    if (close == std::string::npos) return -100;
-    std::istringstream rest(text.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 19; ++i) rest >> field;
-    return std::stoi(field);
-  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -182,7 +172,7 @@ class TestPrecisionAuditPanel : public QObject {
     panel.auditConfig();
     QVERIFY(panel.lastArguments().join(' ').contains("--threads 1"));
     QTRY_VERIFY(panel.processId() > 0);
-    QCOMPARE(niceOf(panel.processId()), 10);
+    QCOMPARE(testing::niceOf(panel.processId()), 10);
     panel.cancel();
     QVERIFY(done.wait(20000));
     QCOMPARE(done.front().front().toBool(), false);

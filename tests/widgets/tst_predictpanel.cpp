@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "NiceOf.h"
 #include "PredictPanel.h"
 #include "config/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
@@ -47,16 +48,6 @@ class TestPredictPanel : public QObject {
     return out;
   }
 
-  static int niceOf(qint64 pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto close = text.rfind(')');
-    if (close == std::string::npos) return -100;
-    std::istringstream rest(text.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 19; ++i) rest >> field;
-    return std::stoi(field);
-  }
 
  private Q_SLOTS:
   void initTestCase() {
@@ -148,7 +139,7 @@ class TestPredictPanel : public QObject {
     QVERIFY(panel.lastArguments().join(' ').contains("--threads 1"));
     QVERIFY(panel.lastArguments().at(panel.lastArguments().indexOf("--cfg") + 1).endsWith("editor-config.yaml"));
     QTRY_VERIFY(panel.processId() > 0);
-    QCOMPARE(niceOf(panel.processId()), 10);
+    QCOMPARE(testing::niceOf(panel.processId()), 10);
     panel.cancel();
     QVERIFY(done.wait(20000));
     QCOMPARE(done.front().front().toBool(), false);
