@@ -34,8 +34,16 @@ QString describe(const data::PreviewClip& c, data::Split split, int copies) {
               .arg(r.width).arg(r.height).arg(r.x).arg(r.y).arg(c.info.decoded.width).arg(c.info.decoded.height)
               .arg(c.info.flipped ? QObject::tr(", flipped (red outline)") : QString())
               .arg(c.crop);
-  if (c.info.augment_ops) text += QObject::tr(", RandAugment: %1 applied").arg(c.info.augment_ops == 1 ? QObject::tr("1 op") : QObject::tr("%1 ops").arg(c.info.augment_ops));
-  if (c.info.erased_boxes) text += QObject::tr(", random erasing: %1").arg(c.info.erased_boxes == 1 ? QObject::tr("1 box") : QObject::tr("%1 boxes").arg(c.info.erased_boxes));
+  if (!c.info.augment_ops.empty()) {
+    QStringList ops;
+    for (const auto& op : c.info.augment_ops) ops << QString::fromStdString(data::describeAugOp(op)).toHtmlEscaped();
+    text += QObject::tr("<br>RandAugment, in order: %1").arg(ops.join(", "));
+  }
+  if (!c.info.erased_boxes.empty()) {
+    QStringList boxes;
+    for (const auto& b : c.info.erased_boxes) boxes << QString("%1x%2 at (%3, %4)").arg(b.width).arg(b.height).arg(b.left).arg(b.top);
+    text += QObject::tr("<br>random erasing: %1 of the %2x%2 crop").arg(boxes.join(", ")).arg(c.crop);
+  }
   if (!c.slow.empty()) text += QObject::tr("<br>top: first source frame; middle: fast pathway (%1 frames); bottom: slow pathway (%2)")
                                    .arg(c.frames).arg(c.slow_frames);
   else text += QObject::tr("<br>top: first source frame; below: the %1 frames the model gets").arg(c.frames);

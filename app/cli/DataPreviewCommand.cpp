@@ -48,12 +48,17 @@ int runPreview(const PreviewArgs& a) {
       return 1;
     }
     const auto& r = c.info.region;
+    nlohmann::json ops = nlohmann::json::array(), boxes = nlohmann::json::array();
+    for (const auto& op : c.info.augment_ops)
+      ops.push_back({{"op", data::augOpName(op.op)}, {"arg", op.arg}, {"text", data::describeAugOp(op)}});
+    for (const auto& b : c.info.erased_boxes)
+      boxes.push_back({{"y", b.top}, {"x", b.left}, {"height", b.height}, {"width", b.width}});
     if (a.json) {
       list.push_back({{"png", path}, {"position", c.position}, {"copy", c.copy}, {"view", c.view}, {"video", c.path},
                       {"label", c.label}, {"frame_indices", c.info.frame_indices},
                       {"frame_size", {c.info.decoded.height, c.info.decoded.width}},
                       {"region", {{"y", r.y}, {"x", r.x}, {"height", r.height}, {"width", r.width}}},
-                      {"flipped", c.info.flipped}, {"augment_ops", c.info.augment_ops}, {"erased_boxes", c.info.erased_boxes},
+                      {"flipped", c.info.flipped}, {"augment_ops", ops}, {"erased_boxes", boxes},
                       {"frames", c.frames}, {"slow_frames", c.slow_frames}, {"crop", c.crop}});
       continue;
     }
@@ -62,9 +67,18 @@ int runPreview(const PreviewArgs& a) {
     for (const auto f : c.info.frame_indices) std::cout << " " << f;
     std::cout << "\n  region " << r.width << "x" << r.height << " at (" << r.x << ", " << r.y << ") of " << c.info.decoded.width << "x"
               << c.info.decoded.height << (c.info.flipped ? ", flipped" : "") << " -> " << c.crop << "x" << c.crop;
-    if (c.info.augment_ops) std::cout << ", RandAugment " << c.info.augment_ops << " ops";
-    if (c.info.erased_boxes) std::cout << ", " << c.info.erased_boxes << " erased box(es)";
     std::cout << "\n";
+    if (!c.info.augment_ops.empty()) {
+      std::cout << "  RandAugment";
+      for (const auto& op : c.info.augment_ops) std::cout << (&op == &c.info.augment_ops.front() ? " " : ", ") << data::describeAugOp(op);
+      std::cout << "\n";
+    }
+    if (!c.info.erased_boxes.empty()) {
+      std::cout << "  erased";
+      for (const auto& b : c.info.erased_boxes)
+        std::cout << (&b == &c.info.erased_boxes.front() ? " " : ", ") << b.width << "x" << b.height << " at (" << b.left << ", " << b.top << ")";
+      std::cout << "\n";
+    }
   }
   if (a.json) std::cout << list.dump() << "\n";
   return 0;

@@ -95,8 +95,8 @@ struct Clip {
   CropBox box;
   CropRect region;       ///< the region of the decoded frame the clip shows (first frame)
   bool flipped = false;
-  int augment_ops = 0;   ///< RandAugment operations applied
-  int erased_boxes = 0;  ///< random-erasing boxes
+  std::vector<AppliedOp> augment_ops;  ///< RandAugment operations applied, in order (describeAugOp names them)
+  std::vector<EraseBox> erased_boxes;  ///< random-erasing boxes, in crop pixels
   int corrupt_packets = 0;
   double decode_s = 0, resize_s = 0, transform_s = 0;  ///< time split of this clip
 };

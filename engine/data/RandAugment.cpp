@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 namespace amp::data {
@@ -130,6 +131,38 @@ bool augOpNegates(AugOp op) {
 bool augOpIsGeometric(AugOp op) {
   return op == AugOp::Rotate || op == AugOp::ShearX || op == AugOp::ShearY || op == AugOp::TranslateXRel ||
          op == AugOp::TranslateYRel;
+}
+
+std::string describeAugOp(const AppliedOp& a) {
+  const std::string name = augOpName(a.op);
+  auto fixed = [](double v, int decimals, bool sign) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, sign ? "%+.*f" : "%.*f", decimals, v);
+    return std::string(buf);
+  };
+  const int whole = static_cast<int>(a.arg);
+  switch (a.op) {
+    case AugOp::Rotate: return name + " " + fixed(a.arg, 1, true) + "\u00b0";
+    case AugOp::ShearX:
+    case AugOp::ShearY: return name + " " + fixed(a.arg, 3, true);
+    case AugOp::TranslateXRel:
+    case AugOp::TranslateYRel: return name + " " + fixed(a.arg * 100.0, 1, true) + "% of the " +
+                                      (a.op == AugOp::TranslateXRel ? "width" : "height");
+    case AugOp::Posterize:
+    case AugOp::PosterizeIncreasing: return name + " " + std::to_string(whole) + (whole == 1 ? " bit" : " bits");
+    case AugOp::Solarize:
+    case AugOp::SolarizeIncreasing: return name + " from " + std::to_string(whole);
+    case AugOp::SolarizeAdd: return name + " +" + std::to_string(whole) + " below 128";
+    case AugOp::Color:
+    case AugOp::ColorIncreasing:
+    case AugOp::Contrast:
+    case AugOp::ContrastIncreasing:
+    case AugOp::Brightness:
+    case AugOp::BrightnessIncreasing:
+    case AugOp::Sharpness:
+    case AugOp::SharpnessIncreasing: return name + " x" + fixed(a.arg, 2, false);
+    default: return name;  // AutoContrast, Equalize, Invert
+  }
 }
 
 double augOpArgument(AugOp op, double level, bool negate) {

@@ -56,7 +56,12 @@ enum class AugInterpolation { Bilinear, Bicubic, Random };
 struct AppliedOp {
   AugOp op;
   double arg = 0;  ///< the argument (factor, degrees, bits ...); unused by the argument-free ops
+  bool operator==(const AppliedOp& o) const { return op == o.op && arg == o.arg; }
 };
+
+/// `op` as the clip preview names it: PySlowFast's name and the argument the op was applied
+/// with, e.g. "Rotate -12.6°", "Posterize 2 bits", "Solarize below 153", "Contrast x1.42".
+std::string describeAugOp(const AppliedOp& op);
 
 /// One clip's operations: n choices of op, then per op the apply draw (skipped when above 0.5),
 /// the magnitude noise and the sign draw. Ops that are skipped are left out.

@@ -20,12 +20,11 @@ bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames, const Cl
   // float32 x * (1/255) * 255 is x for every byte), so the ops see the decoded bytes.
   const std::uint8_t* rgb = frames.rgb.data();
   thread_local std::vector<std::uint8_t> augmented;
-  info.augment_ops = 0;
+  info.augment_ops.clear();
   if (aug.rand_augment) {
     augmented.assign(frames.rgb.begin(), frames.rgb.begin() + static_cast<std::ptrdiff_t>(framePixels * 3 * T));
-    const auto ops = drawRandAugment(aug.policy, more);
-    applyRandAugment(ops, augmented.data(), T, H, W, aug.interpolation, more);
-    info.augment_ops = static_cast<int>(ops.size());
+    info.augment_ops = drawRandAugment(aug.policy, more);
+    applyRandAugment(info.augment_ops, augmented.data(), T, H, W, aug.interpolation, more);
     rgb = augmented.data();
   }
 
@@ -80,11 +79,10 @@ bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames, const Cl
                        info.flipped, target(c, t));
   }
 
-  info.erased_boxes = 0;
+  info.erased_boxes.clear();
   if (aug.erase) {
-    const auto boxes = drawEraseBoxes(aug.erasing, crop, crop, more);
-    eraseClip(out, 3, T, crop, crop, boxes, aug.erasing, more);
-    info.erased_boxes = static_cast<int>(boxes.size());
+    info.erased_boxes = drawEraseBoxes(aug.erasing, crop, crop, more);
+    eraseClip(out, 3, T, crop, crop, info.erased_boxes, aug.erasing, more);
   }
   return true;
 }

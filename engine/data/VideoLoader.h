@@ -27,8 +27,8 @@ struct ClipInfo {
   Size decoded;                             ///< frame size the region refers to (after short-side scaling)
   CropRect region;                          ///< region of the decoded first frame the clip shows
   bool flipped = false;
-  int augment_ops = 0;   ///< RandAugment operations applied
-  int erased_boxes = 0;  ///< random-erasing boxes
+  std::vector<AppliedOp> augment_ops;  ///< RandAugment operations applied, in order
+  std::vector<EraseBox> erased_boxes;  ///< random-erasing boxes, in crop pixels
 };
 
 struct Batch {

@@ -46,7 +46,8 @@ class TestClipPreviewPanel : public QObject {
   void showsTheLoadersClip() {
     widgets::ClipPreviewPanel panel;
     panel.resize(900, 600);
-    std::optional<config::Config> cfg = demo({"AUG.NUM_SAMPLE", "2"});
+    std::optional<config::Config> cfg =
+        demo({"AUG.NUM_SAMPLE", "2", "AUG.ENABLE", "True", "AUG.AA_TYPE", "rand-m9-n4-mstd0.5-inc1", "AUG.RE_PROB", "1.0"});
     QVERIFY(cfg);
     panel.setConfigSource([&] { return cfg; });
     QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
@@ -70,6 +71,23 @@ class TestClipPreviewPanel : public QObject {
     const auto labels = panel.findChildren<QLabel*>();
     const QString frames = QString("frames %1").arg(expected[0].info.frame_indices.front());
     QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) { return l->text().contains(frames) && l->text().contains("copy 1 of 2"); }));
+    // Each copy's line names its RandAugment ops in order, with their arguments, and its erased box.
+    int named = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      const auto& info = expected[i].info;
+      QStringList ops;
+      for (const auto& op : info.augment_ops) ops << QString::fromStdString(data::describeAugOp(op)).toHtmlEscaped();
+      QCOMPARE(info.erased_boxes.size(), size_t(1));  // AUG.RE_PROB 1
+      const auto& box = info.erased_boxes.front();
+      const QString erased = QString("random erasing: %1x%2 at (%3, %4) of the 64x64 crop").arg(box.width).arg(box.height).arg(box.left).arg(box.top);
+      const QString copy = QString("copy %1 of 2").arg(i + 1);
+      QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) {
+        return l->text().contains(copy) && l->text().contains(erased) &&
+               (ops.isEmpty() ? !l->text().contains("RandAugment") : l->text().contains("RandAugment, in order: " + ops.join(", ")));
+      }));
+      named += static_cast<int>(info.augment_ops.size());
+    }
+    QVERIFY(named > 0);  // the seeded draw applied some ops, so the check above saw names
 
     panel.nextClip();
     QVERIFY(ready.wait(20000));

@@ -104,6 +104,37 @@ class TestCli : public QObject {
                                       dir.path() + "/preview"} + dataArgs);
     QCOMPARE(outside.exitCode, 1);
     QVERIFY2(outside.err.contains("clip 999 is outside the train epoch's"), qPrintable(outside.err));
+    // Training clips with RandAugment and random erasing: each op by name with its argument, each box.
+    const QStringList augArgs{"AUG.ENABLE", "True", "AUG.AA_TYPE", "rand-m9-n4-mstd0.5", "AUG.RE_PROB", "1.0"};
+    auto augmented = runCli(QStringList{"data", "preview", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--count", "4", "--out",
+                                        dir.path() + "/augmented", "--json"} + dataArgs + augArgs);
+    QCOMPARE(augmented.exitCode, 0);
+    const auto augClips = QJsonDocument::fromJson(augmented.out.toUtf8()).array();
+    QCOMPARE(augClips.size(), 4);
+    const QStringList opNames{"AutoContrast", "Equalize", "Invert", "Rotate", "Posterize", "Solarize", "SolarizeAdd", "Color",
+                              "Contrast", "Brightness", "Sharpness", "ShearX", "ShearY", "TranslateXRel", "TranslateYRel"};
+    int ops = 0;
+    QStringList firstOps;
+    for (qsizetype i = 0; i < augClips.size(); ++i) {
+      const auto c = augClips[i].toObject();
+      for (const auto& op : c["augment_ops"].toArray()) {
+        const QString name = op.toObject()["op"].toString();
+        QVERIFY2(opNames.contains(name), qPrintable(name));
+        QVERIFY(op.toObject()["text"].toString().startsWith(name));
+        if (i == 0) firstOps << op.toObject()["text"].toString();
+        ++ops;
+      }
+      QCOMPARE(c["erased_boxes"].toArray().size(), 1);  // RE_PROB 1, RE_COUNT 1
+      const auto box = c["erased_boxes"].toArray()[0].toObject();
+      QVERIFY(box["y"].toInt() >= 0 && box["y"].toInt() + box["height"].toInt() <= 64);
+      QVERIFY(box["x"].toInt() >= 0 && box["x"].toInt() + box["width"].toInt() <= 64);
+    }
+    QVERIFY(ops > 0);  // 4 clips of up to 4 ops each: the seeded draw applied some
+    auto text = runCli(QStringList{"data", "preview", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--count", "4", "--out",
+                                   dir.path() + "/augmented"} + dataArgs + augArgs);
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("  erased "), qPrintable(text.out));
+    if (!firstOps.isEmpty()) QVERIFY2(text.out.contains("  RandAugment " + firstOps.join(", ") + "\n"), qPrintable(text.out));
   }
 
   // A dataset with one missing video and one file that is not a video: data check names both, and

@@ -107,6 +107,21 @@ class TestAugment : public QObject {
     QVERIFY(augOpNegates(AugOp::ColorIncreasing) && !augOpNegates(AugOp::Color) && !augOpNegates(AugOp::Solarize));
   }
 
+  // What the clip preview and `data preview` print for each applied op.
+  void opsAreNamedWithTheirArguments() {
+    QCOMPARE(describeAugOp({AugOp::Rotate, -21.0}), std::string("Rotate -21.0\u00b0"));
+    QCOMPARE(describeAugOp({AugOp::ShearY, 0.21}), std::string("ShearY +0.210"));
+    QCOMPARE(describeAugOp({AugOp::TranslateXRel, -0.315}), std::string("TranslateXRel -31.5% of the width"));
+    QCOMPARE(describeAugOp({AugOp::TranslateYRel, 0.045}), std::string("TranslateYRel +4.5% of the height"));
+    QCOMPARE(describeAugOp({AugOp::Posterize, 2.0}), std::string("Posterize 2 bits"));
+    QCOMPARE(describeAugOp({AugOp::PosterizeIncreasing, 1.0}), std::string("PosterizeIncreasing 1 bit"));
+    QCOMPARE(describeAugOp({AugOp::Solarize, 179.0}), std::string("Solarize from 179"));
+    QCOMPARE(describeAugOp({AugOp::SolarizeAdd, 77.0}), std::string("SolarizeAdd +77 below 128"));
+    QCOMPARE(describeAugOp({AugOp::BrightnessIncreasing, 1.0 - 0.63}), std::string("BrightnessIncreasing x0.37"));
+    QCOMPARE(describeAugOp({AugOp::Color, 1.36}), std::string("Color x1.36"));
+    QCOMPARE(describeAugOp({AugOp::Equalize, 0}), std::string("Equalize"));
+  }
+
   // --- one clip's draw of operations -----------------------------------------------------------
   void drawsOpsThenPerOpApplyNoiseAndSign() {
     const auto p = parsed("rand-m9-n3-inc1");

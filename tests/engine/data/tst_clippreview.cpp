@@ -20,6 +20,7 @@ class TestClipPreview : public QObject {
  private:
   QTemporaryDir dir_;
   std::string data_;
+  int augmentedClips_ = 0, erasedClips_ = 0;  ///< of the last sameAsTheLoader
 
   config::Config demo(std::vector<std::string> extra = {}) {
     std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "TRAIN.BATCH_SIZE", "4",
@@ -53,6 +54,7 @@ class TestClipPreview : public QObject {
     QVERIFY2(data::previewClips(c, data::Split::Train, 1, 2, 4, preview, &error), error.c_str());  // positions 2 .. 5
     QCOMPARE(preview.size(), static_cast<std::size_t>(4 * copies));
     const std::size_t fastSize = params.fastSize(data::Split::Train);
+    augmentedClips_ = erasedClips_ = 0;
     for (const auto& p : preview) {
       // Position p of the epoch is clip (p % 4) x copies + copy of batch p / 4.
       const auto& b = batches[static_cast<std::size_t>(p.position / 4)];
@@ -61,6 +63,12 @@ class TestClipPreview : public QObject {
       QCOMPARE(p.info.frame_indices, b.info[j].frame_indices);
       QVERIFY(p.info.region == b.info[j].region);
       QCOMPARE(p.info.flipped, b.info[j].flipped);
+      QVERIFY(p.info.augment_ops == b.info[j].augment_ops);  // the same ops with the same arguments
+      QVERIFY(p.info.erased_boxes == b.info[j].erased_boxes);
+      augmentedClips_ += !p.info.augment_ops.empty();
+      erasedClips_ += !p.info.erased_boxes.empty();
+      for (const auto& box : p.info.erased_boxes)
+        QVERIFY(box.top >= 0 && box.left >= 0 && box.top + box.height <= p.crop && box.left + box.width <= p.crop);
       const auto pixels = data::denormalise(b.fast.data() + j * fastSize, b.frames, b.height, b.width, params);
       QVERIFY(pixels == p.fast);
       QCOMPARE(static_cast<int>(p.full.size()), p.info.decoded.height * p.info.decoded.width * 3);
@@ -80,13 +88,20 @@ class TestClipPreview : public QObject {
     QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
   }
 
-  void previewIsTheLoadersClip() { sameAsTheLoader(demo()); }
+  void previewIsTheLoadersClip() {
+    sameAsTheLoader(demo());
+    QCOMPARE(augmentedClips_ + erasedClips_, 0);  // the plain recipe neither augments nor erases
+  }
 
   // The MViT recipe's path: relative crops, RandAugment, erasing, two copies per video.
   void previewIsTheLoadersAugmentedClip() {
     sameAsTheLoader(demo({"DATA.TRAIN_JITTER_SCALES_RELATIVE", "[0.08, 1.0]", "DATA.TRAIN_JITTER_ASPECT_RELATIVE", "[0.75, 1.3333]",
                           "AUG.ENABLE", "True", "AUG.NUM_SAMPLE", "2", "AUG.AA_TYPE", "rand-m7-n4-mstd0.5-inc1",
                           "AUG.RE_PROB", "0.5"}));
+    // Of these 8 clips (seeded), some got RandAugment ops and some an erased box, so the
+    // comparisons above saw real lists.
+    QVERIFY(augmentedClips_ > 0);
+    QVERIFY(erasedClips_ > 0);
   }
 
   // Normalisation undone exactly: every byte value of every channel comes back, both channel orders.
