@@ -30,6 +30,7 @@ struct StepArgs {
 
 nlohmann::json toJson(const train::StepBenchResult& r) {
   return {{"precision", r.precision}, {"device", r.device}, {"median_step_s", r.median_step_s},
+          {"median_forward_s", r.median_forward_s}, {"median_backward_s", r.median_backward_s},
           {"iterations_per_s", r.iterations_per_s}, {"clips_per_s", r.clips_per_s}, {"macs_per_step", r.macs_per_step},
           {"achieved_flops", r.achieved_flops}, {"peak_bytes", r.peak_bytes}, {"first_loss", r.first_loss},
           {"last_loss", r.last_loss}, {"finite", r.finite}, {"batch", r.batch}, {"data_wait_s", r.data_wait_s},
@@ -41,6 +42,8 @@ train::StepBenchResult fromJson(const nlohmann::json& j) {
   r.precision = j.at("precision");
   r.device = j.at("device");
   r.median_step_s = j.at("median_step_s");
+  r.median_forward_s = j.at("median_forward_s");
+  r.median_backward_s = j.at("median_backward_s");
   r.iterations_per_s = j.at("iterations_per_s");
   r.clips_per_s = j.at("clips_per_s");
   r.macs_per_step = j.at("macs_per_step");
@@ -159,10 +162,10 @@ int runStep(StepArgs a) {
                 << std::setprecision(4) << std::setw(9) << r.last_loss << std::setw(9) << r.skipped_steps
                 << (maxBatch ? "  " + std::to_string(r.max_batch) : std::string()) << (r.finite ? "" : "  NOT FINITE") << "\n";
   } else {
-    std::cout << std::left << std::setw(w + 2) << "precision" << std::right << "step_s   it/s    clips/s  GFLOP/s  peak_MiB  loss first->last   (each precision in its own process)\n";
+    std::cout << std::left << std::setw(w + 2) << "precision" << std::right << "step_s   fwd_s   bwd_s   it/s    clips/s  GFLOP/s  peak_MiB  loss first->last   (each precision in its own process)\n";
     for (const auto& r : results)
       std::cout << std::left << std::setw(w) << label[static_cast<size_t>(&r - results.data())] << std::right << std::setprecision(3)
-                << std::setw(8) << r.median_step_s
+                << std::setw(8) << r.median_step_s << std::setw(8) << r.median_forward_s << std::setw(8) << r.median_backward_s
                 << std::setw(8) << r.iterations_per_s << std::setw(10) << r.clips_per_s << std::setprecision(1) << std::setw(9)
                 << r.achieved_flops / 1e9 << std::setw(10) << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0)
                 << "  " << std::setprecision(4) << r.first_loss << " -> " << r.last_loss << (r.finite ? "" : "  NOT FINITE") << "\n";
@@ -176,8 +179,20 @@ int runStep(StepArgs a) {
       if (maxBatch && base.max_batch > 0) std::cout << ", " << static_cast<double>(x.max_batch) / base.max_batch << "x max batch";
       std::cout << "\n";
     };
-    for (size_t i = 0; i + 1 < results.size(); i += 2)
-      ratio(results[i + 1], results[i], results[i].precision + " with / without activation checkpointing");
+    for (size_t i = 0; i + 1 < results.size(); i += 2) {
+      const auto& plain = results[i];
+      const auto& ckpt = results[i + 1];
+      ratio(ckpt, plain, plain.precision + " with / without activation checkpointing");
+      // What the time went to: the recomputation is one more forward of the checkpointed
+      // segments inside the backward, so the step can take no less than (step + forward) / step.
+      if (plain.median_forward_s > 0 && plain.median_step_s > 0)
+        std::cout << std::setprecision(2) << "  " << plain.precision << ": backward " << ckpt.median_backward_s << " s with vs "
+                  << plain.median_backward_s << " s without, the extra "
+                  << (ckpt.median_backward_s - plain.median_backward_s) / plain.median_forward_s
+                  << "x the forward; forward is " << 100.0 * plain.median_forward_s / plain.median_step_s
+                  << "% of the plain step, so one recomputed forward costs at least "
+                  << (plain.median_step_s + plain.median_forward_s) / plain.median_step_s << "x step time\n";
+    }
     if (results.size() == 4) {
       ratio(results[2], results[0], results[2].precision + " / fp32");
       ratio(results[3], results[0], results[3].precision + "+ckpt / fp32");

@@ -101,6 +101,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       std::vector<double> layerDecay;
       auto optimizer = buildOptimizer(cfg, *net, &layerDecay);
       TrainStep step(cfg, *net, *optimizer, policy);
+      step.synchronizePhases(true);
       const LrSchedule schedule(cfg);
 
       std::unique_ptr<data::VideoLoader> loader;
@@ -154,7 +155,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       const std::int64_t rssBefore = system::processRssBytes();
       system::resetPeakRss();
       if (cuda) system::resetCudaPeak(0);
-      std::vector<double> times;
+      std::vector<double> times, forwardTimes, backwardTimes;
       double waitSum = 0;
       for (int i = 0; i < o.warmup + o.iterations; ++i) {
         const auto t0 = Clock::now();
@@ -173,12 +174,22 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         r.final_loss_scale = s.update.scale_after;
         if (i >= o.warmup) {
           times.push_back(seconds);
+          forwardTimes.push_back(s.forward_s);
+          backwardTimes.push_back(s.backward_s);
           waitSum += wait;
         }
       }
       if (loader) loader->stop();
-      std::sort(times.begin(), times.end());
-      r.median_step_s = times.empty() ? 0.0 : times[times.size() / 2];
+      // The median step, and its own forward and backward (so that they add up within it).
+      std::vector<size_t> order(times.size());
+      for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+      std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return times[x] < times[y]; });
+      if (!order.empty()) {
+        const size_t m = order[order.size() / 2];
+        r.median_step_s = times[m];
+        r.median_forward_s = forwardTimes[m];
+        r.median_backward_s = backwardTimes[m];
+      }
       r.iterations_per_s = r.median_step_s > 0 ? 1.0 / r.median_step_s : 0.0;
       r.clips_per_s = r.iterations_per_s * o.batch;
       r.achieved_flops = r.median_step_s > 0 ? 2.0 * r.macs_per_step / r.median_step_s : 0.0;

@@ -27,6 +27,8 @@ struct StepBenchResult {
   std::string precision;   ///< "fp32", "bf16" or "fp16"
   std::string device;      ///< "cpu" or "cuda:0"
   double median_step_s = 0;
+  double median_forward_s = 0;   ///< the median step's forward and loss
+  double median_backward_s = 0;  ///< the median step's backward (with the recomputation under activation checkpointing)
   double iterations_per_s = 0;
   double clips_per_s = 0;
   double macs_per_step = 0;      ///< forward multiply-adds x 3 (forward + backward)

@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -156,6 +157,7 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   for (size_t k = 0; k < micro.size(); ++k) {
     const auto& mb = micro[k];
     if (reducer_) reducer_->beforeForward(k + 1 == micro.size());
+    const auto forwardStart = std::chrono::steady_clock::now();
     torch::Tensor y;
     {
       precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(), policy_.autocastType());
@@ -163,7 +165,8 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     }
     // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
     auto loss = mb.targets.defined() ? softTargetLoss(lossFunc_, y, mb.targets) : classificationLoss(lossFunc_, y, mb.labels);
-    const double value = loss.item<double>();
+    const double value = loss.item<double>();  // waits for the device
+    out.forward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - forwardStart).count();
     lossSum += value;
     logits.push_back(y.detach().to(torch::kFloat));
     labels.push_back(mb.labels);
@@ -172,7 +175,10 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
       out.finite_loss = false;
       continue;
     }
+    const auto backwardStart = std::chrono::steady_clock::now();
     scaler_.scale(parts > 1 ? loss / parts : loss).backward();
+    if (syncPhases_ && y.is_cuda()) torch::cuda::synchronize();
+    out.backward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - backwardStart).count();
   }
   out.loss = lossSum / parts;
   out.logits = torch::cat(logits, 0);

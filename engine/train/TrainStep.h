@@ -78,6 +78,8 @@ struct StepOutcome {
   bool stepped = false;         ///< false when the step was skipped (inf/NaN gradients)
   bool finite_loss = true;      ///< false: the loss was inf/NaN with no scaler running, no step taken
   precision::ScaleUpdate update;
+  double forward_s = 0;         ///< seconds in forward and loss (to the loss's value), all micro-batches
+  double backward_s = 0;        ///< seconds in backward (with activation checkpointing: the recomputation too)
 };
 
 /// MODEL.LOSS_FUNC on training logits and class-index labels, in float32, mean over the batch:
@@ -110,6 +112,10 @@ class TrainStep {
   /// non-finite loss agreed by every rank. nullptr: one process.
   void setGradientReducer(dist::GradientReducer* reducer);
 
+  /// Benchmarks: waits for the device after each backward so that StepOutcome's forward_s and
+  /// backward_s split a CUDA step truly (the trainer leaves the device asynchronous).
+  void synchronizePhases(bool on) { syncPhases_ = on; }
+
   precision::GradScaler& scaler() { return scaler_; }
   const PrecisionPolicy& policy() const { return policy_; }
 
@@ -121,6 +127,7 @@ class TrainStep {
   std::optional<double> clipVal_, clipNorm_;
   std::string lossFunc_;
   dist::GradientReducer* reducer_ = nullptr;
+  bool syncPhases_ = false;
 };
 
 }  // namespace amp::train

@@ -289,6 +289,21 @@ class TestCli : public QObject {
                      "--warmup", "0", "X3D.DIM_C5", "32"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("\nfp32 ") && r.out.contains("\nbf16 ") && r.out.contains("bf16 / fp32:"), qPrintable(r.out));
+    // The step split into forward and backward: both measured, together within the step.
+    auto split = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--batch", "2", "--iterations", "1",
+                         "--warmup", "0", "--precision", "fp32", "--json", "X3D.DIM_C5", "32"});
+    QCOMPARE(split.exitCode, 0);
+    const auto sj = QJsonDocument::fromJson(split.out.toUtf8()).object();
+    const double stepS = sj["median_step_s"].toDouble(), fwdS = sj["median_forward_s"].toDouble(),
+                 bwdS = sj["median_backward_s"].toDouble();
+    QVERIFY2(fwdS > 0 && bwdS > 0 && fwdS + bwdS <= stepS, qPrintable(split.out));
+    // With and without MODEL.ACT_CHECKPOINT: the ratios and what the recomputation cost.
+    auto ckpt = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--batch", "2", "--iterations", "1",
+                        "--warmup", "0", "--precision", "fp32", "--act-checkpoint", "both", "X3D.DIM_C5", "32"});
+    QCOMPARE(ckpt.exitCode, 0);
+    QVERIFY2(ckpt.out.contains("\nfp32+ckpt ") && ckpt.out.contains("fp32 with / without activation checkpointing: ") &&
+                 ckpt.out.contains("  fp32: backward ") && ckpt.out.contains("x the forward; forward is "),
+             qPrintable(ckpt.out));
     auto fp16 = runCli({"bench", "step", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--precision", "fp16"});
     QCOMPARE(fp16.exitCode, 1);
     QVERIFY2(fp16.err.contains("AMP.DTYPE: float16 mixed precision needs CUDA"), qPrintable(fp16.err));
