@@ -292,6 +292,66 @@ class TestLauncher : public QObject {
       if (e.kind == amp::runlog::kind::kTrain) last = e.step;
     QCOMPARE(last, std::int64_t{24});  // 6 epochs of 4 steps
   }
+
+  // Multigrid over two processes: a long cycle whose first phase trains 4 clips per process with
+  // plain batch norm and whose full-shape phases, 2 clips per process under MULTIGRID.BN_BASE_SIZE
+  // 4, synchronise batch norm over both; a rank killed in the synchronised phase, and the same
+  // command resumes into that phase with its shapes and finishes the schedule.
+  void multigridOverTwoProcessesResumesIntoItsPhase() {
+    const QString run = dir_.path() + "/multigrid";
+    const QStringList args = trainArgs(run, {"--init-method", "file://" + dir_.path() + "/store-mg", "DIST.CPU_PROCESSES", "2",
+                                             "DIST.TIMEOUT_S", "30", "TEST.ENABLE", "False",
+                                             "MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.LONG_CYCLE_FACTORS", "[[0.5, 1], [1, 1]]",
+                                             "MULTIGRID.BN_BASE_SIZE", "4", "MULTIGRID.EPOCH_FACTOR", "1.0",
+                                             "SOLVER.MAX_EPOCH", "8", "SOLVER.STEPS", "[0, 4]"});
+    // The schedule (TRAIN.BATCH_SIZE 4): epochs 0-3 at batch 8 (4 per process), 4 frames, batch
+    // norm; 3-5 and the fine-tune phase 5-8 at batch 4 (2 per process), 8 frames, sync batch norm
+    // over 2. With 16 clips: 2 steps per epoch, then 4: 6 + 20 = 26 in all.
+    QProcess launcher;
+    launcher.start(AMPSTUDIO_CLI_PATH, args);
+    QVERIFY(waitForSteps(launcher, run, 8));  // in the synchronised phase, past epoch 3's checkpoint
+    const qint64 victim = workerPid(launcher.processId(), 1);
+    QVERIFY(victim > 0);
+    QCOMPARE(::kill(static_cast<pid_t>(victim), SIGKILL), 0);
+    QVERIFY(launcher.waitForFinished(60000));
+    QCOMPARE(launcher.exitCode(), 1);
+    auto shapeChanges = [&] {
+      std::vector<amp::runlog::MetricEvent> found;
+      for (const auto& e : amp::runlog::MetricsReader::readAll(amp::runlog::RunDirectory(run.toStdString()).metricsPath()))
+        if (e.kind == amp::runlog::kind::kEvent && e.name == "shape_change") found.push_back(e);
+      return found;
+    };
+    const auto before = shapeChanges();
+    QCOMPARE(before.size(), size_t(2));
+    QCOMPARE(before[0].value("per_process_batch").value_or(0), 4.0);
+    QCOMPARE(before[0].value("frames").value_or(0), 4.0);
+    QCOMPARE(before[1].value("phase").value_or(-1), 1.0);
+    QCOMPARE(before[1].value("per_process_batch").value_or(0), 2.0);
+    QCOMPARE(before[1].value("frames").value_or(0), 8.0);
+    QCOMPARE(before[1].step, std::int64_t{6});
+    QVERIFY2(before[1].message.find("sync_batchnorm (2 devices)") != std::string::npos, before[1].message.c_str());
+
+    auto resumed = runCli(QStringList(args).replaceInStrings("store-mg", "store-mg-resumed"));
+    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.out + resumed.err));
+    QVERIFY2(resumed.out.contains("[resumed] from "), qPrintable(resumed.out));
+    // Resumed into the synchronised phase (not the first one), then the fine-tune phase.
+    QVERIFY2(resumed.out.contains("[shape_change] multigrid phase 2/3") &&
+                 !resumed.out.contains("[shape_change] multigrid phase 1/3") &&
+                 resumed.out.contains("[shape_change] multigrid phase 3/3") &&
+                 resumed.out.contains("batch 4 (2 per process), 8 frames, crop 64, sync_batchnorm (2 devices)"),
+             qPrintable(resumed.out));
+    const auto after = shapeChanges();
+    QVERIFY(after.size() >= 4);
+    for (size_t k = 2; k < after.size(); ++k) QCOMPARE(after[k].value("per_process_batch").value_or(0), 2.0);
+    std::int64_t last = 0;
+    for (const auto& e : amp::runlog::MetricsReader::readAll(amp::runlog::RunDirectory(run.toStdString()).metricsPath()))
+      if (e.kind == amp::runlog::kind::kTrain) last = e.step;
+    QCOMPARE(last, std::int64_t{26});
+    const auto meta = amp::runlog::RunDirectory(run.toStdString()).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, amp::runlog::RunStatus::Finished);
+    QCOMPARE(meta->worldSize, 2);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestLauncher)
