@@ -60,7 +60,7 @@ struct AppliedOp {
 };
 
 /// `op` as the clip preview names it: PySlowFast's name and the argument the op was applied
-/// with, e.g. "Rotate -12.6°", "Posterize 2 bits", "Solarize below 153", "Contrast x1.42".
+/// with, e.g. "Rotate -12.6°", "Posterize 2 bits", "Solarize from 153", "Contrast x1.42".
 std::string describeAugOp(const AppliedOp& op);
 
 /// One clip's operations: n choices of op, then per op the apply draw (skipped when above 0.5),
