@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QProgressDialog>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
@@ -34,6 +35,7 @@
 #include "PreflightRunner.h"
 #include "RunListPanel.h"
 #include "SchemaBrowser.h"
+#include "StartPage.h"
 #include "TrainingController.h"
 #include "config/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
@@ -73,6 +75,8 @@ bool demoDataCurrent(const QString& dir) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       editor_(new widgets::ConfigEditorPanel),
+      startPage_(new widgets::StartPage),
+      configStack_(new QStackedWidget),
       dashboard_(new widgets::DashboardPanel),
       compare_(new widgets::ComparisonPanel),
       preview_(new widgets::ClipPreviewPanel),
@@ -88,7 +92,9 @@ MainWindow::MainWindow(QWidget* parent)
       device_(new QLabel),
       startReason_(new QLabel) {
   setObjectName("AmpStudioMainWindow");
-  tabs_->addTab(editor_, tr("Config"));
+  configStack_->addWidget(startPage_);
+  configStack_->addWidget(editor_);
+  tabs_->addTab(configStack_, tr("Config"));
   tabs_->addTab(dashboard_, tr("Dashboard"));
   tabs_->addTab(compare_, tr("Compare"));
   tabs_->addTab(preview_, tr("Clips"));
@@ -122,11 +128,23 @@ MainWindow::MainWindow(QWidget* parent)
   {
     const system::DeviceInfo machine = system::probeDevices();
     device_->setText(deviceSummary(machine));
+    startPage_->setFootnote(tr("This machine: %1.").arg(deviceSummary(machine)));
     editor_->form()->setMachine(static_cast<int>(machine.cuda_devices.size()),
                                 machine.cuda_devices.empty() ? QString() : QString::fromStdString(machine.cuda_devices.front().name),
                                 machine.cpu_cores);
   }
-  editor_->setPreflightEnabled(true);
+  // The pre-flight checks start with the first config; the start page has none to check.
+  connect(startPage_, &widgets::StartPage::demoRequested, this, [this] { startDemo(QStringLiteral("configs/demo/DEMO_X3D_TINY.yaml")); });
+  connect(startPage_, &widgets::StartPage::openRequested, this, &MainWindow::openConfigDialog);
+  connect(startPage_, &widgets::StartPage::blankRequested, this, &MainWindow::showEditor);
+  connect(startPage_, &widgets::StartPage::runFolderRequested, this, &MainWindow::openRunFolderDialog);
+  connect(startPage_, &widgets::StartPage::recentChosen, this, [this](const QString& path) { openConfig(path); });
+  connect(startPage_, &widgets::StartPage::templateChosen, this, &MainWindow::newFromTemplate);
+  auto leaveStartPage = [this] {
+    if (!editor_->filePath().isEmpty() || editor_->isDirty()) showEditor();
+  };
+  connect(editor_, &widgets::ConfigEditorPanel::filePathChanged, this, leaveStartPage);
+  connect(editor_, &widgets::ConfigEditorPanel::dirtyChanged, this, leaveStartPage);
 
   createActions();
   createMenus();
@@ -237,12 +255,7 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   newMenu_ = file->addMenu(tr("&New from Template"));
   updateNewMenu();
-  file->addAction(tr("&Open Config…"), QKeySequence::Open, this, [this] {
-    if (!maybeSave()) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open config"), QFileInfo(editor_->filePath()).absolutePath(),
-                                                      tr("PySlowFast configs (*.yaml *.yml);;All files (*)"));
-    if (!path.isEmpty()) openConfig(path);
-  });
+  file->addAction(tr("&Open Config…"), QKeySequence::Open, this, &MainWindow::openConfigDialog);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("&Save"), QKeySequence::Save, this, [this] {
     QString error;
@@ -252,13 +265,7 @@ void MainWindow::createMenus() {
   file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
   file->addAction(tr("Re&vert"), this, [this] { editor_->revert(); });
   file->addSeparator();
-  file->addAction(tr("Open Run &Folder…"), this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a run folder (holding run.json)"), runs_->runsFolder());
-    if (dir.isEmpty()) return;
-    runs_->addRunDirectory(dir);
-    QSettings().setValue("runs/extra", runs_->extraDirectories());
-    followRun(dir);
-  });
+  file->addAction(tr("Open Run &Folder…"), this, &MainWindow::openRunFolderDialog);
   file->addAction(tr("Export Metrics as &CSV…"), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export the dashboard run's metrics"), "metrics.csv", tr("CSV files (*.csv)"));
     QString error;
@@ -302,6 +309,38 @@ void MainWindow::createMenus() {
   updateRecentMenu();
 }
 
+void MainWindow::openConfigDialog() {
+  if (!maybeSave()) return;
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open config"), QFileInfo(editor_->filePath()).absolutePath(),
+                                                    tr("PySlowFast configs (*.yaml *.yml);;All files (*)"));
+  if (!path.isEmpty()) openConfig(path);
+}
+
+void MainWindow::openRunFolderDialog() {
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a run folder (holding run.json)"), runs_->runsFolder());
+  if (dir.isEmpty()) return;
+  runs_->addRunDirectory(dir);
+  QSettings().setValue("runs/extra", runs_->extraDirectories());
+  followRun(dir);
+}
+
+void MainWindow::newFromTemplate(const QString& path) {
+  if (!maybeSave()) return;
+  QString error;
+  if (!editor_->newFromTemplate(path, &error)) QMessageBox::warning(this, tr("New config"), error);
+  else showTab("config");
+}
+
+bool MainWindow::startPageShown() const { return configStack_->currentWidget() == startPage_; }
+
+void MainWindow::showEditor() {
+  if (!startPageShown()) return;
+  configStack_->setCurrentWidget(editor_);
+  editor_->setPreflightEnabled(true);
+  updateValidity();
+  updateRunActions();
+}
+
 void MainWindow::showTab(const QString& name) {
   const int i = name == "dashboard" ? 1 : name == "compare" ? 2 : name == "clips" ? 3 : name == "precision" ? 4
               : name == "predict"   ? 5 : 0;
@@ -330,6 +369,7 @@ bool MainWindow::startTraining(bool quiet) {
   auto cfg = editor_->config();
   QString why;
   if (controller_->isActive()) why = tr("A run is active: stop it first.");
+  else if (startPageShown()) why = tr("No config is open: open one, start from a template, or train the demo.");
   else if (!cfg) why = tr("The config has errors: fix them first (they are listed under the text).");
   else if (editor_->preflightPending()) {
     // The checks run on a worker thread; the start follows their result (preflightChanged).
@@ -418,16 +458,6 @@ bool MainWindow::startDemo(const QString& configPath) {
   return startTraining();
 }
 
-void MainWindow::offerDemoIfNoRuns(const QString& demoConfig) {
-  if (runs_->runCount() > 0) return;
-  const auto answer = QMessageBox::question(
-      this, tr("Welcome to AMP Studio"),
-      tr("<p>There are no runs yet.</p><p>Train the built-in demo? A tiny X3D learns to tell eight kinds of motion apart "
-         "on a generated video dataset, with mixed precision, and the dashboard shows its curves live within a minute.</p>"),
-      QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-  if (answer == QMessageBox::Yes) startDemo(demoConfig);
-}
-
 bool MainWindow::openConfig(const QString& path) {
   QString error;
   if (!editor_->openFile(path, &error)) {
@@ -464,7 +494,7 @@ QStringList MainWindow::templateConfigs() {
     const QString path = it.next();
     if (path != demo && !QDir(root).relativeFilePath(path).contains(QStringLiteral("base/"))) rest << path;
   }
-  rest.sort();
+  rest.sort(Qt::CaseInsensitive);  // demo/ before Kinetics/
   return out + rest;
 }
 
@@ -476,21 +506,21 @@ void MainWindow::updateNewMenu() {
     const QString path = templates[i];
     const QString rel = QDir(root).relativeFilePath(path);
     QAction* a = newMenu_->addAction(i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("Demo: tiny X3D on generated clips (%1)").arg(rel) : rel,
-                                     this, [this, path] {
-                                       if (!maybeSave()) return;
-                                       QString error;
-                                       if (!editor_->newFromTemplate(path, &error)) QMessageBox::warning(this, tr("New config"), error);
-                                       else showTab("config");
-                                     });
+                                     this, [this, path] { newFromTemplate(path); });
     a->setToolTip(path);
     if (i == 0) newMenu_->addSeparator();
   }
   newMenu_->setEnabled(!templates.isEmpty());
+  startPage_->setTemplates(templates, root);
 }
 
 void MainWindow::setRunsFolder(const QString& folder) { runs_->setRunsFolder(folder); }
 
 void MainWindow::updateValidity() {
+  if (startPageShown()) {
+    validity_->setText(tr("No config open"));
+    return;
+  }
   const int errors = editor_->errorCount(), warnings = editor_->warningCount();
   QString text = errors ? tr("Config: %1").arg(widgets::countText(errors, tr("error"), tr("errors")))
                  : warnings ? tr("Config valid, %1").arg(widgets::countText(warnings, tr("warning"), tr("warnings")))
@@ -512,7 +542,7 @@ void MainWindow::updateRunActions() {
   audit_->setTrainingActive(active);  // an audit, prediction or preview started now yields the cores to the run
   predict_->setTrainingActive(active);
   preview_->setTrainingActive(active);
-  const QString problem = editor_->startProblem();
+  const QString problem = startPageShown() ? tr("no config is open") : editor_->startProblem();
   start_->setEnabled(!active && problem.isEmpty());
   const QString reason = active ? tr("A run is training.") : !problem.isEmpty() ? tr("Start is off: %1.").arg(problem)
                          : editor_->preflightPending() ? tr("Checking before start…") : QString();
@@ -591,6 +621,7 @@ void MainWindow::updateRecentMenu() {
       if (maybeSave()) openConfig(path);
     })->setToolTip(path);
   recentMenu_->setEnabled(!recent.isEmpty());
+  startPage_->setRecent(recent);
 }
 
 void MainWindow::updateTitle() {

@@ -9,6 +9,7 @@ class QAction;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
 class QTabWidget;
 
 namespace amp::widgets {
@@ -20,6 +21,7 @@ class ConfigEditorPanel;
 class DashboardPanel;
 class RunListPanel;
 class SchemaBrowser;
+class StartPage;
 class TrainingController;
 }  // namespace amp::widgets
 
@@ -45,8 +47,8 @@ class MainWindow : public QMainWindow {
   /// The demo: writes the demo dataset if it is missing (with progress), opens `config` and
   /// starts it.
   bool startDemo(const QString& config);
-  /// With no runs yet: asks whether to train the demo.
-  void offerDemoIfNoRuns(const QString& demoConfig);
+  /// Whether the Config tab shows the start page (no config opened, started or edited yet).
+  bool startPageShown() const;
   void showTab(const QString& name);  ///< "config", "dashboard", "compare", "clips" or "precision"
   void compareRuns(const QStringList& dirs);
   bool followRun(const QString& dir);
@@ -58,6 +60,7 @@ class MainWindow : public QMainWindow {
   widgets::PrecisionAuditPanel* precisionAudit() const { return audit_; }
   widgets::PredictPanel* predictPanel() const { return predict_; }
   widgets::RunListPanel* runList() const { return runs_; }
+  widgets::StartPage* startPage() const { return startPage_; }
   widgets::TrainingController* controller() const { return controller_; }
   QAction* startAction() const { return start_; }
 
@@ -77,8 +80,14 @@ class MainWindow : public QMainWindow {
   bool maybeSave();
   bool beginTraining(const config::Config& cfg, bool quiet);
   void updateNewMenu();
+  void showEditor();
+  void openConfigDialog();
+  void openRunFolderDialog();
+  void newFromTemplate(const QString& path);
 
   widgets::ConfigEditorPanel* editor_;
+  widgets::StartPage* startPage_;
+  QStackedWidget* configStack_;
   widgets::DashboardPanel* dashboard_;
   widgets::ComparisonPanel* compare_;
   widgets::ClipPreviewPanel* preview_;

@@ -53,8 +53,6 @@ int main(int argc, char** argv) {
   if (parser.isSet(demo)) {
     const QString demoConfig = parser.value(demo);
     QTimer::singleShot(0, &window, [&window, demoConfig] { window.startDemo(demoConfig); });
-  } else if (config.isEmpty() && !parser.isSet(screenshot) && !parser.isSet(follow) && !parser.isSet(compare)) {
-    QTimer::singleShot(300, &window, [&window] { window.offerDemoIfNoRuns(QStringLiteral("configs/demo/DEMO_X3D_TINY.yaml")); });
   }
   if (parser.isSet(follow)) window.followRun(parser.value(follow));
   if (parser.isSet(compare)) window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts));

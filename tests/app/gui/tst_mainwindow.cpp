@@ -1,12 +1,14 @@
-// The studio's window around the pre-flight checks: Start stays off and refuses while a
-// pre-flight error stands (a start asked for while they run waits for them), warnings do not
-// block it; File > New offers the demo and configs/ as templates; the last config and selected
-// run come back on the next launch.
+// The studio's window: before any config, the start page (Start off); around the pre-flight
+// checks, Start stays off and refuses while a pre-flight error stands (a start asked for while
+// they run waits for them), warnings do not block it; File > New offers the demo and configs/
+// as templates; the last config and selected run come back on the next launch.
 #include <QtTest>
 
 #include <QAction>
+#include <QCommandLinkButton>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QTabWidget>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -19,6 +21,7 @@
 #include "PredictPanel.h"
 #include "PreflightRunner.h"
 #include "RunListPanel.h"
+#include "StartPage.h"
 #include "TrainingController.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
@@ -62,6 +65,56 @@ class TestMainWindow : public QObject {
     data::DemoDataSummary s;
     std::string error;
     QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+  }
+
+  // Before any config: the start page, Start off saying why, and no pre-flight checks of
+  // PySlowFast's defaults (they would only report that no dataset is set). Each choice leaves it.
+  void aFreshWindowShowsTheStartPageUntilAConfigIsChosen() {
+    gui::MainWindow window;
+    window.setRunsFolder(dir_.filePath("runs"));
+    QVERIFY(window.startPageShown());
+    QVERIFY(!window.startAction()->isEnabled());
+    QVERIFY2(window.startAction()->toolTip().contains("no config is open"), qPrintable(window.startAction()->toolTip()));
+    QVERIFY(!window.editor()->preflightPending());
+    QVERIFY(window.editor()->preflight()->diagnostics().empty());
+    QVERIFY(!window.startTraining(true));
+    QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
+    QVERIFY(window.startPage()->templateList()->count() >= 2);
+    QVERIFY(window.startPage()->templateList()->item(0)->text().contains("the demo"));
+
+    // PySlowFast's defaults: the editor, checked before start.
+    window.startPage()->blankButton()->click();
+    QVERIFY(!window.startPageShown());
+    QVERIFY(window.editor()->filePath().isEmpty());
+    QVERIFY(window.editor()->preflightPending() || !window.editor()->preflight()->diagnostics().empty());
+    QVERIFY(!window.startAction()->toolTip().contains("no config is open"));
+
+    // A template: a new unsaved config.
+    gui::MainWindow fromTemplate;
+    QListWidget* templates = fromTemplate.startPage()->templateList();
+    QListWidgetItem* x3d = nullptr;
+    for (int i = 0; i < templates->count(); ++i)
+      if (templates->item(i)->text() == "Kinetics/X3D_M.yaml") x3d = templates->item(i);
+    QVERIFY(x3d);
+    emit templates->itemActivated(x3d);
+    QVERIFY(!fromTemplate.startPageShown());
+    QVERIFY(fromTemplate.editor()->isDirty());
+    QVERIFY(fromTemplate.editor()->config().has_value());
+    QCOMPARE(QString::fromStdString(fromTemplate.editor()->config()->getString("MODEL.ARCH")), QString("x3d"));
+
+    // Opening a config leaves it too, and the next window lists it under Recent.
+    gui::MainWindow opened;
+    const QString cfg = demoConfig("recent", "");
+    QVERIFY(opened.openConfig(cfg));
+    QVERIFY(!opened.startPageShown());
+    gui::MainWindow next;
+    QVERIFY(next.startPageShown());
+    QListWidget* recent = next.startPage()->recentList();
+    QVERIFY(recent->count() >= 1);
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), QFileInfo(cfg).absoluteFilePath());
+    emit recent->itemActivated(recent->item(0));
+    QVERIFY(!next.startPageShown());
+    QCOMPARE(next.editor()->filePath(), QFileInfo(cfg).absoluteFilePath());
   }
 
   void startRefusesWhileAPreflightErrorStands() {
