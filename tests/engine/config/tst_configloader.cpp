@@ -86,7 +86,15 @@ class TestConfigLoader : public QObject {
       QVERIFY2(r.ok(), (entry.path().string() + "\n" + dump(r.diagnostics)).c_str());
       ++count;
     }
-    QCOMPARE(count, 13);
+    QCOMPARE(count, 15);
+    // The demo's stepwise / multigrid pair inherits through two _BASE_ levels.
+    auto mg = ConfigLoader().loadFile((root / "demo" / "DEMO_X3D_TINY_stepwise_multigrid.yaml").string());
+    QVERIFY(mg.ok());
+    QVERIFY(mg.config.getBool("MULTIGRID.LONG_CYCLE"));
+    QVERIFY(!mg.config.getBool("MULTIGRID.SHORT_CYCLE"));
+    QCOMPARE(mg.config.getString("SOLVER.OPTIMIZING_METHOD"), std::string("sgd"));
+    QCOMPARE(mg.config.getString("SOLVER.LR_POLICY"), std::string("steps_with_relative_lrs"));
+    QCOMPARE(mg.config.getString("MODEL.ARCH"), std::string("x3d"));
     for (const char* name : {"SLOWFAST_8x8_R50", "SLOWFAST_4x16_R50", "SLOW_8x8_R50", "I3D_8x8_R50", "C2D_8x8_R50",
                              "X3D_XS", "X3D_S", "X3D_M", "X3D_L", "MVITv2_S_16x4", "MVIT_B_16x4_CONV"})
       QVERIFY2(fs::exists(root / "Kinetics" / (std::string(name) + ".yaml")), name);
