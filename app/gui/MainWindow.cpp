@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCommandLinkButton>
 #include <QDir>
 #include <QDirIterator>
 #include <QDockWidget>
@@ -62,6 +63,12 @@ QString configsFolder() {
   return {};
 }
 
+// The demo's config under configs/, or empty where there is no configs/ folder.
+QString demoConfigPath() {
+  const QString root = configsFolder();
+  const QString demo = root.isEmpty() ? QString() : QDir(root).filePath(QStringLiteral("demo/DEMO_X3D_TINY.yaml"));
+  return QFileInfo(demo).isFile() ? demo : QString();
+}
 
 /// True when `dir` holds a demo dataset of the current generator version.
 bool demoDataCurrent(const QString& dir) {
@@ -134,7 +141,9 @@ MainWindow::MainWindow(QWidget* parent)
                                 machine.cpu_cores);
   }
   // The pre-flight checks start with the first config; the start page has none to check.
-  connect(startPage_, &widgets::StartPage::demoRequested, this, [this] { startDemo(QStringLiteral("configs/demo/DEMO_X3D_TINY.yaml")); });
+  connect(startPage_, &widgets::StartPage::demoRequested, this, [this] { startDemo(demoConfigPath()); });
+  startPage_->demoButton()->setEnabled(!demoConfigPath().isEmpty());
+  if (demoConfigPath().isEmpty()) startPage_->demoButton()->setToolTip(tr("No configs/demo folder beside the working folder or the program"));
   connect(startPage_, &widgets::StartPage::openRequested, this, &MainWindow::openConfigDialog);
   connect(startPage_, &widgets::StartPage::blankRequested, this, &MainWindow::showEditor);
   connect(startPage_, &widgets::StartPage::runFolderRequested, this, &MainWindow::openRunFolderDialog);
@@ -286,7 +295,7 @@ void MainWindow::createMenus() {
   run->addAction(stop_);
   run->addSeparator();
   run->addAction(tr("Train the &Demo"), this, [this] {
-    if (maybeSave()) startDemo(QStringLiteral("configs/demo/DEMO_X3D_TINY.yaml"));
+    if (maybeSave()) startDemo(demoConfigPath());
   });
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -486,8 +495,8 @@ QStringList MainWindow::templateConfigs() {
   const QString root = configsFolder();
   if (root.isEmpty()) return {};
   QStringList out;
-  const QString demo = QDir(root).filePath(QStringLiteral("demo/DEMO_X3D_TINY.yaml"));
-  if (QFileInfo(demo).isFile()) out << demo;
+  const QString demo = demoConfigPath();
+  if (!demo.isEmpty()) out << demo;
   QDirIterator it(root, {QStringLiteral("*.yaml")}, QDir::Files, QDirIterator::Subdirectories);
   QStringList rest;
   while (it.hasNext()) {

@@ -81,6 +81,7 @@ class TestMainWindow : public QObject {
     QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
     QVERIFY(window.startPage()->templateList()->count() >= 2);
     QVERIFY(window.startPage()->templateList()->item(0)->text().contains("the demo"));
+    QVERIFY(window.startPage()->demoButton()->isEnabled());  // configs/demo is found above the program too
 
     // PySlowFast's defaults: the editor, checked before start.
     window.startPage()->blankButton()->click();
