@@ -118,6 +118,28 @@ class TestMainWindow : public QObject {
     QCOMPARE(next.editor()->filePath(), QFileInfo(cfg).absoluteFilePath());
   }
 
+  // The start page's demo from a working folder without configs/: the config is found above
+  // the program, the dataset is written where the studio runs, and the demo trains.
+  void theStartPagesDemoTrainsFromAnyWorkingFolder() {
+    QTemporaryDir cwd;
+    const QString previous = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(cwd.path()));
+    {
+      gui::MainWindow window;
+      window.setRunsFolder(cwd.filePath("runs"));
+      QVERIFY(window.startPage()->demoButton()->isEnabled());
+      window.startPage()->demoButton()->click();
+      QVERIFY(!window.startPageShown());
+      QVERIFY2(window.editor()->filePath().endsWith("configs/demo/DEMO_X3D_TINY.yaml"), qPrintable(window.editor()->filePath()));
+      QVERIFY(QFileInfo::exists(cwd.filePath("demo-data/train.csv")));
+      QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive(), 60000);
+      window.controller()->stop();
+      window.controller()->waitForEnd();
+      QVERIFY(runlog::RunDirectory(cwd.filePath("runs/demo-amp").toStdString()).exists());
+    }
+    QVERIFY(QDir::setCurrent(previous));
+  }
+
   void startRefusesWhileAPreflightErrorStands() {
     gui::MainWindow window;
     window.setRunsFolder(dir_.filePath("runs"));
