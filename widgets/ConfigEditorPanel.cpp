@@ -1,5 +1,7 @@
 #include "ConfigEditorPanel.h"
 
+#include <algorithm>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
@@ -93,8 +95,22 @@ QString ConfigEditorPanel::startProblem() const {
   return {};
 }
 
+config::Diagnostics ConfigEditorPanel::shownChecks() const {
+  if (!preflightOn_ || !config_) return lastDiagnostics_;
+  // What train refuses is a warning of the config check and an error of the pre-flight checks:
+  // listed once, as the error.
+  config::Diagnostics shown;
+  for (const auto& d : lastDiagnostics_) {
+    const auto& pf = preflight_->diagnostics();
+    const bool repeated = !d.isError() && !d.key.empty() &&
+                          std::any_of(pf.begin(), pf.end(), [&](const config::Diagnostic& p) { return p.isError() && p.key == d.key; });
+    if (!repeated) shown.push_back(d);
+  }
+  return shown;
+}
+
 config::Diagnostics ConfigEditorPanel::allDiagnostics() const {
-  config::Diagnostics all = lastDiagnostics_;
+  config::Diagnostics all = shownChecks();
   if (preflightOn_ && config_) all.insert(all.end(), preflight_->diagnostics().begin(), preflight_->diagnostics().end());
   return all;
 }
@@ -244,11 +260,12 @@ void ConfigEditorPanel::showProblems() {
       markers.push_back({d.where.line, d.where.column, d.isError(),
                          QString::fromStdString((d.key.empty() ? "" : d.key + ": ") + d.message)});
   edit_->setMarkers(std::move(markers));
-  diagnostics_->setDiagnostics(lastDiagnostics_, name,
-                               preflightOn_ && config_ ? preflight_->diagnostics() : config::Diagnostics{});
+  const config::Diagnostics checks = shownChecks();
+  diagnostics_->setDiagnostics(checks, name, preflightOn_ && config_ ? preflight_->diagnostics() : config::Diagnostics{});
+  const int warnings = static_cast<int>(checks.size()) - errors_;
   QString text;
-  if (errors_ == 0 && warnings_ == 0) text = tr("Valid PySlowFast config.");
-  else text = countText(errors_, tr("error"), tr("errors")) + ", " + countText(warnings_, tr("warning"), tr("warnings"));
+  if (errors_ == 0 && warnings == 0) text = tr("Valid PySlowFast config.");
+  else text = countText(errors_, tr("error"), tr("errors")) + ", " + countText(warnings, tr("warning"), tr("warnings"));
   if (preflightOn_ && config_) {
     const int pfErrors = preflight_->errorCount();
     const int pfWarnings = static_cast<int>(preflight_->diagnostics().size()) - pfErrors;

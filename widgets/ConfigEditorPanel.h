@@ -52,6 +52,7 @@ class ConfigEditorPanel : public QWidget {
   /// validates. False with `error` when a key cannot be written (e.g. a flow-style section).
   bool applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits, QString* error = nullptr);
   DiagnosticsView* diagnosticsView() const { return diagnostics_; }
+  QLabel* summaryLabel() const { return summary_; }
 
   /// Pre-flight checks of the valid config on this machine (device, dataset, OUTPUT_DIR,
   /// checkpoints, memory), run off the GUI thread after each change and listed with the config's
@@ -67,6 +68,9 @@ class ConfigEditorPanel : public QWidget {
   QString startProblem() const;
   /// Config and pre-flight problems as listed.
   config::Diagnostics allDiagnostics() const;
+  /// The config's own problems as listed: without a warning the pre-flight checks repeat as an
+  /// error of the same key (what train refuses).
+  config::Diagnostics shownChecks() const;
 
  public slots:
   /// Validates now instead of after the typing pause.

@@ -41,6 +41,8 @@ SchemaBrowser::SchemaBrowser(QWidget* parent) : QWidget(parent), filter_(new QLi
     if (!k.constraint.empty()) tip += "<br>" + tr("Allowed: %1").arg(QString::fromStdString(k.constraint.text()).toHtmlEscaped());
     if (k.status == config::KeyStatus::Inactive) tip += "<br><i>" + tr("Read, but not acted on by AMP Studio yet.") + "</i>";
     if (k.status == config::KeyStatus::Deprecated) tip += "<br><i>" + tr("Removed from PySlowFast; ignored.") + "</i>";
+    if (k.status == config::KeyStatus::Refused)
+      tip += "<br><i>" + tr("Asks for what AMP Studio does not run: training and testing refuse a value other than the default.") + "</i>";
     if (k.studioKey) tip += "<br><i>" + tr("AMP Studio key (not in PySlowFast).") + "</i>";
     for (int c = 0; c < 3; ++c) item->setToolTip(c, tip);
     item->setData(0, Qt::UserRole, QString::fromStdString(k.key));

@@ -34,6 +34,7 @@ const char* statusText(config::KeyStatus s) {
     case config::KeyStatus::Active: return "";
     case config::KeyStatus::Inactive: return " [not acted on yet]";
     case config::KeyStatus::Deprecated: return " [deprecated, ignored]";
+    case config::KeyStatus::Refused: return " [refused by train and test when set]";
   }
   return "";
 }

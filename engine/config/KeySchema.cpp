@@ -265,6 +265,7 @@ std::shared_ptr<const KeySchema> KeySchema::fromTsv(std::string_view text) {
     if (cols[4] == "active") def.status = KeyStatus::Active;
     else if (cols[4] == "inactive") def.status = KeyStatus::Inactive;
     else if (cols[4] == "deprecated") def.status = KeyStatus::Deprecated;
+    else if (cols[4] == "refused") def.status = KeyStatus::Refused;
     else fail("bad status '" + std::string(cols[4]) + "'");
     def.doc = std::string(cols[5]);
     def.studioKey = def.key.rfind("AMP.", 0) == 0 || def.key.rfind("DIST.", 0) == 0 || def.key == "SOLVER.LR_SCALE" || def.key == "SOLVER.GRAD_ACCUM_STEPS";

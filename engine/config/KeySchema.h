@@ -45,6 +45,8 @@ enum class KeyStatus {
   Active,      ///< the studio acts on it
   Inactive,    ///< PySlowFast key the studio reads but does not act on yet (warned when set)
   Deprecated,  ///< removed from PySlowFast; accepted with a warning and ignored
+  Refused,     ///< asks for a task or model variant the studio does not run: train and test refuse a
+               ///< value other than the default (config/Refusals.h), the validator warns
 };
 
 struct KeyDef {

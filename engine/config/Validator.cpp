@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/Refusals.h"
 #include "config/ValueFormat.h"
 #include "dist/DistEnv.h"
 #include "multigrid/Schedule.h"
@@ -65,6 +66,15 @@ void checkModel(Checker& ck) {
     return;
   }
   const auto multi = c.getStringList("MODEL.MULTI_PATHWAY_ARCH");
+  // The clips follow these lists, the models are built by name: SlowFast is the one model with
+  // two pathways, so a list that says otherwise would feed a model the wrong number of inputs.
+  for (const auto& a : multi)
+    if (a != "slowfast")
+      ck.error("MODEL.MULTI_PATHWAY_ARCH", "lists '" + a + "', which the studio builds with one pathway; SlowFast is the only " +
+                                               "two-pathway model, so leave the list as [slowfast]");
+  const auto single = c.getStringList("MODEL.SINGLE_PATHWAY_ARCH");
+  if (std::find(single.begin(), single.end(), "slowfast") != single.end())
+    ck.error("MODEL.SINGLE_PATHWAY_ARCH", "lists 'slowfast', which has two pathways; leave it to MODEL.MULTI_PATHWAY_ARCH");
   const bool twoPathways = std::find(multi.begin(), multi.end(), arch) != multi.end();
   const size_t pathways = twoPathways ? 2 : 1;
   const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
@@ -91,6 +101,12 @@ void checkData(Checker& ck) {
   else if (jitter[0] <= 0 || jitter[0] > jitter[1])
     ck.error("DATA.TRAIN_JITTER_SCALES", "is " + formatValue(c.get("DATA.TRAIN_JITTER_SCALES")) +
                                              "; it must be [min, max] with 0 < min <= max");
+  // PySlowFast's get_random_sampling_rate asserts it (clips draw from [SAMPLING_RATE, this]).
+  if (const auto longRate = c.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE"), rate = c.getInt("DATA.SAMPLING_RATE");
+      longRate > 0 && longRate < rate)
+    ck.error("MULTIGRID.LONG_CYCLE_SAMPLING_RATE",
+             "is " + std::to_string(longRate) + ", below DATA.SAMPLING_RATE (" + std::to_string(rate) +
+                 "): clips draw their rate from [DATA.SAMPLING_RATE, this]; set 0 (off) or at least " + std::to_string(rate));
   const auto mean = c.getFloatList("DATA.MEAN");
   const auto stdv = c.getFloatList("DATA.STD");
   if (mean.size() != 3) ck.error("DATA.MEAN", "needs 3 values (R, G, B), got " + std::to_string(mean.size()));
@@ -203,6 +219,13 @@ void checkRun(Checker& ck) {
   }
 }
 
+// What train and test would refuse, said at the key: the config is valid PySlowFast, but not a
+// run the studio makes (the pre-flight checks make these errors before a start).
+void warnRefused(Checker& ck) {
+  for (const auto& r : refusedSettings(ck.c_, ck.c_.getBool("TRAIN.ENABLE")))
+    ck.warning(r.key, r.message + " (train and test refuse it)");
+}
+
 void warnInactive(Checker& ck, const std::string& file, Diagnostics& out) {
   std::vector<std::string> keys;
   for (const auto& k : ck.c_.changedKeys())
@@ -228,6 +251,7 @@ void validateConfig(const Config& config, const std::string& file, Diagnostics& 
     checkData(ck);
     checkSolver(ck);
     checkRun(ck);
+    warnRefused(ck);
   } catch (const std::exception&) {
     if (countErrors(out) == errorsBefore)
       out.push_back(Diagnostic{Diagnostic::Severity::Error, Origin{file, 0, 0}, "", "config is inconsistent"});

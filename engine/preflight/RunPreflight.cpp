@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "config/Config.h"
+#include "config/Refusals.h"
 #include "dist/DistEnv.h"
 #include "models/VideoModels.h"
 #include "system/MemoryProbe.h"
@@ -149,11 +150,7 @@ config::Diagnostics runPreflight(const config::Config& cfg, const std::string& f
     out.push_back(config::Diagnostic{config::Diagnostic::Severity::Error, where, key, message});
   };
   // What Trainer::start refuses, said before Start ("KEY: message").
-  if (const std::string why = train::unsupportedTask(cfg, cfg.getBool("TRAIN.ENABLE")); !why.empty()) {
-    const size_t colon = why.find(": ");
-    if (colon == std::string::npos) refuse("", why);
-    else refuse(why.substr(0, colon), why.substr(colon + 2));
-  }
+  for (const auto& r : config::refusedSettings(cfg, cfg.getBool("TRAIN.ENABLE"))) refuse(r.key, r.message);
   if (cfg.getBool("MIXUP.ENABLE") && cfg.getBool("TRAIN.ENABLE") && clipsPerProcessStep(cfg) < 2)
     refuse("MIXUP.ENABLE", "mixup and cutmix mix a batch with its own reverse, so each process needs at least 2 clips per batch; "
                            "raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False");

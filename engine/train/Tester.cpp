@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "config/Config.h"
+#include "config/Refusals.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
@@ -21,31 +22,8 @@
 namespace amp::train {
 
 std::string unsupportedTask(const config::Config& c, bool training) {
-  if (c.getBool("DETECTION.ENABLE"))
-    return "DETECTION.ENABLE: True asks for action detection (AVA boxes), which the studio does not train or test; "
-           "set it to False for classification";
-  if (c.getBool("DATA.MULTI_LABEL"))
-    return "DATA.MULTI_LABEL: True asks for multi-label training (Charades-style, mAP), which the studio does not do";
-  if (const std::string task = c.getString("TASK"); !task.empty())
-    return "TASK: '" + task + "' asks for " + (task == "ssl" ? std::string("self-supervised pre-training") : "another task") +
-           ", which the studio does not train; leave TASK empty for video classification";
-  if (c.getBool("MASK.ENABLE"))
-    return "MASK.ENABLE: True asks for masked-video pre-training (MaskFeat / MAE), which the studio does not train; set it "
-           "to False for classification";
-  if (const std::string name = c.getString("MODEL.MODEL_NAME"); name == "ContrastiveModel" || name == "MaskMViT")
-    return "MODEL.MODEL_NAME: '" + name + "' is a " + (name == "ContrastiveModel" ? "contrastive" : "masked") +
-           " pre-training model, which the studio does not train; use SlowFast, ResNet, X3D or MViT";
-  auto lower = [](std::string s) {
-    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-  };
-  for (const char* key : {"TRAIN.DATASET", "TEST.DATASET"}) {
-    if (!training && std::string(key) == "TRAIN.DATASET") continue;
-    if (const std::string d = c.getString(key); lower(d) != "kinetics")
-      return std::string(key) + ": '" + d + "' is not read by the studio, which reads Kinetics-style lists " +
-             "(train.csv / val.csv / test.csv of 'path label' lines); set it to kinetics for such lists";
-  }
-  return {};
+  const auto refused = config::refusedSettings(c, training);
+  return refused.empty() ? std::string() : refused.front().key + ": " + refused.front().message;
 }
 
 std::string testCheckpoint(const config::Config& c) {

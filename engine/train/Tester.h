@@ -69,10 +69,9 @@ struct Prediction {
 bool predictVideos(const config::Config& cfg, const std::string& checkpoint, const std::vector<std::string>& videos,
                    std::vector<Prediction>& out, std::string* error, int threads = 0);
 
-/// "" when the studio runs the task `cfg` describes, else one line naming the key: action
-/// detection (DETECTION.ENABLE), multi-label targets (DATA.MULTI_LABEL) and datasets other than
-/// Kinetics-style CSV lists (TRAIN.DATASET, TEST.DATASET) are refused instead of training or
-/// testing a different task. `training` checks TRAIN.DATASET too.
+/// "" when the studio runs the task `cfg` describes, else one line "KEY: why" naming the first of
+/// config::refusedSettings (detection, multi-label, other tasks, datasets, losses, MViT variants
+/// not built). `training` checks TRAIN.DATASET and MODEL.LOSS_FUNC too.
 std::string unsupportedTask(const config::Config& cfg, bool training);
 
 /// The checkpoint a test of `cfg` loads, as PySlowFast's test_net: TEST.CHECKPOINT_FILE_PATH,

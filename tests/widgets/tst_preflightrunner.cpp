@@ -3,6 +3,8 @@
 // a slow check runs), and the last result is reused while the config stays the same.
 #include <QtTest>
 
+#include <QLabel>
+
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
 #include <QThread>
@@ -102,6 +104,27 @@ class TestPreflightRunner : public QObject {
     QVERIFY2(panel.config().has_value(), qPrintable(column(panel.diagnosticsView(), 2).join("\n")));
     QVERIFY2(panel.preflightErrorCount() == 0, qPrintable(column(panel.diagnosticsView(), 2).join("\n")));
     QVERIFY(panel.startProblem().isEmpty());
+  }
+
+  // What train refuses is a warning of the config check and an error before start: listed once,
+  // as the error; the summary counts it once.
+  void whatTrainRefusesIsListedOnceAsAnError() {
+    widgets::ConfigEditorPanel panel;
+    panel.preflight()->setDebounceInterval(0);
+    panel.setPreflightEnabled(true);
+    panel.setText(QStringLiteral("NUM_GPUS: 0\nDATA:\n  PATH_TO_DATA_DIR: %1\n  PATH_PREFIX: %1\n  INPUT_CHANNEL_NUM: [3]\n"
+                                 "  MULTI_LABEL: True\nOUTPUT_DIR: %2\nMODEL:\n  ARCH: x3d\n  MODEL_NAME: X3D\n  NUM_CLASSES: 8\n"
+                                 "RESNET:\n  TRANS_FUNC: x3d_transform\nDATA_LOADER:\n  NUM_WORKERS: 1\n")
+                      .arg(dir_.filePath("data"), dir_.filePath("runs/refused")));
+    QVERIFY(panel.config().has_value());
+    QVERIFY(panel.shownChecks().size() == 1 && panel.shownChecks()[0].key == "DATA.MULTI_LABEL");  // the check's warning
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.preflightPending(), 60000);
+    const QStringList keys = column(panel.diagnosticsView(), 1);
+    QCOMPARE(keys.count("DATA.MULTI_LABEL"), 1);
+    QVERIFY(panel.shownChecks().empty());
+    QCOMPARE(panel.preflightErrorCount(), 1);
+    const QString summary = panel.summaryLabel()->text();
+    QVERIFY2(summary.startsWith("Valid PySlowFast config.") && summary.contains("Before start: 1 error,"), qPrintable(summary));
   }
 
   void checksRunOffTheGuiThreadAndTheEditorStaysResponsive() {
