@@ -92,7 +92,10 @@ std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c,
       if (!g->params.empty()) built.push_back(std::move(*g));
   }
   const double lr = c.getFloat("SOLVER.BASE_LR");
-  const std::string method = c.getString("SOLVER.OPTIMIZING_METHOD");
+  // PySlowFast's mt_adamw is torch.optim._multi_tensor.AdamW with adamw's arguments: the same
+  // update, computed over lists of tensors at once.
+  const std::string configured = c.getString("SOLVER.OPTIMIZING_METHOD");
+  const std::string method = configured == "mt_adamw" ? "adamw" : configured;
   const auto betas = c.getFloatList("SOLVER.BETAS");
   auto options = [&](double decay) -> std::unique_ptr<torch::optim::OptimizerOptions> {
     if (method == "sgd")
@@ -105,7 +108,7 @@ std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c,
       return std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(lr).betas({betas[0], betas[1]}).weight_decay(decay));
     if (method == "adamw")
       return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(lr).betas({betas[0], betas[1]}).weight_decay(decay));
-    throw std::invalid_argument("SOLVER.OPTIMIZING_METHOD: '" + method + "' is not built; use sgd, adam or adamw");
+    throw std::invalid_argument("SOLVER.OPTIMIZING_METHOD: '" + method + "' is not built; use sgd, adam, adamw or mt_adamw");
   };
   std::vector<torch::optim::OptimizerParamGroup> groups;
   if (layerDecay) layerDecay->clear();
@@ -117,7 +120,7 @@ std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c,
   if (method == "sgd") return std::make_unique<torch::optim::SGD>(groups, torch::optim::SGDOptions(lr));
   if (method == "adam") return std::make_unique<torch::optim::Adam>(groups, torch::optim::AdamOptions(lr));
   if (method == "adamw") return std::make_unique<torch::optim::AdamW>(groups, torch::optim::AdamWOptions(lr));
-  throw std::invalid_argument("SOLVER.OPTIMIZING_METHOD: '" + method + "' is not built; use sgd, adam or adamw");
+  throw std::invalid_argument("SOLVER.OPTIMIZING_METHOD: '" + method + "' is not built; use sgd, adam, adamw or mt_adamw");
 }
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr, const std::vector<double>& layerDecay) {

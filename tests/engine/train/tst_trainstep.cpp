@@ -131,6 +131,31 @@ class TestTrainStep : public QObject {
       QVERIFY2(torch::allclose(bigParams[i], accParams[i], 1e-5, 1e-6), std::to_string(i).c_str());
   }
 
+  // PySlowFast's mt_adamw is torch.optim._multi_tensor.AdamW with adamw's arguments: the same
+  // update, so two steps from the same start give the same weights.
+  void mtAdamwStepsAsAdamw() {
+    auto run = [&](const char* method) {
+      const auto c = tinyMViT({"SOLVER.OPTIMIZING_METHOD", method, "SOLVER.BASE_LR", "0.01", "SOLVER.WEIGHT_DECAY", "0.05"});
+      torch::manual_seed(3);
+      auto net = models::buildVideoNet(c);
+      auto opt = train::buildOptimizer(c, *net);
+      train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
+      torch::manual_seed(4);
+      const auto b = batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong));
+      step.run({b});
+      step.run({b});
+      std::vector<torch::Tensor> params;
+      for (const auto& p : net->parameters()) params.push_back(p.detach().clone());
+      return params;
+    };
+    const auto adamw = run("adamw"), mt = run("mt_adamw"), sgd = run("sgd");
+    QCOMPARE(mt.size(), adamw.size());
+    for (size_t i = 0; i < mt.size(); ++i) QVERIFY(torch::equal(mt[i], adamw[i]));
+    bool differs = false;  // and the optimizer was applied at all
+    for (size_t i = 0; i < sgd.size(); ++i) differs = differs || !torch::equal(sgd[i], adamw[i]);
+    QVERIFY(differs);
+  }
+
   void fp32NonFiniteLossLeavesTheWeights() {
     const auto c = tinyMViT();
     auto net = models::buildVideoNet(c);
