@@ -119,6 +119,7 @@ torch::Tensor NonlocalImpl::forward(const torch::Tensor& x) {
 ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {
   const size_t pathways = a.dim_in.size();
   blocks_.resize(pathways);
+  groups_ = a.nonlocal_group;
   for (size_t p = 0; p < pathways; ++p) {
     // Temporal kernels: the basis repeated, cut at NUM_BLOCK_TEMP_KERNEL, then 1s.
     std::vector<int64_t> kernels;
@@ -141,11 +142,23 @@ ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {
   }
 }
 
+torch::Tensor groupedNonlocal(Nonlocal& nl, const torch::Tensor& x, int64_t groups) {
+  if (groups <= 1) return nl(x);
+  const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3), w = x.size(4);
+  if (t % groups != 0)
+    throw std::invalid_argument("NONLOCAL.GROUP: " + std::to_string(groups) + " groups need a number of frames that divides by it at "
+                                "this stage; it has " + std::to_string(t));
+  // (N, C, T, H, W) -> (N * G, C, T / G, H, W): each chunk of T / G frames becomes its own clip.
+  auto folded = x.permute({0, 2, 1, 3, 4}).reshape({b * groups, t / groups, c, h, w}).permute({0, 2, 1, 3, 4});
+  auto y = nl(folded);
+  return y.permute({0, 2, 1, 3, 4}).reshape({b, t, c, h, w}).permute({0, 2, 1, 3, 4});
+}
+
 std::vector<torch::Tensor> ResStageImpl::forward(std::vector<torch::Tensor> x) {
   for (size_t p = 0; p < x.size(); ++p)
     for (auto& [block, nl] : blocks_[p]) {
       x[p] = block(x[p]);
-      if (nl) x[p] = nl(x[p]);
+      if (nl) x[p] = groupedNonlocal(nl, x[p], p < groups_.size() ? groups_[p] : 1);
     }
   return x;
 }

@@ -72,6 +72,7 @@ struct StageArgs {
   std::vector<std::vector<int64_t>> nonlocal_inds;      ///< per pathway: block indices
   std::vector<std::vector<int64_t>> nonlocal_pool;      ///< per pathway: (T, H, W)
   bool nonlocal_softmax = false;
+  std::vector<int64_t> nonlocal_group;                  ///< per pathway (NONLOCAL.GROUP); empty: 1
   TransformImpl::Kind kind = TransformImpl::Kind::Bottleneck;
   bool stride_1x1 = false;
 };
@@ -84,8 +85,13 @@ class ResStageImpl : public torch::nn::Module {
 
  private:
   std::vector<std::vector<std::pair<ResBlock, Nonlocal>>> blocks_;
+  std::vector<int64_t> groups_;  ///< per pathway
 };
 TORCH_MODULE(ResStage);
+
+/// PySlowFast's NONLOCAL.GROUP: the non-local block attends within `groups` consecutive
+/// temporal chunks of x (N, C, T, H, W), folded into the batch; T must divide by `groups`.
+torch::Tensor groupedNonlocal(Nonlocal& nl, const torch::Tensor& x, int64_t groups);
 
 /// PySlowFast's round_width: width * multiplier rounded to a multiple of divisor.
 int64_t roundWidth(double width, double multiplier, int64_t minWidth = 1, int64_t divisor = 1);

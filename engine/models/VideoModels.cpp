@@ -204,6 +204,18 @@ std::vector<std::vector<int64_t>> nonlocalInds(const config::Config& c, size_t s
   return out;
 }
 
+// Per pathway: NONLOCAL.GROUP of the stage (1 where the row is short).
+std::vector<int64_t> nonlocalGroup(const config::Config& c, size_t stage, size_t pathways) {
+  std::vector<int64_t> out(pathways, 1);
+  const auto& group = c.get("NONLOCAL.GROUP");
+  if (stage < group.size())
+    for (size_t p = 0; p < pathways && p < group[stage].size(); ++p) {
+      out[p] = group[stage][p].get<int64_t>();
+      if (out[p] < 1) unsupported("NONLOCAL.GROUP", "groups must be 1 or more");
+    }
+  return out;
+}
+
 std::vector<std::vector<int64_t>> nonlocalPool(const config::Config& c, size_t stage, size_t pathways) {
   std::vector<std::vector<int64_t>> out(pathways, {1, 1, 1});
   const auto& pool = c.get("NONLOCAL.POOL");
@@ -231,9 +243,7 @@ StageArgs stageBase(const config::Config& c, size_t stage, size_t pathways) {
   a.nonlocal_inds = nonlocalInds(c, stage, pathways);
   a.nonlocal_pool = nonlocalPool(c, stage, pathways);
   a.nonlocal_softmax = c.getString("NONLOCAL.INSTANTIATION") == "softmax";
-  for (const auto& g : listOfLists(c, "NONLOCAL.GROUP"))
-    for (auto v : g)
-      if (v != 1) unsupported("NONLOCAL.GROUP", "groups other than 1 are not built yet");
+  a.nonlocal_group = nonlocalGroup(c, stage, pathways);
   const std::string trans = c.getString("RESNET.TRANS_FUNC");
   a.kind = trans == "x3d_transform"    ? TransformImpl::Kind::X3D
            : trans == "basic_transform" ? TransformImpl::Kind::Basic
@@ -362,6 +372,7 @@ class X3DNetImpl : public VideoNetImpl {
       a.num_block_temp_kernel = {reps};
       a.nonlocal_inds = nonlocalInds(c, 0, 1);
       a.nonlocal_pool = nonlocalPool(c, 0, 1);
+      a.nonlocal_group = nonlocalGroup(c, 0, 1);  // PySlowFast's X3D reads NONLOCAL.GROUP[0]
       stages_.push_back(register_module("s" + std::to_string(s + 2), ResStage(a, finals_)));
       dimIn = dimOut;
     }

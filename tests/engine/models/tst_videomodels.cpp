@@ -6,6 +6,7 @@
 #include "amp/AutocastGuard.h"
 #include "config/ConfigLoader.h"
 #include "models/ModelFactory.h"
+#include "models/ResNetHelper.h"
 #include "models/VideoModels.h"
 #include "train/Optimizer.h"
 
@@ -83,6 +84,11 @@ class TestVideoModels : public QObject {
     QVERIFY2(header.find(" " + std::to_string(m.parameters) + " parameters") != std::string::npos, header.c_str());
   }
 
+  // The parameter counts PySlowFast's build_model gives for its own Kinetics configs (400 classes,
+  // sum of p.numel() over model.parameters(), gathered with the state-dict references in
+  // tests/data/reference): X3D-L 6,153,432; X3D-M 3,794,322 (X3D-XS's network, as the header of
+  // X3D_XS.keys says); MViTv1-B 16x4 36,610,672. The papers round them to 6.1M, 3.8M (X3D,
+  // Feichtenhofer, CVPR 2020) and 36.6M (MViT, Fan et al., ICCV 2021).
   void parameterCountsOfTheZoo() {
     QCOMPARE(models::summarizeModel(load("Kinetics/X3D_L.yaml"), false).parameters, std::int64_t(6153432));
     QCOMPARE(models::summarizeModel(load("Kinetics/X3D_M.yaml"), false).parameters, std::int64_t(3794322));
@@ -101,6 +107,9 @@ class TestVideoModels : public QObject {
     QTest::newRow("x3d") << "Kinetics/X3D_XS.yaml" << QStringList{"X3D.DIM_C5", "64", "DATA.NUM_FRAMES", "4"};
     QTest::newRow("i3d-nonlocal") << "Kinetics/I3D_8x8_R50.yaml"
                                   << QStringList{"DATA.NUM_FRAMES", "4", "NONLOCAL.LOCATION", "[[[]], [[1]], [[1]], [[]]]"};
+    QTest::newRow("i3d-nonlocal-groups") << "Kinetics/I3D_8x8_R50.yaml"
+                                         << QStringList{"DATA.NUM_FRAMES", "4", "NONLOCAL.LOCATION", "[[[]], [[1]], [[1]], [[]]]",
+                                                        "NONLOCAL.GROUP", "[[1], [2], [2], [1]]"};
     addMViTRows();
   }
   void forwardBackwardEveryArchitecture() {
@@ -133,6 +142,24 @@ class TestVideoModels : public QObject {
       for (const auto& p : net->named_parameters()) found = found || p.key() == "s3.pathway0_nonlocal1.conv_theta.weight";
       QVERIFY(found);
     }
+  }
+
+  // NONLOCAL.GROUP G: the block attends within each of G consecutive chunks of frames, as if
+  // each chunk were its own clip (PySlowFast folds time into the batch).
+  void groupedNonlocalAttendsWithinChunks() {
+    torch::manual_seed(5);
+    models::FinalBnRegistry finals;
+    models::Nonlocal nl(8, 4, std::vector<int64_t>{1, 1, 1}, true, finals);
+    for (auto& p : nl->parameters()) p.data().normal_(0, 0.5);  // a non-zero residual (its BN starts at zero)
+    nl->eval();
+    torch::NoGradGuard noGrad;
+    const auto x = torch::randn({2, 8, 4, 3, 3});
+    const auto grouped = models::groupedNonlocal(nl, x, 2);
+    const auto chunks = torch::cat({nl(x.slice(2, 0, 2)), nl(x.slice(2, 2, 4))}, 2);
+    QVERIFY(torch::allclose(grouped, chunks, 1e-5, 1e-6));
+    QVERIFY(!torch::allclose(grouped, nl(x), 1e-3, 1e-3));  // attending over all 4 frames differs
+    QVERIFY(torch::equal(models::groupedNonlocal(nl, x, 1), nl(x)));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, models::groupedNonlocal(nl, torch::randn({1, 8, 3, 3, 3}), 2));
   }
 
   void dropoutOnlyInTraining() {
@@ -252,9 +279,16 @@ class TestVideoModels : public QObject {
     QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MVIT.POOL_Q_STRIDE", "[[16, 1, 2, 2]]"})), std::string("MVIT.POOL_Q_STRIDE"));
     QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MVIT.DIM_MUL", "[[1, 2.0, 3]]"})), std::string("MVIT.DIM_MUL"));
     QCOMPARE(firstKey(load("Kinetics/MVITv2_S_16x4.yaml", {"MODEL.ARCH", "slow"})), std::string("MODEL.ARCH"));
+    QCOMPARE(firstKey(load("Kinetics/SLOW_8x8_R50.yaml", {"NONLOCAL.GROUP", "[[0], [1], [1], [1]]"})), std::string("NONLOCAL.GROUP"));
+    // Groups of a stage without non-local blocks change nothing (PySlowFast reads them only there).
+    QCOMPARE(firstKey(load("Kinetics/SLOW_8x8_R50.yaml", {"NONLOCAL.GROUP", "[[2], [1], [1], [1]]"})), std::string("(built)"));
+    // With a block, the frames at that stage must divide into the groups: said when they do not.
+    const auto c = load("Kinetics/I3D_8x8_R50.yaml", tiny({"DATA.NUM_FRAMES", "3", "NONLOCAL.LOCATION", "[[[]], [[1]], [[]], [[]]]",
+                                                           "NONLOCAL.GROUP", "[[1], [2], [1], [1]]"}));
+    auto net = models::buildVideoNet(c);
     try {
-      models::buildVideoNet(load("Kinetics/SLOW_8x8_R50.yaml", {"NONLOCAL.GROUP", "[[2], [1], [1], [1]]"}));
-      QFAIL("groups should be refused");
+      net->forward(inputs(c, 1, c.getInt("DATA.TRAIN_CROP_SIZE")));
+      QFAIL("3 frames in 2 groups should be refused");
     } catch (const std::invalid_argument& e) {
       QVERIFY2(std::string(e.what()).rfind("NONLOCAL.GROUP: ", 0) == 0, e.what());
     }
