@@ -653,12 +653,18 @@ void Trainer::run() {
         net->eval();
         valLoader->startEpoch(epoch);
         double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
+        const std::string headAct = cfg_.getString("MODEL.HEAD_ACT");
         while (auto vb = valLoader->next()) {
           if (stopRequested_) break;
           auto inputs = batchTensors(*vb, device, channelsLast);
           auto labels = torch::tensor(vb->labels, torch::kLong).to(device);
           auto probs = net->forward(inputs);
-          lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
+          // Cross entropy from what the head gives: probabilities (softmax) or logits (none); a
+          // sigmoid head's outputs are no distribution over the classes, so no loss is logged.
+          if (headAct == "softmax")
+            lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
+          else if (headAct == "none")
+            lossSum += torch::nn::functional::cross_entropy(probs.to(torch::kFloat), labels).item<double>() * labels.size(0);
           const auto [e1, e5] = topErrors(probs, labels);
           correct1 += (100.0 - e1) * labels.size(0) / 100.0;
           correct5 += (100.0 - e5) * labels.size(0) / 100.0;
@@ -677,7 +683,8 @@ void Trainer::run() {
           v.kind = runlog::kind::kVal;
           v.step = step;
           v.epoch = epoch + 1;
-          v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}, {"loss", lossSum / n}};
+          v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}};
+          if (headAct != "sigmoid") v.values["loss"] = lossSum / n;
           emit(v);
           char line[160];
           std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch,
