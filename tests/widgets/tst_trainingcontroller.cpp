@@ -75,8 +75,17 @@ class TestTrainingController : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(trainEvents(batches) >= 3, 120000);
     controller.pause();
     QCOMPARE(controller.state(), train::TrainerState::Paused);
-    QTest::qWait(2500);  // the iteration under way ends; then nothing
-    const int paused = trainEvents(batches);
+    // The iterations under way end, however slowly on a busy machine (their events may still
+    // come); once no event came for 1.5 s, nothing more comes while paused.
+    int paused = trainEvents(batches);
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                               QTest::qWait(1500);
+                               const int now = trainEvents(batches);
+                               const bool settled = now == paused;
+                               paused = now;
+                               return settled;
+                             }()),
+                             60000);
     QTest::qWait(2000);
     QCOMPARE(trainEvents(batches), paused);
     controller.resume();

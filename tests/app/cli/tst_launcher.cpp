@@ -94,7 +94,12 @@ class TestLauncher : public QObject {
     auto resumed = runCli(trainArgs(run, {"SOLVER.MAX_EPOCH", "2"}));
     QCOMPARE(resumed.exitCode, 0);
     QVERIFY2(resumed.out.contains("run finished"), qPrintable(resumed.out + resumed.err));
-    QVERIFY(trainSteps(run) >= before);
+    // It trained to the end of its 2 epochs (16 clips in batches of 4): the last step logged is 8.
+    std::int64_t last = 0;
+    for (const auto& e : amp::runlog::MetricsReader::readAll(amp::runlog::RunDirectory(run.toStdString()).metricsPath()))
+      if (e.kind == amp::runlog::kind::kTrain) last = std::max<std::int64_t>(last, e.step);
+    QVERIFY2(trainSteps(run) > before, "the resumed run logged its own steps");
+    QCOMPARE(last, std::int64_t{8});
   }
 
   void twoCpuProcessesTrainOneRun() {
@@ -270,11 +275,8 @@ class TestLauncher : public QObject {
     QVERIFY(waitForSteps(launcher, run, 6));  // past the first epoch's checkpoint
     const qint64 victim = workerPid(launcher.processId(), 1);
     QVERIFY(victim > 0);
-    QElapsedTimer t;
-    t.start();
     QCOMPARE(::kill(static_cast<pid_t>(victim), SIGKILL), 0);
-    QVERIFY(launcher.waitForFinished(60000));
-    QVERIFY(t.elapsed() < 60000);
+    QVERIFY2(launcher.waitForFinished(120000), "the launcher stops the run when a rank dies, it does not hang");
     QCOMPARE(launcher.exitCode(), 1);
     const QString err = QString::fromUtf8(launcher.readAllStandardError());
     QVERIFY2(err.contains("rank 1 (pid " + QString::number(victim) + ") was killed by signal 9"), qPrintable(err));

@@ -268,12 +268,9 @@ class TestGradientReducer : public QObject {
   }
 
   void aDeadRankFailsTheOtherWithinTheTimeout() {
-    QElapsedTimer timer;
-    timer.start();
     const auto [codes, out] = runWorkers("die");
     QCOMPARE(codes[1], -1);  // killed
-    QCOMPARE(codes[0], 3);   // failed with a message, did not hang
-    QVERIFY(timer.elapsed() < 60000);
+    QCOMPARE(codes[0], 3);   // failed with a message, did not hang (runWorkers kills a hung worker: -1)
     const auto report = readReport(out, 0);
     QVERIFY2(report.find("error distributed: ") != std::string::npos && report.find("failed on rank 0 of 2") != std::string::npos,
              report.c_str());

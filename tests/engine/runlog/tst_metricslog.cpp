@@ -176,7 +176,8 @@ class TestMetricsLog : public QObject {
     // Let it write a while, then kill it mid-stream.
     MetricsReader reader(path);
     size_t seen = 0;
-    for (int i = 0; i < 200 && seen < 2000; ++i) {
+    // Until it has written a good many lines (however slow the machine), within a generous bound.
+    for (int i = 0; i < 12000 && seen < 2000; ++i) {
       seen += reader.poll().size();
       usleep(5000);
     }
