@@ -1,5 +1,7 @@
 #include "ClipPreviewPanel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -170,8 +172,10 @@ void ClipPreviewPanel::showClip() {
   const int epoch = epoch_->value(), clip = clip_->value();
   worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation, yield = trainingActive_] {
     // Beside a training run: this thread (only) yields the cores to it.
-    if (yield) (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 10);
-    lastWorkerNice_ = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+    // 10 steps nicer than the studio, as the CLI jobs are (nice(10)); 19 is the floor.
+    const auto tid = static_cast<id_t>(::gettid());
+    if (yield) (void)::setpriority(PRIO_PROCESS, tid, std::min(19, ::getpriority(PRIO_PROCESS, tid) + 10));
+    lastWorkerNice_ = ::getpriority(PRIO_PROCESS, tid);
     std::vector<data::PreviewClip> clips;
     std::string error;
     const bool ok = data::previewClips(cfg, split, epoch, clip, 1, clips, &error);

@@ -2,6 +2,9 @@
 // The nice value of a running process (field 19 of /proc/<pid>/stat), for tests of panels that
 // run ampstudio-cli at lower priority beside a training run.
 #include <QtGlobal>
+#include <sys/resource.h>
+
+#include <algorithm>
 
 #include <fstream>
 #include <sstream>
@@ -19,5 +22,9 @@ inline int niceOf(qint64 pid) {
   for (int i = 3; i <= 19; ++i) rest >> field;
   return std::stoi(field);
 }
+
+/// The nice value a process or thread started `by` steps nicer than this test gets (19 at most):
+/// the test may itself run niced (nice ctest).
+inline int nicerThanThisTest(int by) { return std::min(19, ::getpriority(PRIO_PROCESS, 0) + by); }
 
 }  // namespace amp::testing

@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
+#include "NiceOf.h"
 #include "ClipPreviewPanel.h"
 #include "config/ConfigLoader.h"
 #include "config/ConfigWriter.h"
@@ -124,13 +125,13 @@ class TestClipPreviewPanel : public QObject {
     QCOMPARE(panel.runDir(), run);
     QVERIFY2(!panel.clips().empty(), qPrintable(panel.status()->text()));
     QCOMPARE(panel.clips().front().crop, 48);
-    QCOMPARE(panel.lastWorkerNice(), 10);
+    QCOMPARE(panel.lastWorkerNice(), testing::nicerThanThisTest(10));
     panel.setTrainingActive(false);
     panel.showEditorConfig();
     QVERIFY(ready.wait(20000));
     QVERIFY(panel.runDir().isEmpty());
     QCOMPARE(panel.clips().front().crop, static_cast<int>(editor->getInt("DATA.TRAIN_CROP_SIZE")));
-    QCOMPARE(panel.lastWorkerNice(), 0);
+    QCOMPARE(panel.lastWorkerNice(), testing::nicerThanThisTest(0));
     QVERIFY(!panel.showRun(dir_.path() + "/no-run"));  // no config.yaml: said, the editor's stays
     QVERIFY2(panel.status()->text().contains("no-run"), qPrintable(panel.status()->text()));
     QVERIFY(panel.runDir().isEmpty());

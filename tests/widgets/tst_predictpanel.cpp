@@ -19,6 +19,7 @@
 #include "config/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
+#include "system/DeviceInfo.h"
 #include "train/Trainer.h"
 
 using namespace amp;
@@ -89,7 +90,8 @@ class TestPredictPanel : public QObject {
     const QStringList args = panel.lastArguments();
     QVERIFY(args.contains("--json"));
     QCOMPARE(args.at(args.indexOf("--checkpoint") + 1), panel.checkpointEdit()->text());
-    QVERIFY(args.join(' ').contains("NUM_GPUS 0"));  // no CUDA here: this machine's CPU
+    // Without a CUDA device the model runs on this machine's CPU, whatever the config says.
+    QCOMPARE(args.join(' ').contains("NUM_GPUS 0"), system::probeDevices().cuda_devices.empty());
 
     // Two videos with their top-5 named classes; the missing one says why.
     QTableWidget* t = panel.table();
@@ -139,7 +141,7 @@ class TestPredictPanel : public QObject {
     QVERIFY(panel.lastArguments().join(' ').contains("--threads 1"));
     QVERIFY(panel.lastArguments().at(panel.lastArguments().indexOf("--cfg") + 1).endsWith("editor-config.yaml"));
     QTRY_VERIFY(panel.processId() > 0);
-    QCOMPARE(testing::niceOf(panel.processId()), 10);
+    QCOMPARE(testing::niceOf(panel.processId()), testing::nicerThanThisTest(10));
     panel.cancel();
     QVERIFY(done.wait(20000));
     QCOMPARE(done.front().front().toBool(), false);

@@ -57,8 +57,9 @@ class TestDryRun : public QObject {
     bad_ = dir_.filePath("bad.yaml");
     QFile bad(bad_);
     QVERIFY(bad.open(QIODevice::WriteOnly));
-    bad.write("_BASE_: ok.yaml\nNUM_GPUS: 4\nDATA:\n  PATH_TO_DATA_DIR: " + dir_.filePath("nowhere").toUtf8() +
-              "\nTRAIN:\n  CHECKPOINT_FILE_PATH: " + dir_.filePath("missing.pyth").toUtf8() + "\nOUTPUT_DIR: " +
+    bad.write("_BASE_: ok.yaml\nNUM_GPUS: 64\nDATA:\n  PATH_TO_DATA_DIR: " + dir_.filePath("nowhere").toUtf8() +
+              "\nTRAIN:\n  CHECKPOINT_FILE_PATH: " + dir_.filePath("missing.pyth").toUtf8() +
+              "\n  BATCH_SIZE: 128\nOUTPUT_DIR: " +
               dir_.filePath("runs/bad").toUtf8() + "\n");
   }
 
@@ -66,7 +67,7 @@ class TestDryRun : public QObject {
     const QStringList before = entries(dir_.path());
     auto r = runCli({"train", "--dry-run", "--cfg", bad_}, dir_.path());
     QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains(bad_ + ":2:11: NUM_GPUS: is 4 but this "), qPrintable(r.err));
+    QVERIFY2(r.err.contains(bad_ + ":2:11: NUM_GPUS: is 64 but this "), qPrintable(r.err));
     QVERIFY2(r.err.contains(bad_ + ":4:21: DATA.PATH_TO_DATA_DIR: '" + dir_.filePath("nowhere") + "' does not exist"), qPrintable(r.err));
     QVERIFY2(r.err.contains(bad_ + ":6:25: TRAIN.CHECKPOINT_FILE_PATH: '"), qPrintable(r.err));
     QVERIFY2(r.out.contains("pre-flight: 3 errors") && r.out.contains("nothing was written"), qPrintable(r.out));

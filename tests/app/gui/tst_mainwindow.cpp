@@ -143,7 +143,7 @@ class TestMainWindow : public QObject {
   void startRefusesWhileAPreflightErrorStands() {
     gui::MainWindow window;
     window.setRunsFolder(dir_.filePath("runs"));
-    QVERIFY(window.openConfig(demoConfig("gpus", "NUM_GPUS: 4\n")));
+    QVERIFY(window.openConfig(demoConfig("gpus", "NUM_GPUS: 64\n", 128)));
     // Asked for while the checks run: the start waits for them, then refuses.
     QVERIFY(window.editor()->preflightPending());
     QVERIFY(window.startTraining(true));
