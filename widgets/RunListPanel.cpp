@@ -38,6 +38,8 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(header_);
   layout->addWidget(table_);
+  stretch_ = new QSpacerItem(0, 0, QSizePolicy::Minimum, QSizePolicy::Expanding);
+  layout->addItem(stretch_);  // holds the text at the top while the table is hidden
   timer_.setInterval(2000);
   connect(&timer_, &QTimer::timeout, this, &RunListPanel::refresh);
   connect(table_, &QTableWidget::cellActivated, this, [this](int row, int) {
@@ -133,8 +135,14 @@ void RunListPanel::refresh() {
   for (const QString& e : extra_)
     if (std::find(runs.begin(), runs.end(), e.toStdString()) == runs.end()) runs.push_back(e.toStdString());
   const QString shownFolder = QDir::toNativeSeparators(folder_);
-  header_->setText(runs.empty() ? tr("No runs in %1 yet.").arg(shownFolder)
+  header_->setText(runs.empty() ? tr("No runs in %1 yet.\n\nRuns you train appear here, as do runs ampstudio-cli writes to this "
+                                   "folder; File > Open Run Folder adds one from elsewhere.")
+                                       .arg(shownFolder)
                                 : tr("%1 in %2").arg(countText(static_cast<int>(runs.size()), tr("run"), tr("runs")), shownFolder));
+  // An empty table of nine column headers only scrolls sideways in a narrow dock: show the text alone.
+  table_->setVisible(!runs.empty());
+  stretch_->changeSize(0, 0, QSizePolicy::Minimum, runs.empty() ? QSizePolicy::Expanding : QSizePolicy::Fixed);
+  layout()->invalidate();
   const QStringList selected = selectedRuns();
   QSignalBlocker block(table_);
   table_->setRowCount(static_cast<int>(runs.size()));

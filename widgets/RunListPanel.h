@@ -12,6 +12,7 @@
 
 class QLabel;
 class QTableWidget;
+class QSpacerItem;
 
 namespace amp::widgets {
 
@@ -61,6 +62,7 @@ class RunListPanel : public QWidget {
   QStringList extra_;
   QLabel* header_;
   QTableWidget* table_;
+  QSpacerItem* stretch_ = nullptr;
   QTimer timer_;
   std::map<QString, Cached> cache_;
 };

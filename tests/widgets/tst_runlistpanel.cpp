@@ -32,10 +32,12 @@ class TestRunListPanel : public QObject {
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
     QCOMPARE(panel.table()->rowCount(), 0);
+    QVERIFY2(panel.table()->isHidden(), "an empty folder shows its text, not nine empty column headers");
     makeRun(dir.path() + "/a", "demo-fp32", runlog::RunStatus::Finished, "fp32");
     makeRun(dir.path() + "/b", "demo-amp", runlog::RunStatus::Failed, "bf16");
     panel.refresh();
     QCOMPARE(panel.table()->rowCount(), 2);
+    QVERIFY(!panel.table()->isHidden());
     QCOMPARE(panel.table()->item(0, 0)->text(), QString("demo-fp32"));
     QCOMPARE(panel.table()->item(1, 1)->text(), QString("failed"));
     QCOMPARE(panel.table()->item(1, 3)->text(), QString("bf16"));
