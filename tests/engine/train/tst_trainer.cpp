@@ -287,6 +287,33 @@ class TestTrainer : public QObject {
     QVERIFY_EXCEPTION_THROWN(train::temporalClipCounts(demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[2, 0]"})), std::invalid_argument);
   }
 
+  // MODEL.HEAD_ACT acts at evaluation only (training is the same): the validation loss is the
+  // cross entropy of the softmax probabilities or of the logits (none), the same number for an X3D
+  // whose head sees one position; a sigmoid head logs no loss, and the same accuracy.
+  void validationLossFollowsTheHeadActivation() {
+    auto runWith = [&](const char* act) {
+      const std::string out = dir_.path().toStdString() + "/run-head-" + act;
+      train::Trainer t(demoConfig(out, {"MODEL.HEAD_ACT", act, "TRAIN.MIXED_PRECISION", "False", "TEST.ENABLE", "False"}),
+                       "demo.yaml");
+      std::string error;
+      if (!t.start(&error)) qFatal("%s", error.c_str());
+      t.wait();
+      std::optional<runlog::MetricEvent> val;
+      for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(out).metricsPath()))
+        if (e.kind == runlog::kind::kVal) val = e;
+      if (!val) qFatal("no validation in %s", out.c_str());
+      return *val;
+    };
+    const auto softmax = runWith("softmax"), none = runWith("none"), sigmoid = runWith("sigmoid");
+    QVERIFY(softmax.value("loss") && none.value("loss"));
+    QVERIFY2(std::abs(*softmax.value("loss") - *none.value("loss")) <= 1e-4 * *softmax.value("loss"),
+             (std::to_string(*softmax.value("loss")) + " vs " + std::to_string(*none.value("loss"))).c_str());
+    QVERIFY(*softmax.value("loss") > 0);
+    QVERIFY(!sigmoid.value("loss"));
+    QCOMPARE(none.value("top1_err"), softmax.value("top1_err"));
+    QCOMPARE(sigmoid.value("top1_err"), softmax.value("top1_err"));
+  }
+
   void gradientAccumulationTakesFewerLargerSteps() {
     const std::string out = dir_.path().toStdString() + "/run-accum";
     train::Trainer t(demoConfig(out, {"SOLVER.GRAD_ACCUM_STEPS", "2"}), "demo.yaml");
