@@ -1,5 +1,6 @@
 #include <QtTest>
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -264,18 +265,28 @@ class TestCli : public QObject {
     QCOMPARE(accum.exitCode, 1);
     QVERIFY2(accum.err.contains("SOLVER.GRAD_ACCUM_STEPS"), qPrintable(accum.err));
     // bench multigrid: the plain run (16 clips / 2 = 8 steps) against short cycles (batches of
-    // 8, 4 and 2 clips: 3 steps), in one invocation; a used --out folder is refused.
+    // 8, 4 and 2 clips: 3 steps), for two seeds, in one invocation; a used --out folder is refused.
     const QString mgOut = dir.path() + "/mgbench";
     auto mg = runCli(QStringList{"bench", "multigrid", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--out", mgOut, "--precision",
-                                 "mixed", "--cycles", "short", "--json", "SOLVER.MAX_EPOCH", "1", "TRAIN.BATCH_SIZE", "2",
-                                 "X3D.DIM_C5", "32"} + dataArgs);
+                                 "mixed", "--cycles", "short", "--seeds", "1,2", "--json", "SOLVER.MAX_EPOCH", "1",
+                                 "TRAIN.BATCH_SIZE", "2", "X3D.DIM_C5", "32"} + dataArgs);
     QVERIFY2(mg.exitCode == 0, qPrintable(mg.out + mg.err));
     const auto mgRuns = QJsonDocument::fromJson(mg.out.toUtf8()).object().value("runs").toArray();
-    QCOMPARE(mgRuns.size(), 2);
-    QCOMPARE(mgRuns[0].toObject().value("multigrid").toBool(), false);
-    QCOMPARE(mgRuns[0].toObject().value("steps").toInt(), 8);
-    QCOMPARE(mgRuns[1].toObject().value("multigrid").toBool(), true);
-    QCOMPARE(mgRuns[1].toObject().value("steps").toInt(), 3);
+    QCOMPARE(mgRuns.size(), 4);
+    for (int i = 0; i < 4; ++i) {
+      const auto r = mgRuns[i].toObject();
+      const bool multigrid = i % 2 == 1;
+      const int seed = 1 + i / 2;
+      QCOMPARE(r.value("multigrid").toBool(), multigrid);
+      QCOMPARE(r.value("steps").toInt(), multigrid ? 3 : 8);
+      QCOMPARE(r.value("seed").toInt(), seed);
+      const QString name = QString(multigrid ? "multigrid" : "plain") + "-mixed-seed" + QString::number(seed);
+      QCOMPARE(r.value("name").toString(), name);
+      // The run trained with that seed: its saved config says so.
+      QFile saved(mgOut + "/" + name + "/config.yaml");
+      QVERIFY2(saved.open(QIODevice::ReadOnly), qPrintable(saved.fileName()));
+      QVERIFY2(saved.readAll().contains("RNG_SEED: " + QByteArray::number(seed)), qPrintable(saved.fileName()));
+    }
     for (const auto& r : mgRuns) {
       QVERIFY(r.toObject().value("finished").toBool());
       // The final accuracy is the run's last validation, as its own metrics log has it.
