@@ -440,6 +440,7 @@ void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
     return;
   }
   json_ = out;
+  updateButtons();  // Export JSON… now has something to write
   showReport(report);
   const auto& s = report.summary;
   setStatus(tr("Audited %1: %2 batches of %3 clips in %4 on %5, %6 s (the audit itself %7 s).")

@@ -72,6 +72,7 @@ class PrecisionAuditPanel : public QWidget {
   QComboBox* clipsBox() const { return clips_; }
   QLineEdit* checkpointEdit() const { return checkpoint_; }
   QLineEdit* filterEdit() const { return filter_; }
+  QPushButton* exportButton() const { return exportButton_; }
   QTableView* table() const { return table_; }
   QSortFilterProxyModel* proxy() const { return proxy_; }
   QCustomPlot* headroomChart() const { return headroomPlot_; }

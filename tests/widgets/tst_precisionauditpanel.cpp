@@ -120,7 +120,8 @@ class TestPrecisionAuditPanel : public QObject {
     const int layer = panel.proxy()->index(0, widgets::PrecisionAuditPanel::Index).data().toInt();
     QCOMPARE(panel.markedLayer(), layer);
 
-    // Export: the CLI's JSON, readable again.
+    // Export: the button is on once there is a report; the CLI's JSON, readable again.
+    QVERIFY(panel.exportButton()->isEnabled());
     const QString path = dir_.path() + "/audit.json";
     QCOMPARE(panel.exportJson(path), QString());
     QFile f(path);
