@@ -160,6 +160,10 @@ PrecisionForm::PrecisionForm(QWidget* parent)
     if (i == 0) report({{"NUM_GPUS", 0}, {"DIST.CPU_PROCESSES", processes_->value()}});
     else report({{"NUM_GPUS", processes_->value()}, {"DIST.CPU_PROCESSES", 1}});
   });
+  processesUnit_ = new QLabel;
+  auto unitText = [this] { processesUnit_->setText(processes_->value() == 1 ? tr("process") : tr("processes")); };
+  unitText();
+  connect(processes_, &QSpinBox::textChanged, this, unitText);  // "1 process", "2 processes"
   connect(processes_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int n) {
     report({{device_->currentIndex() == 0 ? "DIST.CPU_PROCESSES" : "NUM_GPUS", n}});
   });
@@ -169,7 +173,7 @@ PrecisionForm::PrecisionForm(QWidget* parent)
   deviceLayout->addWidget(device_, 1);
   deviceLayout->addWidget(new QLabel(tr("x")));
   deviceLayout->addWidget(processes_);
-  deviceLayout->addWidget(new QLabel(tr("processes")));
+  deviceLayout->addWidget(processesUnit_);
   runForm->addRow(tr("Device"), deviceRow);
   layout->addWidget(run);
   layout->addStretch(1);

@@ -2,6 +2,8 @@
 // engine's message.
 #include <QtTest>
 
+#include <QLabel>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -98,7 +100,14 @@ class TestPrecisionForm : public QObject {
     auto* processes = qobject_cast<QSpinBox*>(form->field("DIST.CPU_PROCESSES"));
     QVERIFY(processes);
     QCOMPARE(processes->value(), 1);
+    auto unit = [&] {  // the word after the box
+      for (auto* label : processes->parentWidget()->findChildren<QLabel*>())
+        if (label->text().startsWith("process")) return label->text();
+      return QString();
+    };
+    QCOMPARE(unit(), QString("process"));
     processes->setValue(2);  // CPU: two processes sharing the cores
+    QCOMPARE(unit(), QString("processes"));
     QCOMPARE(panel.config()->getInt("DIST.CPU_PROCESSES"), 2);
     QCOMPARE(panel.config()->getInt("NUM_GPUS"), 0);
     qobject_cast<QComboBox*>(form->field("NUM_GPUS"))->setCurrentIndex(1);  // GPU: two GPUs
