@@ -204,7 +204,8 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
                        .arg(split_->currentText()).arg(clip_->value()).arg(epoch_->value())
                        .arg(clips_.size() == 1 ? tr("one clip for the model")
                                                : tr("%1 clips for the model (DATA.TRAIN_CROP_NUM_TEMPORAL windows x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
-                                                    "each augmented on its own)").arg(clips_.size())));
+                                                    "each augmented on its own)").arg(clips_.size())) +
+                   (clips_.empty() || clips_.front().shape.empty() ? QString() : "<br>" + QString::fromStdString(clips_.front().shape).toHtmlEscaped()));
   int at = 0;
   for (const auto& c : clips_) {
     const auto sheet = data::contactSheet(c);

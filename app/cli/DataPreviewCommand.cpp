@@ -59,7 +59,7 @@ int runPreview(const PreviewArgs& a) {
                       {"frame_size", {c.info.decoded.height, c.info.decoded.width}},
                       {"region", {{"y", r.y}, {"x", r.x}, {"height", r.height}, {"width", r.width}}},
                       {"flipped", c.info.flipped}, {"augment_ops", ops}, {"erased_boxes", boxes},
-                      {"frames", c.frames}, {"slow_frames", c.slow_frames}, {"crop", c.crop}});
+                      {"frames", c.frames}, {"slow_frames", c.slow_frames}, {"crop", c.crop}, {"shape", c.shape}});
       continue;
     }
     std::cout << path << "\n  " << c.path << "  label " << c.label << (split == data::Split::Test ? "  view " + std::to_string(c.view) : "")
@@ -68,6 +68,7 @@ int runPreview(const PreviewArgs& a) {
     std::cout << "\n  region " << r.width << "x" << r.height << " at (" << r.x << ", " << r.y << ") of " << c.info.decoded.width << "x"
               << c.info.decoded.height << (c.info.flipped ? ", flipped" : "") << " -> " << c.crop << "x" << c.crop;
     std::cout << "\n";
+    if (!c.shape.empty()) std::cout << "  " << c.shape << "\n";
     if (!c.info.augment_ops.empty()) {
       std::cout << "  RandAugment";
       for (const auto& op : c.info.augment_ops) std::cout << (&op == &c.info.augment_ops.front() ? " " : ", ") << data::describeAugOp(op);

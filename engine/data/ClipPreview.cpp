@@ -6,6 +6,7 @@
 #include "config/Config.h"
 #include "data/KineticsCsv.h"
 #include "data/VideoDecoder.h"
+#include "multigrid/Schedule.h"
 
 namespace amp::data {
 
@@ -28,9 +29,28 @@ std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height,
   return out;
 }
 
-bool previewClips(const config::Config& cfg, Split split, int epoch, int first, int count, std::vector<PreviewClip>& out,
+bool previewClips(const config::Config& runCfg, Split split, int epoch, int first, int count, std::vector<PreviewClip>& out,
                   std::string* error) {
   out.clear();
+  // A multigrid run trains and validates each long-cycle phase at its own shape (frames, crop,
+  // sampling rates): the clips of `epoch` are its phase's. The final test runs at the full shape.
+  config::Config cfg = runCfg;
+  std::string shape;
+  if (split != Split::Test && (runCfg.getBool("MULTIGRID.LONG_CYCLE") || runCfg.getBool("MULTIGRID.SHORT_CYCLE"))) {
+    try {
+      const auto schedule = multigrid::buildSchedule(runCfg);
+      const auto& phase = multigrid::phaseAtEpoch(schedule, epoch);
+      cfg = multigrid::phaseConfig(runCfg, schedule, phase, 1);
+      shape = "multigrid phase " + std::to_string(phase.index + 1) + "/" + std::to_string(schedule.phases.size()) + " (epochs " +
+              std::to_string(phase.start_epoch) + "-" + std::to_string(phase.end_epoch) + "): " + std::to_string(phase.t) +
+              " frames, crop " + std::to_string(phase.s) + ", batch " + std::to_string(phase.batch_size);
+      if (schedule.short_cycle)
+        shape += "; short cycles change the crop and batch from iteration to iteration, shown here at the phase's own crop";
+    } catch (const std::exception& e) {
+      if (error) *error = e.what();
+      return false;
+    }
+  }
   KineticsList list;
   if (!readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), splitName(split), cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
                         cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, error))
@@ -71,6 +91,7 @@ bool previewClips(const config::Config& cfg, Split split, int epoch, int first, 
       p.frames = batch->frames;
       p.slow_frames = batch->slow_frames;
       p.crop = crop;
+      p.shape = shape;
       p.fast = denormalise(batch->fast.data() + static_cast<std::size_t>(j) * fastSize, p.frames, crop, crop, params);
       if (slowSize) p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize, p.slow_frames, crop, crop, params);
       if (j == 0 || !(p.info.decoded == out.back().info.decoded)) {  // the first source frame, at the size the region refers to

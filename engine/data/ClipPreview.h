@@ -28,10 +28,14 @@ struct PreviewClip {
   std::vector<std::uint8_t> fast;  ///< T x crop x crop x 3, RGB, normalisation undone
   std::vector<std::uint8_t> slow;  ///< slow pathway, the same layout (SlowFast only)
   std::vector<std::uint8_t> full;  ///< the first source frame at info.decoded size, RGB
+  /// A multigrid run: the phase whose shape the clip has ("multigrid phase 1/5 (epochs 0-6): 2
+  /// frames, crop 45, batch 64"); "" otherwise.
+  std::string shape;
 };
 
 /// The clips of positions first .. first + count - 1 of `epoch` in `split` (training order:
-/// shuffled by RNG_SEED and the epoch as the loader does; one process). False with `error`
+/// shuffled by RNG_SEED and the epoch as the loader does; one process). With multigrid's cycles,
+/// training and validation clips have the shape of the epoch's long-cycle phase. False with `error`
 /// naming the list or video.
 bool previewClips(const config::Config& cfg, Split split, int epoch, int first, int count, std::vector<PreviewClip>& out,
                   std::string* error);

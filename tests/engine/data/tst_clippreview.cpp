@@ -11,6 +11,7 @@
 #include "data/ClipPreview.h"
 #include "data/DemoDataGenerator.h"
 #include "data/ImageWriter.h"
+#include "multigrid/Schedule.h"
 #include "util/AtomicFile.h"
 
 using namespace amp;
@@ -105,6 +106,37 @@ class TestClipPreview : public QObject {
   }
 
   // Normalisation undone exactly: every byte value of every channel comes back, both channel orders.
+  // A multigrid run trains each long-cycle phase at its own shape: the preview of an epoch shows
+  // the clips the phase's loader gives, and says which phase; the test split has the full shape.
+  void aMultigridEpochHasItsPhasesShape() {
+    const auto c = demo({"MULTIGRID.LONG_CYCLE", "True", "SOLVER.STEPS", "[0, 6]"});
+    const auto schedule = multigrid::buildSchedule(c);
+    const auto& phase = multigrid::phaseAtEpoch(schedule, 0);
+    QCOMPARE(phase.t, std::int64_t{2});   // round(8 x 0.25)
+    QCOMPARE(phase.s, std::int64_t{45});  // round(64 x sqrt(0.5))
+    std::vector<data::PreviewClip> preview;
+    std::string error;
+    QVERIFY2(data::previewClips(c, data::Split::Train, 0, 0, 2, preview, &error), error.c_str());
+    QCOMPARE(preview.size(), std::size_t{2});
+    QCOMPARE(preview.front().frames, 2);
+    QCOMPARE(preview.front().crop, 45);
+    QVERIFY2(preview.front().shape.rfind("multigrid phase 1/", 0) == 0, preview.front().shape.c_str());
+    // The phase's own loader (in batches of 4: the draws depend on the position only).
+    auto pc = multigrid::phaseConfig(c, schedule, phase, 1);
+    QVERIFY(!pc.set("TRAIN.BATCH_SIZE", config::Value(4)));
+    const auto batches = trainingBatches(pc, 0);
+    const auto params = data::ClipParams::fromConfig(pc);
+    for (const auto& p : preview) {
+      const std::size_t j = static_cast<std::size_t>(p.position);
+      QCOMPARE(p.info.frame_indices, batches[0].info[j].frame_indices);
+      QVERIFY(data::denormalise(batches[0].fast.data() + j * params.fastSize(data::Split::Train), batches[0].frames,
+                                batches[0].height, batches[0].width, params) == p.fast);
+    }
+    QVERIFY2(data::previewClips(c, data::Split::Test, 0, 0, 1, preview, &error), error.c_str());
+    QCOMPARE(preview.front().frames, 8);
+    QVERIFY(preview.front().shape.empty());
+  }
+
   void denormaliseInvertsTheNormalisation() {
     for (const bool reverse : {false, true}) {
       data::ClipParams p;
