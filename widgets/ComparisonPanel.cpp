@@ -1,5 +1,7 @@
 #include "ComparisonPanel.h"
 
+#include <set>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
@@ -176,6 +178,28 @@ void ComparisonPanel::reload() {
       run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
     }
     live = live || (run->meta && run->meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*run->meta));
+  }
+  // Two runs of one name (plain-fp32 of two benchmarks) are told apart by as many of their
+  // folders' trailing path parts as it takes: pbn10/plain-fp32, seed2/plain-fp32.
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    std::vector<std::size_t> same;
+    for (std::size_t j = 0; j < runs_.size(); ++j)
+      if (runs_[j]->name == runs_[i]->name) same.push_back(j);
+    if (same.size() < 2) continue;
+    const QString name = runs_[i]->name;
+    for (int parts = 2; parts <= 8; ++parts) {
+      std::vector<QString> labels;
+      for (std::size_t j : same) {
+        const QStringList path = QDir(runs_[j]->dir).absolutePath().split('/', Qt::SkipEmptyParts);
+        QStringList parents = path.mid(std::max<qsizetype>(0, path.size() - parts), parts - 1);
+        labels.push_back((parents.isEmpty() ? QString() : parents.join('/') + '/') + name);
+      }
+      const bool distinct = std::set<QString>(labels.begin(), labels.end()).size() == labels.size();
+      if (distinct || parts == 8) {
+        for (std::size_t k = 0; k < same.size(); ++k) runs_[same[k]]->name = labels[k];
+        break;
+      }
+    }
   }
   if (live) liveTimer_->start();
   else liveTimer_->stop();

@@ -116,6 +116,23 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(d->item(1, 2)->text(), QString("0.6"));
   }
 
+  // Two benchmarks' runs of one name are told apart by their folders in the legends, the
+  // baseline choice and the summary.
+  void runsOfOneNameAreToldApart() {
+    QTemporaryDir dir;
+    const QString a = dir.path() + "/bench-a/plain-fp32", b = dir.path() + "/bench-b/plain-fp32", c = dir.path() + "/bench-b/amp";
+    recordRun(a, "", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\n");
+    recordRun(b, "", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\n");
+    recordRun(c, "", "bf16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\n");
+    widgets::ComparisonPanel panel;
+    panel.setRuns({a, b, c});
+    const auto* chart = panel.charts().front();
+    QCOMPARE(chart->seriesGraph(0)->name(), QString("bench-a/plain-fp32"));
+    QCOMPARE(chart->seriesGraph(1)->name(), QString("bench-b/plain-fp32"));
+    QCOMPARE(chart->seriesGraph(2)->name(), QString("amp"));  // a unique name stays as it is
+    QCOMPARE(panel.summaryTable()->item(1, 0)->text(), QString("bench-b/plain-fp32"));
+  }
+
   void anUnreadableRunIsNamedNotHidden() {
     QTemporaryDir dir;
     const QString good = dir.path() + "/good", bad = dir.path() + "/bad";
