@@ -5,8 +5,41 @@
 #include <QMenu>
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace amp::widgets {
+namespace {
+
+// Log-10 ticks a reader can use on any range: 1-2-5 steps (finer on a short range, powers of
+// ten on a long one), labelled as plain numbers ("500", "0.02"), where QCustomPlot's
+// log ticker puts only powers of ten, so a range inside one decade got one label or repeats.
+class DecadeTicker : public QCPAxisTicker {
+ protected:
+  int getSubTickCount(double) override { return 0; }
+  QVector<double> createTickVector(double, const QCPRange& range) override {
+    QVector<double> best;
+    if (!(range.lower > 0) || !(range.upper > range.lower)) return best;
+    const int first = static_cast<int>(std::floor(std::log10(range.lower))), last = static_cast<int>(std::ceil(std::log10(range.upper)));
+    const std::vector<std::vector<double>> sets = {{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8}, {1, 1.5, 2, 3, 5, 7}, {1, 2, 5}, {1}};
+    for (const auto& mantissas : sets) {  // the densest set with at most 8 ticks
+      QVector<double> ticks;
+      for (int e = first; e <= last; ++e)
+        for (double m : mantissas) {
+          const double v = m * std::pow(10.0, e);
+          if (v >= range.lower * (1 - 1e-9) && v <= range.upper * (1 + 1e-9)) ticks.push_back(v);
+        }
+      best = ticks;
+      if (ticks.size() <= 8) return ticks;
+    }
+    // Many decades: every k-th power of ten.
+    const int k = static_cast<int>(std::ceil(best.size() / 8.0));
+    QVector<double> thinned;
+    for (int i = 0; i < best.size(); i += k) thinned.push_back(best[i]);
+    return thinned;
+  }
+};
+
+}  // namespace
 
 QString formatMetric(double v) {
   if (std::isnan(v)) return QStringLiteral("nan");
@@ -391,12 +424,16 @@ void MetricChart::setYScale(YScale scale) {
     yAxis->setNumberFormat("gb");
   } else {
     yAxis->setScaleType(QCPAxis::stLogarithmic);
-    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
-    ticker->setLogBase(scale == YScale::Log2 ? 2 : 10);
-    ticker->setSubTickCount(scale == YScale::Log2 ? 0 : 8);
-    yAxis->setTicker(ticker);
-    yAxis->setNumberFormat(scale == YScale::Log2 ? "gb" : "eb");
-    yAxis->setNumberPrecision(scale == YScale::Log2 ? 6 : 0);
+    if (scale == YScale::Log2) {
+      QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+      ticker->setLogBase(2);
+      ticker->setSubTickCount(0);
+      yAxis->setTicker(ticker);
+    } else {
+      yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DecadeTicker));
+    }
+    yAxis->setNumberFormat("gb");
+    yAxis->setNumberPrecision(6);
   }
   if (following_) fitIfFollowing();
   else fitY();
@@ -456,6 +493,16 @@ void MetricChart::setYRange(const QCPRange& values) {
   if (yScale_ == YScale::Linear) {
     const double pad = values.size() > 0 ? values.size() * 0.06 : std::max(std::abs(values.upper) * 0.1, 1e-9);
     yAxis->setRange(values.lower - pad, values.upper + pad);
+  } else if (yScale_ == YScale::Log10) {
+    // The data with a 30% margin, and at least a factor 3 around its middle (a constant series
+    // still gets three 1-2-5 ticks) rather than decades of empty axis.
+    double lower = values.lower / 1.3, upper = values.upper * 1.3;
+    if (upper / lower < 3) {
+      const double mid = std::sqrt(lower * upper);
+      lower = mid / std::sqrt(3.0);
+      upper = mid * std::sqrt(3.0);
+    }
+    yAxis->setRange(lower, upper);
   } else {
     // At least a factor 4 either way, so a constant series (a loss scale of 1) shows real ticks.
     const double lower = values.upper / values.lower < 16 ? std::min(values.lower / 1.3, values.upper / 4) : values.lower / 1.3;

@@ -82,6 +82,34 @@ class TestMetricChart : public QObject {
     QCOMPARE(chart.yAxis->scaleType(), QCPAxis::stLogarithmic);
   }
 
+  // Log 10 on data inside one decade (peak memory 300-500 MiB): several distinct ticks at 1-2-5
+  // style steps, labelled as plain numbers, on a range close to the data.
+  void log10AxisLabelsAreDistinctPlainNumbers() {
+    MetricChart chart("memory", "MiB");
+    const int s = chart.addSeries("peak", Qt::blue);
+    chart.setYScale(MetricChart::YScale::Log10);
+    chart.appendPoints(s, {1, 2, 3}, {300, 400, 500});
+    chart.fitIfFollowing();
+    chart.replot();
+    QVERIFY(chart.yAxis->range().lower > 200 && chart.yAxis->range().upper < 700);  // margin, and a factor 3 at least
+    const QVector<double> ticks = chart.yAxis->tickVector();
+    const QVector<QString> labels = chart.yAxis->tickVectorLabels();
+    QVERIFY2(ticks.size() >= 3, qPrintable(QStringList(labels.begin(), labels.end()).join(", ")));
+    QCOMPARE(QSet<QString>(labels.begin(), labels.end()).size(), labels.size());
+    QVERIFY2(labels.contains("300") && labels.contains("400") && labels.contains("500"),
+             qPrintable(QStringList(labels.begin(), labels.end()).join(", ")));
+    // Over five decades: powers of ten or 1-2-5 steps, at most 8.
+    chart.appendPoints(s, {4}, {3e6});
+    chart.fitIfFollowing();
+    chart.replot();
+    QVERIFY(chart.yAxis->tickVector().size() <= 8 && chart.yAxis->tickVector().size() >= 3);
+    for (double t : chart.yAxis->tickVector()) {
+      const double mantissa = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
+      QVERIFY2(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6,
+               qPrintable(QString::number(t)));
+    }
+  }
+
   void exportWritesPngAndPdf() {
     QTemporaryDir dir;
     MetricChart chart("lr", "");
