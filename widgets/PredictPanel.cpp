@@ -25,6 +25,7 @@ namespace amp::widgets {
 
 namespace {
 const QColor kError("#d62728");
+const QColor kWarning("#b35c00");  // dark orange: readable on the light window
 
 QString csvField(QString s) {
   if (s.contains(',') || s.contains('"') || s.contains('\n')) s = '"' + s.replace('"', "\"\"") + '"';
@@ -285,7 +286,7 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
   setStatus(failed == 0 ? tr("Predicted %1 in %2 s.").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
                         : tr("Predicted %1 of %2 videos in %3 s; %4 could not be read (see their rows).")
                               .arg(n - failed).arg(n).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1).arg(failed),
-            failed > 0);
+            failed == n, failed > 0 && failed < n);  // some predicted: a warning, not an error
   updateButtons();
   emit finished(true);
 }
@@ -312,9 +313,11 @@ QString PredictPanel::exportCsv(const QString& path) const {
   return {};
 }
 
-void PredictPanel::setStatus(const QString& text, bool error) {
+void PredictPanel::setStatus(const QString& text, bool error, bool warning) {
   status_->setText(text);
-  status_->setStyleSheet(error ? QStringLiteral("color: %1").arg(kError.name()) : QString());
+  status_->setStyleSheet(error     ? QStringLiteral("color: %1").arg(kError.name())
+                         : warning ? QStringLiteral("color: %1").arg(kWarning.name())
+                                   : QString());
 }
 
 void PredictPanel::updateButtons() {

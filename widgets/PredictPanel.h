@@ -64,7 +64,7 @@ class PredictPanel : public QWidget {
 
  private:
   void onFinished(const CliJob::Result& result);
-  void setStatus(const QString& text, bool error = false);
+  void setStatus(const QString& text, bool error = false, bool warning = false);
   void updateButtons();
 
   std::function<std::optional<config::Config>()> source_;

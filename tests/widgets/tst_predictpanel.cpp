@@ -114,6 +114,7 @@ class TestPredictPanel : public QObject {
              qPrintable(t->item(2, 1)->text()));
     QVERIFY2(panel.status()->text().contains("Predicted 2 of 3 videos") && panel.status()->text().contains("1 could not be read"),
              qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->styleSheet().contains("#b35c00"), qPrintable(panel.status()->styleSheet()));  // a warning: most were predicted
 
     // The CSV holds what the table shows, with full precision.
     const QString csv = dir_.path() + "/predictions.csv";
