@@ -28,7 +28,10 @@ QString describe(const data::PreviewClip& c, data::Split split, int copies) {
   QStringList frames;
   for (const auto f : c.info.frame_indices) frames << QString::number(f);
   const auto& r = c.info.region;
-  QString text = QString("<b>%1</b> &nbsp; label %2").arg(QString::fromStdString(c.path).toHtmlEscaped()).arg(c.label);
+  QString text = QString("<b>%1</b> &nbsp; label %2%3")
+                     .arg(QString::fromStdString(c.path).toHtmlEscaped())
+                     .arg(c.label)
+                     .arg(c.label_name.empty() ? QString() : " " + QString::fromStdString(c.label_name).toHtmlEscaped());
   if (split == data::Split::Test) text += QString(" &nbsp; view %1").arg(c.view);
   if (copies > 1) text += QString(" &nbsp; copy %1 of %2").arg(c.copy + 1).arg(copies);
   text += QString("<br>frames %1").arg(frames.join(' '));

@@ -55,14 +55,14 @@ int runPreview(const PreviewArgs& a) {
       boxes.push_back({{"y", b.top}, {"x", b.left}, {"height", b.height}, {"width", b.width}});
     if (a.json) {
       list.push_back({{"png", path}, {"position", c.position}, {"copy", c.copy}, {"view", c.view}, {"video", c.path},
-                      {"label", c.label}, {"frame_indices", c.info.frame_indices},
+                      {"label", c.label}, {"label_name", c.label_name}, {"frame_indices", c.info.frame_indices},
                       {"frame_size", {c.info.decoded.height, c.info.decoded.width}},
                       {"region", {{"y", r.y}, {"x", r.x}, {"height", r.height}, {"width", r.width}}},
                       {"flipped", c.info.flipped}, {"augment_ops", ops}, {"erased_boxes", boxes},
                       {"frames", c.frames}, {"slow_frames", c.slow_frames}, {"crop", c.crop}, {"shape", c.shape}});
       continue;
     }
-    std::cout << path << "\n  " << c.path << "  label " << c.label << (split == data::Split::Test ? "  view " + std::to_string(c.view) : "")
+    std::cout << path << "\n  " << c.path << "  label " << c.label << (c.label_name.empty() ? "" : " " + c.label_name) << (split == data::Split::Test ? "  view " + std::to_string(c.view) : "")
               << "\n  frames";
     for (const auto f : c.info.frame_indices) std::cout << " " << f;
     std::cout << "\n  region " << r.width << "x" << r.height << " at (" << r.x << ", " << r.y << ") of " << c.info.decoded.width << "x"

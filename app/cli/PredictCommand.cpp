@@ -12,44 +12,11 @@
 #include "CliConfig.h"
 #include "Commands.h"
 #include "config/Config.h"
+#include "data/ClassNames.h"
 #include "train/Tester.h"
 
 namespace amp::cli {
 namespace {
-
-// PySlowFast's demo class-name JSON ({"name": index, ...}) or one class name per line.
-bool readLabels(const std::string& path, std::map<int, std::string>& names, std::string& error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = path + ": cannot read the class names";
-    return false;
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
-    try {
-      const auto j = nlohmann::json::parse(text);
-      for (const auto& [name, index] : j.items()) {
-        if (!index.is_number_integer()) {
-          error = path + ": \"" + name + "\" maps to " + index.dump() + ", not a class index";
-          return false;
-        }
-        names[index.get<int>()] = name;
-      }
-    } catch (const nlohmann::json::exception& e) {
-      error = path + ": not the JSON of class names PySlowFast's demo reads (" + e.what() + ")";
-      return false;
-    }
-    return true;
-  }
-  std::istringstream lines(text);
-  std::string line;
-  for (int i = 0; std::getline(lines, line); ++i) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    names[i] = line;
-  }
-  return true;
-}
 
 int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::string labels, const std::vector<std::string>& args,
                bool json, int threads) {
@@ -79,7 +46,7 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
     if (std::filesystem::exists(fromConfig)) labels = fromConfig;
     else std::cerr << cfgPath << ": DEMO.LABEL_FILE_PATH: " << fromConfig << " does not exist; classes are shown by number\n";
   }
-  if (!labels.empty() && !readLabels(labels, names, error)) {
+  if (!labels.empty() && !data::readClassNames(labels, names, error)) {
     std::cerr << error << "\n";
     return 2;
   }

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 #include "config/Config.h"
+#include "data/ClassNames.h"
 #include "data/KineticsCsv.h"
 #include "data/VideoDecoder.h"
 #include "multigrid/Schedule.h"
@@ -55,6 +58,13 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
   if (!readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), splitName(split), cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
                         cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, error))
     return false;
+  // Class names, as predict shows them: a names file that is not there costs the names only.
+  std::map<int, std::string> names;
+  if (const std::string labels = cfg.getString("DEMO.LABEL_FILE_PATH"); !labels.empty()) {
+    std::error_code ec;
+    std::string ignored;
+    if (std::filesystem::exists(labels, ec) && !readClassNames(labels, names, ignored)) names.clear();
+  }
   const ClipParams params = ClipParams::fromConfig(cfg);
   LoaderOptions o = LoaderOptions::fromConfig(cfg, split);
   // One video per batch, built on this thread: the draws depend on the position in the epoch
@@ -87,6 +97,7 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       p.view = batch->views[static_cast<std::size_t>(j)];
       p.path = list.videos[static_cast<std::size_t>(batch->videos[static_cast<std::size_t>(j)])].path;
       p.label = batch->labels[static_cast<std::size_t>(j)];
+      if (const auto name = names.find(p.label); name != names.end()) p.label_name = name->second;
       p.info = batch->info[static_cast<std::size_t>(j)];
       p.frames = batch->frames;
       p.slow_frames = batch->slow_frames;

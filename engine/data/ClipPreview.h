@@ -23,6 +23,7 @@ struct PreviewClip {
   int view = 0;      ///< test view (temporal clip x NUM_SPATIAL_CROPS + crop)
   std::string path;
   int label = 0;
+  std::string label_name;  ///< from DEMO.LABEL_FILE_PATH when it is there, else ""
   ClipInfo info;
   int frames = 0, slow_frames = 0, crop = 0;
   std::vector<std::uint8_t> fast;  ///< T x crop x crop x 3, RGB, normalisation undone

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "config/ConfigLoader.h"
 #include "data/ClipPreview.h"
@@ -135,6 +136,23 @@ class TestClipPreview : public QObject {
     QVERIFY2(data::previewClips(c, data::Split::Test, 0, 0, 1, preview, &error), error.c_str());
     QCOMPARE(preview.front().frames, 8);
     QVERIFY(preview.front().shape.empty());
+  }
+
+  // The label's class name from DEMO.LABEL_FILE_PATH (the demo dataset's classes.txt, one name a
+  // line), as predict shows it; none where the file is not there.
+  void labelsAreNamedFromTheLabelFile() {
+    std::ifstream in(data_ + "/classes.txt");
+    std::vector<std::string> classes;
+    for (std::string line; std::getline(in, line);) classes.push_back(line);
+    QCOMPARE(classes.size(), std::size_t{8});
+    std::vector<data::PreviewClip> preview;
+    std::string error;
+    QVERIFY2(data::previewClips(demo({"DEMO.LABEL_FILE_PATH", data_ + "/classes.txt"}), data::Split::Train, 0, 0, 3, preview, &error),
+             error.c_str());
+    for (const auto& p : preview) QCOMPARE(p.label_name, classes[static_cast<std::size_t>(p.label)]);
+    QVERIFY2(data::previewClips(demo({"DEMO.LABEL_FILE_PATH", data_ + "/no-such-file.txt"}), data::Split::Train, 0, 0, 1, preview, &error),
+             error.c_str());
+    QVERIFY(preview.front().label_name.empty());
   }
 
   void denormaliseInvertsTheNormalisation() {
