@@ -310,10 +310,10 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
       scale->appendPoints(2, x, {*v});
       if (!e.layer.empty()) scale->setPointNote(2, x.front(), tr("first inf/NaN in %1").arg(QString::fromStdString(e.layer)));
     }
-  } else if (e.name == "shape_change") {  // multigrid: a line on every chart with the new (B, T, S)
+  } else if (e.name == "shape_change") {  // multigrid: a line on every chart, the new (B, T, S) written on the first
     const auto v = [&](const char* k) { return static_cast<long long>(e.value(k).value_or(0)); };
     const QString label = QStringLiteral("B %1 · T %2 · S %3").arg(v("batch_size")).arg(v("frames")).arg(v("crop"));
-    for (MetricChart* c : charts_) c->addVerticalMarker(x.front(), label);
+    for (MetricChart* c : charts_) c->addVerticalMarker(x.front(), label, c == charts_.front());
   } else if (e.name == "decode_failure") {
     MetricChart* loss = chart(tr("Loss"));
     const runlog::Series* l = record_.series("train", "loss");

@@ -381,7 +381,7 @@ void MetricChart::clearPoints() {
   markers_.clear();
 }
 
-void MetricChart::addVerticalMarker(double x, const QString& label) {
+void MetricChart::addVerticalMarker(double x, const QString& label, bool showLabel) {
   const QColor color = QColor("#7f7f7f");
   auto* line = new QCPItemStraightLine(this);
   line->setPen(QPen(color, 0, Qt::DotLine));
@@ -392,8 +392,12 @@ void MetricChart::addVerticalMarker(double x, const QString& label) {
   text->position->setTypeX(QCPItemPosition::ptPlotCoords);
   text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
   text->position->setCoords(x, 0.98);
-  text->setPositionAlignment(Qt::AlignBottom | Qt::AlignLeft);
+  // Turned to read upwards, its top edge against the line: the text lies right of it, over the
+  // phase it names.
+  text->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
   text->setRotation(-90);
+  text->setPadding(QMargins(0, 2, 0, 0));
+  text->setVisible(showLabel);
   QFont small = font();
   small.setPointSizeF(small.pointSizeF() * 0.8);
   text->setFont(small);
@@ -404,6 +408,7 @@ void MetricChart::addVerticalMarker(double x, const QString& label) {
 }
 
 QString MetricChart::verticalMarkerLabel(int i) const { return markers_.at(static_cast<std::size_t>(i)).second->text(); }
+bool MetricChart::verticalMarkerLabelShown(int i) const { return markers_.at(static_cast<std::size_t>(i)).second->visible(); }
 
 void MetricChart::removeAllSeries() {
   clearGraphs();

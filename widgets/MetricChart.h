@@ -58,10 +58,12 @@ class MetricChart : public QCustomPlot {
   /// Fits Y to the data inside the current X range.
   void fitY();
 
-  /// A labelled vertical line at x (e.g. a multigrid shape change); cleared by clearPoints().
-  void addVerticalMarker(double x, const QString& label);
+  /// A vertical line at x (e.g. a multigrid shape change), its label written up the right side of
+  /// the line (what starts there) when `showLabel`; cleared by clearPoints().
+  void addVerticalMarker(double x, const QString& label, bool showLabel = true);
   int verticalMarkerCount() const { return static_cast<int>(markers_.size()); }
   QString verticalMarkerLabel(int i) const;
+  bool verticalMarkerLabelShown(int i) const;
 
   /// The tracker: a vertical line at x with every series' value there (nearest point).
   void showTrackerAt(double x);

@@ -176,6 +176,9 @@ class TestDashboardPanel : public QObject {
     QCOMPARE(loss->verticalMarkerCount(), 1);
     QCOMPARE(loss->verticalMarkerLabel(0), QString("B 256 · T 16 · S 158"));
     QCOMPARE(dashboard.chart("Loss scale")->verticalMarkerCount(), 1);
+    // Written once, on the first chart (Loss); the others draw the line only.
+    QVERIFY(loss->verticalMarkerLabelShown(0));
+    QVERIFY(!dashboard.chart("Loss scale")->verticalMarkerLabelShown(0));
     dashboard.beginRun("fp32");
     QCOMPARE(loss->verticalMarkerCount(), 0);
   }
