@@ -24,6 +24,18 @@ QString countText(int n, const QString& one, const QString& many) {
   return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
 }
 
+QString problemsText(int errors, int warnings) {
+  QStringList parts;
+  if (errors) parts << countText(errors, ConfigEditorPanel::tr("error"), ConfigEditorPanel::tr("errors"));
+  if (warnings) parts << countText(warnings, ConfigEditorPanel::tr("warning"), ConfigEditorPanel::tr("warnings"));
+  return parts.join(", ");
+}
+
+int ConfigEditorPanel::shownWarningCount() const {
+  const config::Diagnostics shown = shownChecks();
+  return static_cast<int>(std::count_if(shown.begin(), shown.end(), [](const config::Diagnostic& d) { return !d.isError(); }));
+}
+
 ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
     : QWidget(parent), edit_(new ConfigTextEdit), form_(new PrecisionForm), diagnostics_(new DiagnosticsView), summary_(new QLabel),
       preflight_(new PreflightRunner(this)) {
@@ -97,16 +109,7 @@ QString ConfigEditorPanel::startProblem() const {
 
 config::Diagnostics ConfigEditorPanel::shownChecks() const {
   if (!preflightOn_ || !config_) return lastDiagnostics_;
-  // What train refuses is a warning of the config check and an error of the pre-flight checks:
-  // listed once, as the error.
-  config::Diagnostics shown;
-  for (const auto& d : lastDiagnostics_) {
-    const auto& pf = preflight_->diagnostics();
-    const bool repeated = !d.isError() && !d.key.empty() &&
-                          std::any_of(pf.begin(), pf.end(), [&](const config::Diagnostic& p) { return p.isError() && p.key == d.key; });
-    if (!repeated) shown.push_back(d);
-  }
-  return shown;
+  return config::withoutRepeatsOf(lastDiagnostics_, preflight_->diagnostics());
 }
 
 config::Diagnostics ConfigEditorPanel::allDiagnostics() const {
@@ -265,15 +268,14 @@ void ConfigEditorPanel::showProblems() {
   const int warnings = static_cast<int>(checks.size()) - errors_;
   QString text;
   if (errors_ == 0 && warnings == 0) text = tr("Valid PySlowFast config.");
-  else text = countText(errors_, tr("error"), tr("errors")) + ", " + countText(warnings, tr("warning"), tr("warnings"));
+  else if (errors_ == 0) text = tr("Valid PySlowFast config, %1.").arg(problemsText(0, warnings));
+  else text = problemsText(errors_, warnings) + '.';
   if (preflightOn_ && config_) {
     const int pfErrors = preflight_->errorCount();
     const int pfWarnings = static_cast<int>(preflight_->diagnostics().size()) - pfErrors;
     if (preflight_->pending()) text += tr(" Checking this machine, the data and the files…");
     else if (pfErrors || pfWarnings)
-      text += tr(" Before start: %1, %2%3.")
-                  .arg(countText(pfErrors, tr("error"), tr("errors")), countText(pfWarnings, tr("warning"), tr("warnings")),
-                       pfErrors ? tr(" (Start is off)") : QString());
+      text += tr(" Before start: %1%2.").arg(problemsText(pfErrors, pfWarnings), pfErrors ? tr(" (Start is off)") : QString());
     else text += tr(" Ready to train on this machine.");
     if (!preflight_->pending() && !preflight_->complete()) text += tr(" Measuring the memory of one training step…");
   }

@@ -13,6 +13,8 @@ namespace amp::widgets {
 
 /// "1 error", "3 errors".
 QString countText(int n, const QString& one, const QString& many);
+/// "1 error", "2 warnings", "1 error, 2 warnings": the counts that are not zero ("" when both are).
+QString problemsText(int errors, int warnings);
 
 class ConfigTextEdit;
 class DiagnosticsView;
@@ -42,6 +44,8 @@ class ConfigEditorPanel : public QWidget {
   bool isDirty() const { return dirty_; }
   int errorCount() const { return errors_; }
   int warningCount() const { return warnings_; }
+  /// The config check's warnings the problem list shows: without those the pre-flight reports as errors.
+  int shownWarningCount() const;
   /// The config as resolved at the last validation; empty while the text has errors.
   std::optional<config::Config> config() const;
   const config::Diagnostics& diagnostics() const { return lastDiagnostics_; }

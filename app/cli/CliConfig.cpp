@@ -15,9 +15,13 @@ void acceptOverrides(CLI::App* sub) {
 
 std::vector<std::string> overridesOf(const CLI::App* sub) { return sub->remaining(); }
 
-std::optional<config::Config> loadConfigForCommand(const std::string& path, const std::vector<std::string>& overrides) {
+std::optional<config::Config> loadConfigForCommand(const std::string& path, const std::vector<std::string>& overrides,
+                                                   config::Diagnostics* held) {
   auto r = config::ConfigLoader().loadFile(path, overrides);
-  std::cerr << config::formatDiagnostics(r.diagnostics);
+  if (held && r.ok())
+    *held = r.diagnostics;
+  else
+    std::cerr << config::formatDiagnostics(r.diagnostics);
   if (!r.ok()) {
     std::cerr << path << ": invalid config (" << config::countErrors(r.diagnostics) << " errors); see 'ampstudio-cli config check'\n";
     return std::nullopt;

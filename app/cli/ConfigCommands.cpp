@@ -41,9 +41,9 @@ const char* statusText(config::KeyStatus s) {
 
 int runCheck(const ConfigArgs& a) {
   auto r = config::ConfigLoader().loadFile(a.cfg, a.overrides);
-  std::cerr << config::formatDiagnostics(r.diagnostics);
   const size_t errors = config::countErrors(r.diagnostics);
   const size_t warnings = r.diagnostics.size() - errors;
+  if (!a.preflight || errors) std::cerr << config::formatDiagnostics(r.diagnostics);  // else the pre-flight report prints them
   if (errors) {
     std::cerr << a.cfg << ": " << errors << " error" << (errors == 1 ? "" : "s") << ", " << warnings << " warning"
               << (warnings == 1 ? "" : "s") << "\n";
@@ -52,7 +52,7 @@ int runCheck(const ConfigArgs& a) {
   if (!a.quiet)
     std::cout << a.cfg << ": valid (" << r.config.changedKeys().size() << " keys differ from the defaults, "
               << warnings << " warning" << (warnings == 1 ? "" : "s") << ")\n";
-  if (a.preflight) return reportPreflight(r.config, a.cfg, PreflightFlags{!a.noMemoryCheck});
+  if (a.preflight) return reportPreflight(r.config, a.cfg, PreflightFlags{!a.noMemoryCheck}, r.diagnostics);
   return 0;
 }
 

@@ -6,12 +6,15 @@
 
 namespace amp::cli {
 
-int reportPreflight(const config::Config& cfg, const std::string& path, const PreflightFlags& flags) {
+int reportPreflight(const config::Config& cfg, const std::string& path, const PreflightFlags& flags,
+                    const config::Diagnostics& checked) {
   preflight::PreflightOptions options;
   options.memory = flags.memory;
   preflight::MemoryEstimator estimator;
   const config::Diagnostics found = preflight::runPreflight(cfg, path, options, &estimator);
-  std::cerr << config::formatDiagnostics(found);
+  config::Diagnostics all = config::withoutRepeatsOf(checked, found);
+  all.insert(all.end(), found.begin(), found.end());
+  std::cerr << config::formatDiagnostics(all);
   const size_t errors = config::countErrors(found);
   const size_t warnings = found.size() - errors;
   if (estimator.measurements() > 0) {

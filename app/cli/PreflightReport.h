@@ -10,8 +10,10 @@ struct PreflightFlags {
   bool memory = true;  ///< measure one training step (off: --no-memory-check)
 };
 
-/// Runs every pre-flight check of `cfg` (loaded from `path`), prints the problems to stderr
-/// as the config's own and a verdict to stdout. Writes no file. Returns 1 on an error, else 0.
-int reportPreflight(const config::Config& cfg, const std::string& path, const PreflightFlags& flags);
+/// Runs every pre-flight check of `cfg` (loaded from `path`), prints the config check's
+/// `checked` warnings (but not one the pre-flight makes an error of) and the pre-flight's problems
+/// to stderr, and a verdict to stdout. Writes no file. Returns 1 on an error, else 0.
+int reportPreflight(const config::Config& cfg, const std::string& path, const PreflightFlags& flags,
+                    const config::Diagnostics& checked);
 
 }  // namespace amp::cli

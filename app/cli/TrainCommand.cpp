@@ -96,9 +96,10 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
   std::signal(SIGUSR1, [](int) { gPause = 1; });
   std::signal(SIGUSR2, [](int) { gPause = 0; });
   addShardOverrides(flags, overrides);
-  auto cfg = loadConfigForCommand(path, overrides);
+  config::Diagnostics checked;
+  auto cfg = loadConfigForCommand(path, overrides, flags.dry_run ? &checked : nullptr);
   if (!cfg) return 2;
-  if (flags.dry_run) return reportPreflight(*cfg, path, PreflightFlags{!flags.no_memory_check});
+  if (flags.dry_run) return reportPreflight(*cfg, path, PreflightFlags{!flags.no_memory_check}, checked);
   std::optional<dist::DistEnv> env;
   std::vector<std::string> extra;
   if (!flags.source.empty()) extra = {"--source", flags.source};

@@ -530,17 +530,16 @@ void MainWindow::updateValidity() {
     validity_->setText(tr("No config open"));
     return;
   }
-  const int errors = editor_->errorCount(), warnings = editor_->warningCount();
-  QString text = errors ? tr("Config: %1").arg(widgets::countText(errors, tr("error"), tr("errors")))
-                 : warnings ? tr("Config valid, %1").arg(widgets::countText(warnings, tr("warning"), tr("warnings")))
+  // The counts of the problem list under the config (a refused key is its pre-flight error only).
+  const int errors = editor_->errorCount(), warnings = editor_->shownWarningCount();
+  QString text = errors ? tr("Config: %1").arg(widgets::problemsText(errors, 0))
+                 : warnings ? tr("Config valid, %1").arg(widgets::problemsText(0, warnings))
                             : tr("Config valid");
   if (!errors) {
     const int pfErrors = editor_->preflightErrorCount();
     const int pfWarnings = static_cast<int>(editor_->preflight()->diagnostics().size()) - pfErrors;
     if (editor_->preflightPending()) text += tr(" · checking before start…");
-    else if (pfErrors || pfWarnings)
-      text += tr(" · before start: %1, %2").arg(widgets::countText(pfErrors, tr("error"), tr("errors")),
-                                                widgets::countText(pfWarnings, tr("warning"), tr("warnings")));
+    else if (pfErrors || pfWarnings) text += tr(" · before start: %1").arg(widgets::problemsText(pfErrors, pfWarnings));
     else text += tr(" · ready to train here");
   }
   validity_->setText(text);

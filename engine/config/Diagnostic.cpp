@@ -28,6 +28,17 @@ size_t countErrors(const Diagnostics& d) {
   return static_cast<size_t>(std::count_if(d.begin(), d.end(), [](const Diagnostic& x) { return x.isError(); }));
 }
 
+Diagnostics withoutRepeatsOf(const Diagnostics& checks, const Diagnostics& errors) {
+  Diagnostics kept;
+  for (const Diagnostic& d : checks) {
+    const bool repeated = !d.isError() && !d.key.empty() && std::any_of(errors.begin(), errors.end(), [&d](const Diagnostic& e) {
+                            return e.isError() && e.key == d.key;
+                          });
+    if (!repeated) kept.push_back(d);
+  }
+  return kept;
+}
+
 Diagnostics sortedByLocation(const Diagnostics& d) {
   // Errors first; then files in order of first appearance (command line last), line, column.
   std::vector<std::string> files;

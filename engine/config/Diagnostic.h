@@ -31,6 +31,9 @@ using Diagnostics = std::vector<Diagnostic>;
 
 bool hasErrors(const Diagnostics& d);
 size_t countErrors(const Diagnostics& d);
+/// `checks` without the warnings whose key `errors` holds an error for: what train refuses is a
+/// warning of the config check and an error of the pre-flight checks, and is said once, as the error.
+Diagnostics withoutRepeatsOf(const Diagnostics& checks, const Diagnostics& errors);
 /// Errors before warnings; within each, by file, line and column (command line last).
 Diagnostics sortedByLocation(const Diagnostics& d);
 /// All diagnostics, one per line, in sortedByLocation order.

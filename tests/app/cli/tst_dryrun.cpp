@@ -85,6 +85,26 @@ class TestDryRun : public QObject {
     QCOMPARE(plain.exitCode, 0);
   }
 
+  // A key train refuses is a warning of config check and an error of the pre-flight: the report
+  // says it once, as the error, and keeps the config check's other warnings.
+  void aRefusedKeyIsReportedOnceAsAnError() {
+    const QString refused = dir_.filePath("refused.yaml");
+    QFile f(refused);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("_BASE_: ok.yaml\nDETECTION:\n  ENABLE: True\nOUTPUT_DIR: " + dir_.filePath("runs/refused").toUtf8() + "\n");
+    f.close();
+    auto plain = runCli({"config", "check", "--cfg", refused}, dir_.path());
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(plain.err.contains(refused + ":3:11: warning: DETECTION.ENABLE"), qPrintable(plain.err));
+    for (const QStringList& command : {QStringList{"train", "--dry-run"}, QStringList{"config", "check", "--preflight"}}) {
+      auto r = runCli(command + QStringList{"--no-memory-check", "--cfg", refused}, dir_.path());
+      QCOMPARE(r.exitCode, 1);
+      QCOMPARE(r.err.count("DETECTION.ENABLE"), 1);
+      QVERIFY2(r.err.contains(refused + ":3:11: DETECTION.ENABLE"), qPrintable(r.err));  // an error: no "warning: "
+      QVERIFY2(r.out.contains("pre-flight: 1 error"), qPrintable(r.out));
+    }
+  }
+
   void dryRunOfAGoodConfigPassesAndWritesNothing() {
     const QStringList before = entries(dir_.path());
     auto r = runCli({"train", "--dry-run", "--cfg", cfg_}, dir_.path());
