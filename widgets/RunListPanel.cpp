@@ -23,8 +23,8 @@
 namespace amp::widgets {
 RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabel), table_(new QTableWidget) {
   table_->setColumnCount(ColumnCount);
-  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Model"), tr("Precision"), tr("Devices"), tr("Best val top-1"), tr("Peak memory"),
-                                     tr("Time"), tr("Started")});
+  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Best val top-1"), tr("Time"), tr("Precision"), tr("Model"),
+                                     tr("Peak memory"), tr("Devices"), tr("Started")});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -163,12 +163,12 @@ void RunListPanel::refresh() {
       const runlog::RunSummary& s = summaryOf(dir);
       cells = {meta->name.empty() ? QDir(dir).dirName() : QString::fromStdString(meta->name),
                status,
-               QString::fromStdString(meta->model),
-               QString::fromStdString(meta->precision),
-               devicesLabel(*meta),
                s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString(),
-               s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString(),
                meta->startedAt > 0 ? formatDuration(end - meta->startedAt) : QString(),
+               QString::fromStdString(meta->precision),
+               QString::fromStdString(meta->model),
+               s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString(),
+               devicesLabel(*meta),
                meta->startedAt > 0 ? QDateTime::fromSecsSinceEpoch(static_cast<qint64>(meta->startedAt)).toString("yyyy-MM-dd hh:mm") : QString()};
     }
     for (int c = 0; c < cells.size(); ++c) {

@@ -19,7 +19,8 @@ namespace amp::widgets {
 class RunListPanel : public QWidget {
   Q_OBJECT
  public:
-  enum Column { Name, Status, Model, Precision, Devices, BestTop1, PeakMemory, Time, Started, ColumnCount };
+  // What tells runs apart first (how well, how long), then what they were; a narrow dock scrolls to the rest.
+  enum Column { Name, Status, BestTop1, Time, Precision, Model, PeakMemory, Devices, Started, ColumnCount };
 
   explicit RunListPanel(QWidget* parent = nullptr);
   void setRunsFolder(const QString& folder);

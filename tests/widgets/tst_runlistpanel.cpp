@@ -40,7 +40,7 @@ class TestRunListPanel : public QObject {
     QVERIFY(!panel.table()->isHidden());
     QCOMPARE(panel.table()->item(0, 0)->text(), QString("demo-fp32"));
     QCOMPARE(panel.table()->item(1, 1)->text(), QString("failed"));
-    QCOMPARE(panel.table()->item(1, 3)->text(), QString("bf16"));
+    QCOMPARE(panel.table()->item(1, widgets::RunListPanel::Precision)->text(), QString("bf16"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Time)->text(), QString("0:02:05"));
   }
 
