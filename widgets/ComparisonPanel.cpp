@@ -12,10 +12,13 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStyle>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -47,15 +50,16 @@ struct ChartSpec {
   bool accuracy;
   double divide;
   bool log2;
+  bool readoutUnit;  ///< `unit` is a unit the tracker writes after values (not a description)
 };
 const std::vector<ChartSpec>& chartSpecs() {
   static const std::vector<ChartSpec> specs = {
-      {"Training loss (smoothed)", "cross entropy", "train", {"loss"}, true, false, 1, false},
-      {"Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false},
-      {"Peak memory", "MiB", "train", {"mem_peak_bytes", "mem_peak_rss_bytes"}, false, false, 1024.0 * 1024.0, false},
-      {"Loss scale", "factor (log2)", "train", {"loss_scale"}, false, false, 1, true},
-      {"Throughput (smoothed)", "clips/s", "train", {"clips_per_s"}, true, false, 1, false},
-      {"Learning rate", "", "train", {"lr"}, false, false, 1, false},
+      {"Training loss (smoothed)", "cross entropy", "train", {"loss"}, true, false, 1, false, false},
+      {"Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false, true},
+      {"Peak memory", "MiB", "train", {"mem_peak_bytes", "mem_peak_rss_bytes"}, false, false, 1024.0 * 1024.0, false, true},
+      {"Loss scale", "factor (log2)", "train", {"loss_scale"}, false, false, 1, true, false},
+      {"Throughput (smoothed)", "clips/s", "train", {"clips_per_s"}, true, false, 1, false, true},
+      {"Learning rate", "", "train", {"lr"}, false, false, 1, false, false},
   };
   return specs;
 }
@@ -94,6 +98,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
     auto* c = new MetricChart(tr(chartSpecs()[i].title), tr(chartSpecs()[i].unit));
     if (chartSpecs()[i].log2) c->setYScale(MetricChart::YScale::Log2);
     if (chartSpecs()[i].accuracy) c->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
+    if (chartSpecs()[i].readoutUnit) c->setValueUnit(tr(chartSpecs()[i].unit));
     charts_.push_back(c);
     grid->addWidget(c, static_cast<int>(i) / 3, static_cast<int>(i) % 3);
   }
@@ -136,26 +141,15 @@ QStringList ComparisonPanel::runs() const {
 
 void ComparisonPanel::setRuns(const QStringList& dirs) {
   runs_.clear();
-  for (const QString& dir : dirs) {
+  QStringList keys;
+  for (const QString& dir : dirs) keys << QDir(dir).absolutePath();
+  const std::vector<QColor> colors = distinctColors(keys);  // two runs of one or of neighbouring colours would look like one
+  for (int i = 0; i < dirs.size(); ++i) {
     auto run = std::make_unique<Run>();
-    run->dir = dir;
-    run->color = stableColor(QDir(dir).absolutePath());
+    run->dir = dirs[i];
+    run->color = colors[static_cast<std::size_t>(i)];
     runs_.push_back(std::move(run));
   }
-  // Two runs of one palette colour would look like one: give the later one the next free colour.
-  for (std::size_t i = 1; i < runs_.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (runs_[i]->color == runs_[j]->color) {
-        for (int k = 0; k < 10; ++k) {
-          const QColor c = seriesColor(k);
-          bool used = false;
-          for (std::size_t m = 0; m < runs_.size(); ++m) used = used || (m != i && runs_[m]->color == c);
-          if (!used) {
-            runs_[i]->color = c;
-            break;
-          }
-        }
-      }
   baseline_ = 0;
   reload();
 }
@@ -329,6 +323,11 @@ void ComparisonPanel::rebuildSummary() {
     }
   }
   summary_->resizeColumnsToContents();
+  // The pane below the charts holds every run's row (up to six, then it scrolls) and the tabs.
+  const int rows = std::min(static_cast<int>(runs_.size()), 6);
+  const int table = summary_->horizontalHeader()->sizeHint().height() + rows * summary_->verticalHeader()->defaultSectionSize() +
+                    2 * summary_->frameWidth() + summary_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+  tabs_->setMinimumHeight(table + tabs_->tabBar()->sizeHint().height() + 6);
 }
 
 QString ComparisonPanel::summaryMarkdown() const {

@@ -5,6 +5,8 @@
 #include <QMenu>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <vector>
 
 namespace amp::widgets {
@@ -94,6 +96,40 @@ void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const
 
 QColor stableColor(const QString& key) { return seriesColor(static_cast<int>(qHash(key) % 10)); }
 
+namespace {
+int paletteIndex(const QColor& c) {
+  for (int i = 0; i < 10; ++i)
+    if (seriesColor(i) == c) return i;
+  return -1;
+}
+// Palette neighbours a reader mixes up when two runs' thin lines cross: orange/red, red/brown,
+// purple/pink, blue/cyan, green/olive.
+bool closeColors(const QColor& a, const QColor& b) {
+  if (a == b) return true;
+  const int i = std::min(paletteIndex(a), paletteIndex(b)), j = std::max(paletteIndex(a), paletteIndex(b));
+  return (i == 1 && j == 3) || (i == 3 && j == 5) || (i == 4 && j == 6) || (i == 0 && j == 9) || (i == 2 && j == 8);
+}
+}  // namespace
+
+std::vector<QColor> distinctColors(const QStringList& keys) {
+  std::vector<QColor> colors;
+  for (const QString& key : keys) {
+    auto clashes = [&colors](const QColor& c) {
+      return std::any_of(colors.begin(), colors.end(), [&c](const QColor& taken) { return closeColors(c, taken); });
+    };
+    QColor c = stableColor(key);
+    for (int k = 0; k < 10 && clashes(c); ++k) c = seriesColor(k);
+    if (clashes(c))  // more runs than distinct colours: at least not the same as another
+      for (int k = 0; k < 10; ++k)
+        if (std::none_of(colors.begin(), colors.end(), [k](const QColor& t) { return t == seriesColor(k); })) {
+          c = seriesColor(k);
+          break;
+        }
+    colors.push_back(c);
+  }
+  return colors;
+}
+
 MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* parent)
     : QCustomPlot(parent), title_(title) {
   setObjectName(title);
@@ -153,6 +189,15 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   noteText_->setColor(pal.color(QPalette::PlaceholderText));
   noteText_->setVisible(false);
   noteText_->setSelectable(false);
+  emptyText_ = new QCPItemText(this);
+  emptyText_->setPositionAlignment(Qt::AlignCenter);
+  emptyText_->position->setType(QCPItemPosition::ptAxisRectRatio);
+  emptyText_->position->setCoords(0.5, 0.5);
+  emptyText_->setFont(small);
+  emptyText_->setColor(pal.color(QPalette::PlaceholderText));
+  emptyText_->setText(tr("no data"));
+  emptyText_->setSelectable(false);
+  showEmpty(true);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::refreshEnvelopes);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::placeLegend);
   connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
@@ -165,6 +210,7 @@ void MetricChart::setNote(const QString& text) {
   note_ = text;
   noteText_->setText(text);
   noteText_->setVisible(!text.isEmpty());
+  emptyText_->setVisible(text.isEmpty() && !xAxis->tickLabels());
 }
 
 int MetricChart::addSeries(const QString& name, const QColor& color, Style style, QCPScatterStyle::ScatterShape marker) {
@@ -210,6 +256,7 @@ void MetricChart::appendPoints(int series, const QVector<double>& x, const QVect
     e.minValue = std::min(e.minValue, v), e.maxValue = std::max(e.maxValue, v);
     if (v > 0 && (e.minPositive == 0 || v < e.minPositive)) e.minPositive = v;
   }
+  if (e.any && !xAxis->tickLabels()) showEmpty(false);
   if (!sorted) {  // rare (markers out of order): keep the columns sorted by key
     std::vector<std::size_t> order(e.x.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -371,7 +418,16 @@ void MetricChart::refreshEnvelopes() {
   }
 }
 
+void MetricChart::showEmpty(bool empty) {
+  // Without points QCustomPlot's default 0-5 ranges would read as data: no numbers, a word instead.
+  for (QCPAxis* axis : {xAxis, yAxis}) axis->setTickLabels(!empty);
+  emptyText_->setVisible(empty && note_.isEmpty());
+}
+
+bool MetricChart::showsEmpty() const { return emptyText_->visible(); }
+
 void MetricChart::clearPoints() {
+  showEmpty(true);
   for (int i = 0; i < graphCount(); ++i) graph(i)->data()->clear();
   for (Store& e : stores_) e = Store{};
   for (auto& [line, text] : markers_) {
@@ -468,6 +524,7 @@ void MetricChart::fitIfFollowing() {
     values = foundY ? QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper)) : v;
     foundY = true;
   }
+  showEmpty(!found);
   if (!found) return;
   if (keys.size() <= 0) keys = QCPRange(keys.lower - 0.5, keys.upper + 0.5);
   xAxis->setRange(keys);
@@ -516,8 +573,24 @@ void MetricChart::setYRange(const QCPRange& values) {
   }
 }
 
+double MetricChart::nearestPointX(double x) const {
+  double best = x, distance = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < graphCount(); ++i) {
+    const Store& s = stores_[static_cast<std::size_t>(i)];
+    if (s.x.empty() || !graph(i)->visible()) continue;
+    const auto it = std::lower_bound(s.x.begin(), s.x.end(), x);
+    for (auto c : {it, it == s.x.begin() ? it : std::prev(it)})
+      if (c != s.x.end() && std::abs(*c - x) < distance) {
+        distance = std::abs(*c - x);
+        best = *c;
+      }
+  }
+  return best;
+}
+
 QStringList MetricChart::valuesAt(double x) const {
   QStringList lines;
+  const QString unit = valueUnit_.isEmpty() ? QString() : (valueUnit_ == "%" ? valueUnit_ : " " + valueUnit_);
   for (int i = 0; i < graphCount(); ++i) {
     QCPGraph* g = graph(i);
     const Store& s = stores_[static_cast<std::size_t>(i)];
@@ -525,14 +598,18 @@ QStringList MetricChart::valuesAt(double x) const {
     std::size_t k = static_cast<std::size_t>(std::lower_bound(s.x.begin(), s.x.end(), x) - s.x.begin());
     if (k == s.x.size() || (k > 0 && std::abs(s.x[k - 1] - x) <= std::abs(s.x[k] - x))) k = k == 0 ? 0 : k - 1;
     if (g->lineStyle() == QCPGraph::lsNone && std::abs(s.x[k] - x) > xAxis->range().size() * 0.01) continue;
-    QString line = QStringLiteral("%1: %2").arg(g->name(), formatMetric(s.y[k]));
+    QString line = QStringLiteral("%1: %2%3").arg(g->name(), formatMetric(s.y[k]), unit);
     if (const auto note = s.notes.find(s.x[k]); note != s.notes.end()) line += QStringLiteral(" (%1)").arg(note->second);
     lines << line;
   }
   return lines;
 }
 
-void MetricChart::showTrackerAt(double x) {
+QString MetricChart::trackerText() const { return trackerText_->visible() ? trackerText_->text() : QString(); }
+
+void MetricChart::showTrackerAt(double cursorX) {
+  // The readout names a point that exists (step 120, not 119.73): the one nearest the cursor.
+  const double x = nearestPointX(cursorX);
   const QStringList lines = valuesAt(x);
   if (lines.isEmpty()) {
     hideTracker();

@@ -4,6 +4,7 @@
 // linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
 // follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
 #include <QString>
+#include <QStringList>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -48,6 +49,8 @@ class MetricChart : public QCustomPlot {
   /// A line or two of grey text inside the plot that says what the curves alone do not (empty: none).
   void setNote(const QString& text);
   const QString& note() const { return note_; }
+  /// True while the chart has nothing to draw: it says "no data" and its axes carry no numbers.
+  bool showsEmpty() const;
 
   /// Following: the X range spans all data and Y fits it after every update. Turned off by any
   /// zoom or pan; double-click turns it on again.
@@ -65,11 +68,17 @@ class MetricChart : public QCustomPlot {
   QString verticalMarkerLabel(int i) const;
   bool verticalMarkerLabelShown(int i) const;
 
-  /// The tracker: a vertical line at x with every series' value there (nearest point).
+  /// The tracker: a vertical line at the point nearest x, every series' value there (nearest point).
   void showTrackerAt(double x);
   void hideTracker();
+  /// What the tracker shows now ("step 120" and a line per series); empty while it is hidden.
+  QString trackerText() const;
   /// "name: value" for each series at x (what the tracker shows).
   QStringList valuesAt(double x) const;
+  /// The x of the visible point nearest `x` (over all series); `x` when there is none.
+  double nearestPointX(double x) const;
+  /// The unit the tracker writes after each value ("%", "MiB", "clips/s"); none by default.
+  void setValueUnit(const QString& unit) { valueUnit_ = unit; }
 
   bool exportTo(const QString& path, int width = 0, int height = 0);  ///< .png or .pdf by suffix
 
@@ -115,6 +124,7 @@ class MetricChart : public QCustomPlot {
   void appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1, QVector<QCPGraphData>& out) const;
   void refreshEnvelopes();
   void placeLegend();
+  void showEmpty(bool empty);
   int pointsUnder(const QRectF& area, int budget) const;
   Qt::Alignment preferredCorner_ = Qt::AlignTop | Qt::AlignRight;
   std::vector<Store> stores_;
@@ -125,7 +135,9 @@ class MetricChart : public QCustomPlot {
   QCPItemText* trackerText_;
   QCPTextElement* titleElement_;
   QCPItemText* noteText_;
+  QCPItemText* emptyText_;  ///< "no data" while no series has a point
   QString note_;
+  QString valueUnit_;
   std::vector<std::pair<QCPItemStraightLine*, QCPItemText*>> markers_;
 };
 
@@ -161,5 +173,9 @@ class SmoothedValue {
 QColor seriesColor(int index);
 /// A colour that stays with a name (a run) whichever other names are shown.
 QColor stableColor(const QString& key);
+/// One colour per key, each its stableColor unless that is an earlier key's colour or a palette
+/// neighbour of one (orange/red, purple/pink ...): then the first palette colour that is neither.
+/// Past ten keys colours repeat.
+std::vector<QColor> distinctColors(const QStringList& keys);
 
 }  // namespace amp::widgets

@@ -2,6 +2,7 @@
 // baseline, and a config diff with only the keys that differ.
 #include <QtTest>
 
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <fstream>
@@ -131,6 +132,30 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(chart->seriesGraph(1)->name(), QString("bench-b/plain-fp32"));
     QCOMPARE(chart->seriesGraph(2)->name(), QString("amp"));  // a unique name stays as it is
     QCOMPARE(panel.summaryTable()->item(1, 0)->text(), QString("bench-b/plain-fp32"));
+  }
+
+  // Five runs in a window of ordinary size: the summary shows every row without scrolling,
+  // and each run's colour differs from the others'.
+  void theSummaryShowsEveryRunsRow() {
+    QTemporaryDir dir;
+    QStringList runs;
+    for (int i = 0; i < 5; ++i) {
+      runs << dir.path() + QString("/run%1").arg(i);
+      recordRun(runs.back(), "", "fp32", 1.0 + i, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\n");
+    }
+    widgets::ComparisonPanel panel;
+    panel.resize(1400, 900);
+    panel.setRuns(runs);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    const QTableWidget* t = panel.summaryTable();
+    QCOMPARE(t->rowCount(), 5);
+    QVERIFY(t->verticalScrollBar()->maximum() == 0);
+    QVERIFY2(t->rowViewportPosition(4) + t->rowHeight(4) <= t->viewport()->height(),
+             qPrintable(QString("%1 + %2 > %3").arg(t->rowViewportPosition(4)).arg(t->rowHeight(4)).arg(t->viewport()->height())));
+    QSet<QRgb> colours;
+    for (int i = 0; i < 5; ++i) colours.insert(panel.charts().front()->seriesGraph(i)->pen().color().rgb());
+    QCOMPARE(colours.size(), 5);
   }
 
   void anUnreadableRunIsNamedNotHidden() {

@@ -1,6 +1,7 @@
 // The chart under long runs: past its direct-point limit it draws a min/max envelope (spikes
 // stay), zooming in shows every point again, following fits the axes from running extents.
 #include <QtTest>
+#include <cmath>
 
 #include "MetricChart.h"
 
@@ -43,6 +44,95 @@ class TestMetricChart : public QObject {
     QVERIFY(chart.valuesAt(54321.2).join(' ').contains("loss: 1000"));
     chart.fitY();
     QVERIFY(chart.yAxis->range().upper > 1000.0 && chart.yAxis->range().lower < 0.0);
+  }
+
+  void theTrackerNamesAPointThatExistsWithItsUnit() {
+    MetricChart chart("Accuracy", "%");
+    chart.resize(600, 300);
+    chart.setXLabel("step");
+    chart.setValueUnit("%");
+    const int train = chart.addSeries("train top-1", Qt::blue);
+    const int val = chart.addSeries("val top-1", Qt::red, MetricChart::Style::Points);
+    const int mark = chart.addSeries("skipped", Qt::black, MetricChart::Style::Markers);
+    chart.appendPoints(train, {10, 20, 30}, {40, 55, 61});
+    chart.appendPoints(val, {10, 30}, {35, 57.5});
+    chart.appendPoints(mark, {30}, {61});
+    chart.fitIfFollowing();
+    QCOMPARE(chart.nearestPointX(21.7), 20.0);
+    QCOMPARE(chart.nearestPointX(28.2), 30.0);
+    chart.showTrackerAt(21.7);  // where the mouse is, between steps
+    // Connected points give their nearest value; a marker only where it is.
+    QCOMPARE(chart.trackerText(), QString("step 20\ntrain top-1: 55%\nval top-1: 35%"));
+    chart.showTrackerAt(29.4);
+    QCOMPARE(chart.trackerText(), QString("step 30\ntrain top-1: 61%\nval top-1: 57.5%\nskipped: 61%"));
+    chart.hideTracker();
+    QCOMPARE(chart.trackerText(), QString());
+
+    MetricChart memory("Memory", "MiB");
+    memory.setValueUnit("MiB");
+    memory.appendPoints(memory.addSeries("peak RSS", Qt::blue), {1, 2}, {300, 310});
+    QCOMPARE(memory.valuesAt(2), QStringList{"peak RSS: 310 MiB"});
+    MetricChart loss("Loss", "cross entropy");  // an axis description, not a unit: nothing written after the value
+    loss.appendPoints(loss.addSeries("loss", Qt::blue), {1}, {1.5});
+    QCOMPARE(loss.valuesAt(1), QStringList{"loss: 1.5"});
+    QCOMPARE(loss.nearestPointX(7), 1.0);
+    MetricChart empty("Empty", "");
+    QCOMPARE(empty.nearestPointX(7), 7.0);
+  }
+
+  void anEmptyChartSaysSoInsteadOfShowingAxisNumbers() {
+    MetricChart chart("Memory", "MiB");
+    const int allocated = chart.addSeries("allocated", Qt::blue);
+    const int rss = chart.addSeries("process RSS", Qt::red);
+    QVERIFY(chart.showsEmpty());
+    QVERIFY(!chart.xAxis->tickLabels() && !chart.yAxis->tickLabels());  // not QCustomPlot's 0-5 as if it were data
+    chart.appendPoints(allocated, {}, {});
+    chart.appendPoints(rss, {1}, {std::nan("")});  // a point with nothing to draw
+    chart.fitIfFollowing();
+    QVERIFY(chart.showsEmpty());
+    chart.setFollowing(false);  // a point arriving while the user holds the view still ends the empty state
+    chart.appendPoints(rss, {2}, {300});
+    QVERIFY(!chart.showsEmpty());
+    QVERIFY(chart.xAxis->tickLabels() && chart.yAxis->tickLabels());
+    chart.clearPoints();
+    QVERIFY(chart.showsEmpty());
+    chart.setNote("No loss scaling in this run");  // a chart's own note says more than "no data"
+    QVERIFY(!chart.showsEmpty());
+    QVERIFY(!chart.xAxis->tickLabels());
+    chart.setNote(QString());
+    QVERIFY(chart.showsEmpty());
+  }
+
+  void runColoursStayApart() {
+    using amp::widgets::distinctColors;
+    using amp::widgets::seriesColor;
+    using amp::widgets::stableColor;
+    // Keys whose own colours are the palette's red (3) and orange (1), and another red one.
+    QString red, red2, orange;
+    for (int i = 0; i < 1000 && (red2.isEmpty() || orange.isEmpty()); ++i) {
+      const QString key = QString("/runs/run%1").arg(i);
+      if (stableColor(key) == seriesColor(3) && red.isEmpty())
+        red = key;
+      else if (stableColor(key) == seriesColor(3) && red2.isEmpty())
+        red2 = key;
+      if (stableColor(key) == seriesColor(1) && orange.isEmpty()) orange = key;
+    }
+    QVERIFY(!red.isEmpty() && !red2.isEmpty() && !orange.isEmpty());
+    std::vector<QColor> c = distinctColors({red, orange});
+    QCOMPARE(c[0], seriesColor(3));  // the first keeps its own colour
+    QCOMPARE(c[1], seriesColor(0));  // not orange next to red: the first colour apart from it (blue)
+    c = distinctColors({orange, red2, red});
+    QCOMPARE(c[0], seriesColor(1));
+    QCOMPARE(c[1], seriesColor(0));  // red is orange's neighbour
+    QCOMPARE(c[2], seriesColor(2));  // blue taken, orange taken: green
+    c = distinctColors({red, orange});
+    QCOMPARE(c[0], seriesColor(3));  // the same keys, the same colours
+    QStringList many;
+    for (int i = 0; i < 12; ++i) many << QString("/runs/many%1").arg(i);
+    c = distinctColors(many);
+    QCOMPARE(c.size(), std::size_t(12));
+    for (std::size_t i = 0; i < 10; ++i)
+      for (std::size_t j = 0; j < i; ++j) QVERIFY2(c[i] != c[j], qPrintable(QString("%1 %2").arg(i).arg(j)));
   }
 
   void theLegendMovesOffTheCurves() {
