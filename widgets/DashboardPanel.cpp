@@ -182,6 +182,8 @@ void DashboardPanel::buildCharts() {
   bind(time, tr("iteration (smoothed)"), 0, S::Line, "train", "iter_time_s", Transform::Ema);
   bind(time, tr("data wait (smoothed)"), 3, S::Line, "train", "data_wait_s", Transform::Ema);
   for (MetricChart* c : charts_) c->setXLabel(tr("step"));
+  // The tracker writes these after its values; the other charts' axis labels are not units.
+  for (MetricChart* c : {acc, mem, speed, time}) c->setValueUnit(c->yAxis->label());
 }
 
 MetricChart* DashboardPanel::chart(const QString& title) const {
@@ -199,6 +201,7 @@ void DashboardPanel::beginRun(const QString& title) {
   title_->setText(title);
   setRunState(tr("Starting…"));
   messages_->clear();
+  repeated_.clear();
   rebuild();
 }
 
@@ -240,6 +243,7 @@ void DashboardPanel::rebuild() {
   scaleChecked_ = 0;
   scaleVaries_ = false;
   messages_->clear();
+  repeated_.clear();
   const QString label = xAxis_ == XAxis::Step ? tr("step") : xAxis_ == XAxis::Epoch ? tr("epoch") : tr("time (s)");
   for (MetricChart* c : charts_) c->setXLabel(label);
   updateCharts();
@@ -290,6 +294,26 @@ void DashboardPanel::updateCharts() {
   }
 }
 
+QString DashboardPanel::eventTitle(const std::string& name) {
+  static const std::map<std::string, const char*> titles = {
+      {"checkpoint", QT_TR_NOOP("Checkpoint")},
+      {"precise_bn", QT_TR_NOOP("Precise BN")},
+      {"shape_change", QT_TR_NOOP("Multigrid")},
+      {"scaler_backoff", QT_TR_NOOP("Loss scale backoff")},
+      {"scaler_growth", QT_TR_NOOP("Loss scale growth")},
+      {"nonfinite_gradients", QT_TR_NOOP("Non-finite gradients")},
+      {"decode_failure", QT_TR_NOOP("Decode failure")},
+      {"resumed", QT_TR_NOOP("Resumed")},
+      {"initialised", QT_TR_NOOP("Initialised")},
+      {"testing", QT_TR_NOOP("Test")},
+      {"error", QT_TR_NOOP("Error")},
+  };
+  if (const auto it = titles.find(name); it != titles.end()) return tr(it->second);
+  QString words = QString::fromStdString(name).replace('_', ' ');  // an event this version does not know
+  if (!words.isEmpty()) words[0] = words[0].toUpper();
+  return words;
+}
+
 void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   QString icon = QStringLiteral("•");
   QColor color = palette().color(QPalette::Text);
@@ -298,11 +322,22 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
            e.name == "warning") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
   QString message = QString::fromStdString(e.message);
   if (e.name == "checkpoint") message = QFileInfo(message).fileName();  // the folder is the run's
-  auto* item = new QListWidgetItem(QStringLiteral("%1 step %2 · %3: %4").arg(icon).arg(e.step).arg(QString::fromStdString(e.name), message));
+  // A message said before (precise BN every epoch) is said once, last where it last happened, with
+  // how often and since when.
+  const QString key = QString::fromStdString(e.name) + '\n' + message;
+  Repeated& seen = repeated_[key];
+  if (seen.item) delete messages_->takeItem(messages_->row(seen.item));
+  if (seen.count++ == 0) seen.firstStep = e.step;
+  const QString steps = seen.count == 1 ? tr("step %1").arg(e.step) : tr("steps %1–%2").arg(seen.firstStep).arg(e.step);
+  const QString times = seen.count == 1 ? QString() : tr(" (%1 times)").arg(seen.count);
+  const QString title = eventTitle(e.name);
+  const bool titled = message.startsWith(title + QLatin1Char(' '), Qt::CaseInsensitive);  // "multigrid phase 2/5 ...": not "Multigrid: multigrid ..."
+  auto* item = new QListWidgetItem(QStringLiteral("%1 %2 · %3%4").arg(icon, steps, titled ? message : title + ": " + message, times));
   item->setForeground(color);
   item->setToolTip(QString::fromStdString(e.message));
   messages_->addItem(item);
   messages_->scrollToBottom();
+  seen.item = item;
   const QVector<double> x{xOf(e)};
   if (e.name == "scaler_backoff") {
     MetricChart* scale = chart(tr("Loss scale"));

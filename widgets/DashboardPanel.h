@@ -4,7 +4,9 @@
 // messages. Fed with metric events (from the engine through TrainingController, or from a
 // metrics.jsonl another process is writing); it replots at most once per appendEvents call.
 #include <QWidget>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -15,6 +17,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QListWidgetItem;
 class QSlider;
 class QTimer;
 
@@ -51,6 +54,8 @@ class DashboardPanel : public QWidget {
   const std::vector<MetricChart*>& charts() const { return charts_; }
   MetricChart* chart(const QString& title) const;
   QListWidget* messages() const { return messages_; }
+  /// What the message list calls an event of the metrics log ("precise_bn": "Precise BN").
+  static QString eventTitle(const std::string& name);
   QString stateText() const;
 
   /// Writes the run's metrics as CSV. False with `error`.
@@ -67,6 +72,12 @@ class DashboardPanel : public QWidget {
   void rebuild();  ///< every chart from the record (axis, smoothing or data removed)
   void updateCharts();
   void addNotable(const runlog::MetricEvent& e);
+  struct Repeated {
+    QListWidgetItem* item = nullptr;  ///< the message's one row in the list
+    int count = 0;
+    std::int64_t firstStep = 0;
+  };
+  std::map<QString, Repeated> repeated_;  ///< by event name and message
   double xOf(const runlog::MetricEvent& e) const;
   void pollFollowed();
 

@@ -183,6 +183,43 @@ class TestDashboardPanel : public QObject {
     QCOMPARE(loss->verticalMarkerCount(), 0);
   }
 
+  // The message list names events in words and says a repeated message once: where it last
+  // happened, how often, since when. Arriving in two batches or all at once reads the same.
+  void repeatedMessagesAreSaidOnce() {
+    auto notable = [](const char* name, std::int64_t step, const std::string& message) {
+      runlog::MetricEvent e;
+      e.kind = runlog::kind::kEvent;
+      e.name = name;
+      e.step = step;
+      e.message = message;
+      return e;
+    };
+    const std::string precise = "running statistics of 40 batch norms recomputed over 10 training batches";
+    const std::vector<runlog::MetricEvent> events = {
+        notable("precise_bn", 100, precise), notable("checkpoint", 100, "/runs/a/checkpoints/checkpoint_epoch_00001.pyth"),
+        notable("precise_bn", 200, precise), notable("checkpoint", 200, "/runs/a/checkpoints/checkpoint_epoch_00002.pyth"),
+        notable("precise_bn", 300, precise), notable("some_new_event", 300, "said by a newer engine"),
+        notable("shape_change", 300, "multigrid phase 2/5 (epochs 6-9): batch 32")};
+    const QStringList expected = {"• step 100 · Checkpoint: checkpoint_epoch_00001.pyth",
+                                  "• step 200 · Checkpoint: checkpoint_epoch_00002.pyth",
+                                  "• steps 100–300 · Precise BN: " + QString::fromStdString(precise) + " (3 times)",
+                                  "• step 300 · Some new event: said by a newer engine",
+                                  "• step 300 · multigrid phase 2/5 (epochs 6-9): batch 32"};  // it names itself
+    for (std::size_t split : {events.size(), std::size_t(3)}) {
+      widgets::DashboardPanel dashboard;
+      dashboard.beginRun("fp32");
+      dashboard.appendEvents({events.begin(), events.begin() + static_cast<long>(split)});
+      if (split < events.size()) dashboard.appendEvents({events.begin() + static_cast<long>(split), events.end()});
+      QStringList shown;
+      for (int i = 0; i < dashboard.messages()->count(); ++i) shown << dashboard.messages()->item(i)->text();
+      QCOMPARE(shown, expected);
+      dashboard.beginRun("fp32 again");  // a new run starts counting afresh
+      dashboard.appendEvents({events.front()});
+      QCOMPARE(dashboard.messages()->count(), 1);
+      QCOMPARE(dashboard.messages()->item(0)->text(), "• step 100 · Precise BN: " + QString::fromStdString(precise));
+    }
+  }
+
   void axisSmoothingAndExport() {
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("synthetic");
