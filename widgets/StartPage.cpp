@@ -1,16 +1,71 @@
 #include "StartPage.h"
 
+#include <QApplication>
 #include <QCommandLinkButton>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QLabel>
 #include <QListWidget>
+#include <QPainter>
+#include <QStyledItemDelegate>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace amp::widgets {
 
 namespace {
+// A template's entry: its name in bold, the line about it under it in the secondary text colour,
+// wrapped to the list's width.
+class NameAndSummaryDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+  void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    const QString text = index.data(Qt::DisplayRole).toString();  // opt.text has the newline as a line separator
+    const QString name = text.section('\n', 0, 0), summary = text.section('\n', 1);
+    opt.text.clear();
+    const QWidget* w = opt.widget;
+    QStyle* style = w ? w->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);  // background and selection
+    const bool selected = opt.state & QStyle::State_Selected;
+    const QRect r = opt.rect.adjusted(kPad, kPad, -kPad, -kPad);
+    painter->save();
+    QFont bold = opt.font;
+    bold.setBold(true);
+    painter->setFont(bold);
+    painter->setPen(opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Text));
+    const int nameHeight = QFontMetrics(bold).height();
+    painter->drawText(QRect(r.left(), r.top(), r.width(), nameHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                      QFontMetrics(bold).elidedText(name, Qt::ElideMiddle, r.width()));
+    if (!summary.isEmpty()) {
+      painter->setFont(opt.font);
+      painter->setPen(opt.palette.color(selected ? QPalette::HighlightedText : QPalette::PlaceholderText));
+      painter->drawText(QRect(r.left(), r.top() + nameHeight, r.width(), r.height() - nameHeight), Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop,
+                        summary);
+    }
+    painter->restore();
+  }
+
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    const QString summary = index.data(Qt::DisplayRole).toString().section('\n', 1);
+    const int width = std::max(100, (opt.widget ? opt.widget->width() - 24 : opt.rect.width()) - 2 * kPad);
+    QFont bold = opt.font;
+    bold.setBold(true);
+    int height = QFontMetrics(bold).height() + 2 * kPad;
+    if (!summary.isEmpty()) height += QFontMetrics(opt.font).boundingRect(QRect(0, 0, width, 10000), Qt::TextWordWrap, summary).height();
+    return {width, height};
+  }
+
+ private:
+  static constexpr int kPad = 4;
+};
+
 QLabel* heading(const QString& text) {
   auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped()));
   label->setContentsMargins(0, 8, 0, 2);
@@ -41,6 +96,8 @@ StartPage::StartPage(QWidget* parent)
   connect(recent_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
     if (item->flags() & Qt::ItemIsEnabled) emit recentChosen(item->data(Qt::UserRole).toString());
   });
+  templates_->setItemDelegate(new NameAndSummaryDelegate(templates_));
+  templates_->setResizeMode(QListView::Adjust);  // the wrapped lines follow the list's width
   connect(templates_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { emit templateChosen(item->data(Qt::UserRole).toString()); });
   recentEmpty_->setEnabled(false);
@@ -78,13 +135,38 @@ StartPage::StartPage(QWidget* parent)
   setRecent({});
 }
 
+QString StartPage::configSummary(const QString& path, int maxChars, QString* whole) {
+  QFile f(path);
+  QStringList lines;
+  if (f.open(QIODevice::ReadOnly | QIODevice::Text))
+    while (!f.atEnd()) {
+      const QString line = QString::fromUtf8(f.readLine(4096)).trimmed();
+      if (!line.startsWith('#')) break;
+      lines << line.mid(1).trimmed();
+    }
+  const QString text = lines.join(' ').simplified();
+  if (whole) *whole = text;
+  int end = text.indexOf(QStringLiteral(". "));
+  QString first = end < 0 ? text : text.left(end + 1);
+  if (first.size() > maxChars) {
+    const int cut = first.lastIndexOf(' ', maxChars - 1);
+    first = first.left(cut > maxChars / 2 ? cut : maxChars - 1);
+    while (!first.isEmpty() && (first.back().isPunct() || first.back().isSpace())) first.chop(1);
+    first += QChar(0x2026);
+  }
+  return first;
+}
+
 void StartPage::setTemplates(const QStringList& paths, const QString& root) {
   templates_->clear();
   for (int i = 0; i < paths.size(); ++i) {
     const QString rel = root.isEmpty() ? QFileInfo(paths[i]).fileName() : QDir(root).relativeFilePath(paths[i]);
-    auto* item = new QListWidgetItem(i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("%1 (the demo)").arg(rel) : rel);
+    QString whole;
+    const QString summary = configSummary(paths[i], 110, &whole);
+    const QString name = i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("%1 (the demo)").arg(rel) : rel;
+    auto* item = new QListWidgetItem(summary.isEmpty() ? name : name + '\n' + summary);
     item->setData(Qt::UserRole, paths[i]);
-    item->setToolTip(paths[i]);
+    item->setToolTip(whole.isEmpty() ? paths[i] : QStringLiteral("<p>%1</p><p>%2</p>").arg(paths[i].toHtmlEscaped(), whole.toHtmlEscaped()));
     templates_->addItem(item);
   }
 }

@@ -16,8 +16,12 @@ class StartPage : public QWidget {
   explicit StartPage(QWidget* parent = nullptr);
 
   /// The configs File > New offers; names are shown relative to `root` (the demo's, if first
-  /// and under demo/, as the demo).
+  /// and under demo/, as the demo), each with the first sentence of its leading comment under it.
   void setTemplates(const QStringList& paths, const QString& root);
+  /// What a config file says about itself: its leading '#' comment block as one paragraph
+  /// (`whole`), and its first sentence, cut at a word near `maxChars` with an ellipsis. Empty when
+  /// the file has no leading comment or cannot be read.
+  static QString configSummary(const QString& path, int maxChars = 150, QString* whole = nullptr);
   /// Recently opened configs, newest first; those gone from the disk are shown but greyed out.
   void setRecent(const QStringList& paths);
   /// One line about this machine and the runs folder under the choices.

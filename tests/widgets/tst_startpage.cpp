@@ -46,6 +46,31 @@ class TestStartPage : public QObject {
     QCOMPARE(page.templateList()->item(1)->text(), QString("demo/DEMO.yaml"));
   }
 
+  // A template says what it is under its name: the first sentence of its leading comment.
+  void templatesSayWhatTheyAre() {
+    QTemporaryDir dir;
+    auto write = [&dir](const QString& name, const QByteArray& text) {
+      QFile f(dir.filePath(name));
+      if (f.open(QIODevice::WriteOnly)) f.write(text);
+      return dir.filePath(name);
+    };
+    const QString m = write("X3D_M.yaml", "# X3D-M: 16 frames at stride 5, 224 px crops. 3.8M parameters,\n#   4.7 GFLOPs a view.\nTRAIN:\n  ENABLE: True\n");
+    const QString bare = write("BARE.yaml", "TRAIN:\n  ENABLE: True\n# a comment later on is not the file's description\n");
+    const QString longer = write("LONG.yaml", "# " + QByteArray("word ").repeated(60) + "end.\nTRAIN: {}\n");
+    QString whole;
+    QCOMPARE(StartPage::configSummary(m, 150, &whole), QString("X3D-M: 16 frames at stride 5, 224 px crops."));
+    QCOMPARE(whole, QString("X3D-M: 16 frames at stride 5, 224 px crops. 3.8M parameters, 4.7 GFLOPs a view."));
+    QCOMPARE(StartPage::configSummary(bare), QString());
+    QCOMPARE(StartPage::configSummary(dir.filePath("missing.yaml")), QString());
+    const QString cut = StartPage::configSummary(longer, 40);
+    QCOMPARE(cut, QString("word word word word word word word word") + QChar(0x2026));  // at a word, under 40
+    StartPage page;
+    page.setTemplates({m, bare}, dir.path());
+    QCOMPARE(page.templateList()->item(0)->text(), QString("X3D_M.yaml\nX3D-M: 16 frames at stride 5, 224 px crops."));
+    QVERIFY(page.templateList()->item(0)->toolTip().contains("4.7 GFLOPs a view."));
+    QCOMPARE(page.templateList()->item(1)->text(), QString("BARE.yaml"));
+  }
+
   void recentConfigsGoneFromTheDiskCannotBeOpened() {
     QTemporaryDir dir;
     const QString there = dir.filePath("a.yaml"), gone = dir.filePath("gone.yaml");
