@@ -168,10 +168,26 @@ QCustomPlot* makePlot(const QString& title, const QString& yLabel) {
   p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   p->axisRect()->setRangeDrag(Qt::Horizontal);
   p->axisRect()->setRangeZoom(Qt::Horizontal);
-  p->legend->setVisible(true);
   p->legend->setFont(QFont(p->font().family(), p->font().pointSize() - 1));
   p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  // Until an audit fills it: a sentence, not an empty legend over QCustomPlot's 0-5 axes.
+  p->legend->setVisible(false);
+  for (QCPAxis* axis : {p->xAxis, p->yAxis}) axis->setTickLabels(false);
   return p;
+}
+
+void sayEmpty(QCustomPlot* p) {
+  auto* empty = new QCPItemText(p);
+  empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+  empty->position->setCoords(0.5, 0.5);
+  empty->setColor(p->palette().color(QPalette::PlaceholderText));
+  empty->setText(QObject::tr("no audit yet"));
+}
+
+// An audit's bars are about to be drawn: axes with numbers, the legend naming the bars.
+void showAxes(QCustomPlot* p) {
+  p->legend->setVisible(true);
+  for (QCPAxis* axis : {p->xAxis, p->yAxis}) axis->setTickLabels(true);
 }
 
 // Empties a chart and returns its hidden marker of the selected layer (a vertical dashed line).
@@ -293,6 +309,7 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
 
   for (QCustomPlot* p : {headroomPlot_, underflowPlot_}) {
     markers_.push_back(clearWithMarker(p));
+    sayEmpty(p);
     // Hover: the layer under the cursor; click: select it in the table.
     connect(p, &QCustomPlot::mouseMove, this, [this, p](QMouseEvent* e) {
       const int i = static_cast<int>(std::lround(p->xAxis->pixelToCoord(e->position().x())));
@@ -492,6 +509,7 @@ void PrecisionAuditPanel::showReport(const audit::PrecisionAuditReport& report) 
 void PrecisionAuditPanel::plotHeadroom() {
   QCustomPlot* p = headroomPlot_;
   markers_[0] = clearWithMarker(p);
+  showAxes(p);
   auto* safe = addBars(p, tr("≥ 8x headroom"), kSafe);
   auto* tight = addBars(p, tr("under 8x"), kTight);
   auto* over = addBars(p, tr("overflows float16"), kOver);
@@ -523,6 +541,7 @@ void PrecisionAuditPanel::plotHeadroom() {
 void PrecisionAuditPanel::plotUnderflow() {
   QCustomPlot* p = underflowPlot_;
   markers_[1] = clearWithMarker(p);
+  showAxes(p);
   auto* zero = addBars(p, tr("stored as 0 (|g·s| < 2⁻²⁴)"), kOver);
   auto* sub = addBars(p, tr("subnormal (|g·s| < 2⁻¹⁴)"), kSubnormal);
   sub->moveAbove(zero);

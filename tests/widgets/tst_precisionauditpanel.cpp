@@ -72,6 +72,16 @@ class TestPrecisionAuditPanel : public QObject {
     QVERIFY(cfg);
     panel.setConfigSource([&] { return cfg; });
     panel.batchesBox()->setValue(2);
+    auto says = [](QCustomPlot* p, const QString& text) {
+      for (int i = 0; i < p->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->text() == text) return true;
+      return false;
+    };
+    // Before an audit the charts say so, with no legend and no numbers on their axes.
+    for (QCustomPlot* p : {panel.headroomChart(), panel.underflowChart()}) {
+      QVERIFY(says(p, "no audit yet"));
+      QVERIFY(!p->legend->visible() && !p->xAxis->tickLabels() && !p->yAxis->tickLabels());
+    }
     QSignalSpy done(&panel, &widgets::PrecisionAuditPanel::finished);
     panel.auditConfig();
     QVERIFY(panel.busy());
@@ -90,6 +100,10 @@ class TestPrecisionAuditPanel : public QObject {
     for (const auto& l : r.layers) {
       finiteHeadroom += std::isfinite(l.headroom_log2) ? 1 : 0;
       withGrad += l.has_grad ? 1 : 0;
+    }
+    for (QCustomPlot* p : {panel.headroomChart(), panel.underflowChart()}) {
+      QVERIFY(!says(p, "no audit yet"));
+      QVERIFY(p->legend->visible() && p->xAxis->tickLabels() && p->yAxis->tickLabels());
     }
     QCOMPARE(barsCount(panel.headroomChart()), finiteHeadroom);
     QCOMPARE(barsCount(panel.underflowChart()), 2 * withGrad);
