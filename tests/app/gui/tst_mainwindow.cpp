@@ -95,8 +95,9 @@ class TestMainWindow : public QObject {
     QListWidget* templates = fromTemplate.startPage()->templateList();
     QListWidgetItem* x3d = nullptr;
     for (int i = 0; i < templates->count(); ++i)
-      if (templates->item(i)->text() == "Kinetics/X3D_M.yaml") x3d = templates->item(i);
+      if (templates->item(i)->text().startsWith("Kinetics/X3D_M.yaml\n")) x3d = templates->item(i);  // the name, then its line about itself
     QVERIFY(x3d);
+    QVERIFY2(x3d->text().contains("X3D-M: 16 frames at stride 5"), qPrintable(x3d->text()));
     emit templates->itemActivated(x3d);
     QVERIFY(!fromTemplate.startPageShown());
     QVERIFY(fromTemplate.editor()->isDirty());
