@@ -108,6 +108,13 @@ void checkDevice(const config::Config& cfg, const std::string& file, const Machi
                                           plural(machine.cuda_devices, "CUDA device", "CUDA devices") +
                                           "; set NUM_GPUS to at most " + std::to_string(machine.cuda_devices));
   }
+  const std::string dtype = cfg.getString("AMP.DTYPE");
+  if (gpus == 0 && cfg.getBool("TRAIN.MIXED_PRECISION") && (dtype == "auto" || dtype == "bfloat16") && !machine.cpu_bf16_kernels)
+    warning(out, cfg, file, "TRAIN.MIXED_PRECISION",
+            "bfloat16 autocast on this CPU (no AVX-512) runs LibTorch's reference convolutions instead of oneDNN's: expect "
+            "no speed-up over FP32, and slower steps for some shapes and models (docs/training.md: the demo X3D no faster at its "
+            "own shape, 2x slower at 64 clips of 2 frames at 45 px, MViT 15.8x slower); set TRAIN.MIXED_PRECISION False to train "
+            "in FP32, or keep bfloat16 for its numerics");
   if (gpus == 0 && machine.cpu_cores > 0 && cfg.getInt("DIST.CPU_PROCESSES") > machine.cpu_cores)
     warning(out, cfg, file, "DIST.CPU_PROCESSES",
             std::to_string(cfg.getInt("DIST.CPU_PROCESSES")) + " processes on " + plural(machine.cpu_cores, "core", "cores") +

@@ -21,6 +21,10 @@ struct MachineFacts {
   int cpu_cores = 0;                          ///< hardware threads (0: unknown)
   std::int64_t free_ram_bytes = -1;           ///< MemAvailable (-1: unknown)
   std::vector<std::int64_t> cuda_free_bytes;  ///< free memory per CUDA device (empty: unknown)
+  /// Whether LibTorch's oneDNN runs bfloat16 convolutions on this CPU (x86: AVX-512 BW, VL and DQ,
+  /// LibTorch's own test); without, bfloat16 autocast falls back to its reference kernels
+  /// (slow_conv3d). True where unknown.
+  bool cpu_bf16_kernels = true;
 };
 
 /// The peak memory of one training step of a config, from a measured one-clip step.
@@ -44,7 +48,8 @@ struct DataCheckOptions {
 };
 
 /// NUM_GPUS against the CUDA devices, DIST.CPU_PROCESSES against the cores, float16 autocast
-/// with NUM_GPUS > 0 on a machine without CUDA (the validator reports it for NUM_GPUS 0).
+/// with NUM_GPUS > 0 on a machine without CUDA (the validator reports it for NUM_GPUS 0), and a
+/// warning for bfloat16 autocast on a CPU without LibTorch's bfloat16 convolutions.
 void checkDevice(const config::Config& cfg, const std::string& file, const MachineFacts& machine, config::Diagnostics& out);
 /// DATA.PATH_TO_DATA_DIR and the list of each enabled phase (train and val when TRAIN.ENABLE,
 /// test when TEST.ENABLE), a sample of their videos, and one decode.

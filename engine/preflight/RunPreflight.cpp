@@ -105,6 +105,9 @@ MachineFacts probeMachine() {
   MachineFacts m;
   m.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   m.free_ram_bytes = availableRamBytes();
+#if defined(__x86_64__) || defined(__i386__)
+  m.cpu_bf16_kernels = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#endif
   m.cuda_devices = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
 #ifdef AMPSTUDIO_WITH_CUDA
   for (int i = 0; i < m.cuda_devices; ++i) {

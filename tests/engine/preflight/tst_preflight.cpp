@@ -97,6 +97,39 @@ class TestPreflight : public QObject {
     QVERIFY2(p && !p->isError() && p->message.find("on 2 cores") != std::string::npos, all(out).c_str());
   }
 
+  // bfloat16 autocast on a CPU without LibTorch's bfloat16 convolutions: a warning at the switch,
+  // only where bfloat16 is what the CPU run would use.
+  void bfloat16OnACpuWithoutItsKernelsIsWarned() {
+    preflight::MachineFacts avx2;
+    avx2.cpu_cores = 2;
+    avx2.cpu_bf16_kernels = false;
+    config::Diagnostics out;
+    preflight::checkDevice(demo(), "demo.yaml", avx2, out);  // the demo: mixed precision, AMP.DTYPE auto
+    const auto* mp = find(out, "TRAIN.MIXED_PRECISION");
+    QVERIFY2(mp && !mp->isError(), all(out).c_str());
+    QVERIFY2(mp->message.find("no AVX-512") != std::string::npos && mp->message.find("TRAIN.MIXED_PRECISION False") != std::string::npos,
+             mp->message.c_str());
+    QVERIFY2(mp->where.line > 0, all(out).c_str());  // at the demo file's line
+    out.clear();
+    preflight::checkDevice(demo({"AMP.DTYPE", "bfloat16"}), "demo.yaml", avx2, out);
+    QVERIFY2(find(out, "TRAIN.MIXED_PRECISION"), all(out).c_str());
+    for (const auto& quiet : std::vector<std::vector<std::string>>{{"TRAIN.MIXED_PRECISION", "False"}}) {
+      out.clear();
+      preflight::checkDevice(demo(quiet), "demo.yaml", avx2, out);
+      QVERIFY2(out.empty(), all(out).c_str());
+    }
+    preflight::MachineFacts avx512 = avx2;  // LibTorch's oneDNN has bfloat16 kernels there
+    avx512.cpu_bf16_kernels = true;
+    out.clear();
+    preflight::checkDevice(demo(), "demo.yaml", avx512, out);
+    QVERIFY2(out.empty(), all(out).c_str());
+    preflight::MachineFacts gpu = avx2;  // on a GPU, AMP is float16 and the CPU does not matter
+    gpu.cuda_devices = 1;
+    out.clear();
+    preflight::checkDevice(demo({"NUM_GPUS", "1"}), "demo.yaml", gpu, out);
+    QVERIFY2(out.empty(), all(out).c_str());
+  }
+
   void float16OnTheCpuIsTheValidatorsOnly() {
     // The validator already reports float16 with NUM_GPUS 0; pre-flight does not say it twice.
     auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
