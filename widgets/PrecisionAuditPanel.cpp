@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSaveFile>
@@ -349,6 +350,11 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
     if (!path.isEmpty()) checkpoint_->setText(path);
   });
   connect(checkpoint_, &QLineEdit::textEdited, this, [this] { haveRequest_ = false; });  // Audit: the editor's config again
+  // A long path shows its end (the file) in the field; the tooltip has all of it.
+  connect(checkpoint_, &QLineEdit::textChanged, this, [this](const QString& path) {
+    const QString what = tr("Weights (and a running scaler's loss scale) to start from; empty: the model as initialised");
+    checkpoint_->setToolTip(path.isEmpty() ? what : QStringLiteral("%1\n\n%2").arg(QDir::toNativeSeparators(path), what));
+  });
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     const auto rows = table_->selectionModel()->selectedRows();
@@ -480,7 +486,14 @@ void PrecisionAuditPanel::showReport(const audit::PrecisionAuditReport& report) 
 
   auto layer = [](const std::string& name) { return QStringLiteral("<i>%1</i>").arg(QString::fromStdString(name).toHtmlEscaped()); };
   QStringList lines;
-  lines << tr("<b>Recommendation:</b> %1").arg(QString::fromStdString(s.recommendation).toHtmlEscaped());
+  // The recommendation's clauses one under the other (the report keeps them as one string).
+  const QStringList advice = QString::fromStdString(s.recommendation).split(QStringLiteral("; "), Qt::SkipEmptyParts);
+  if (advice.size() == 1)
+    lines << tr("<b>Recommendation:</b> %1").arg(advice.front().toHtmlEscaped());
+  else {
+    lines << tr("<b>Recommendation:</b>");
+    for (const QString& a : advice) lines << QStringLiteral("&nbsp;&nbsp;• %1").arg(a.toHtmlEscaped());
+  }
   if (s.safe_range_exists)
     lines << tr("Safe loss scales: %1 to %2 (the largest gradient of %3 overflows float16 above; %4 needs at least the lower end "
                 "to reach float16's normal range).")

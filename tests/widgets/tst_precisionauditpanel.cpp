@@ -113,6 +113,11 @@ class TestPrecisionAuditPanel : public QObject {
     QVERIFY(limitLabel);
     QVERIFY2(panel.summary()->text().contains("Recommendation") && panel.summary()->text().contains("AMP.INIT_SCALE"),
              qPrintable(panel.summary()->text()));
+    // Its clauses one under the other, each as the report says it.
+    const QStringList clauses = QString::fromStdString(r.summary.recommendation).split("; ");
+    QVERIFY(clauses.size() >= 2);
+    for (const QString& clause : clauses)
+      QVERIFY2(panel.summary()->text().contains("• " + clause.toHtmlEscaped()), qPrintable(clause + " | " + panel.summary()->text()));
 
     // Sorted by headroom, the tightest layer comes first: the summary's.
     panel.table()->sortByColumn(widgets::PrecisionAuditPanel::Headroom, Qt::AscendingOrder);
@@ -167,6 +172,7 @@ class TestPrecisionAuditPanel : public QObject {
     const QStringList args = panel.lastArguments();
     QCOMPARE(args.at(args.indexOf("--cfg") + 1), QString::fromStdString(runlog::RunDirectory(run).configPath()));
     QVERIFY(args.at(args.indexOf("--checkpoint") + 1).endsWith("/checkpoints/checkpoint_epoch_00001.pyth"));
+    QVERIFY(panel.checkpointEdit()->toolTip().contains(QDir::toNativeSeparators(args.at(args.indexOf("--checkpoint") + 1))));  // the whole path
     QVERIFY(args.contains("--synthetic"));
     QCOMPARE(panel.checkpointEdit()->text(), args.at(args.indexOf("--checkpoint") + 1));
     QVERIFY2(panel.status()->text().contains("run run (checkpoint_epoch_00001.pyth)"), qPrintable(panel.status()->text()));
