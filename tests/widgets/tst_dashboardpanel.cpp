@@ -240,6 +240,14 @@ class TestDashboardPanel : public QObject {
     const QStringList atBackoff = dashboard.chart("Loss scale")->valuesAt(3.0);
     QVERIFY2(atBackoff.contains("backoff: 32768 (first inf/NaN in head.projection)"), qPrintable(atBackoff.join(" | ")));
     QCOMPARE(dashboard.messages()->count(), 1);
+    // The tracker writes units where the axis has one; the loss's axis names a quantity, not a unit.
+    QVERIFY2(dashboard.chart("Accuracy")->valuesAt(40.0).contains("train top-1 (smoothed): 50%"),
+             qPrintable(dashboard.chart("Accuracy")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("Throughput")->valuesAt(40.0).contains("clips/s: 20 clips/s"),
+             qPrintable(dashboard.chart("Throughput")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("Iteration time")->valuesAt(40.0).contains("iteration: 0.5 s"),
+             qPrintable(dashboard.chart("Iteration time")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("Loss")->valuesAt(40.0).contains("train: 3"), qPrintable(dashboard.chart("Loss")->valuesAt(40.0).join(" | ")));
     // Smoothing 0.9 flattens the 1, 3, 1, 3 ... loss; 0 gives the raw values back.
     const double smoothedLast = loss->seriesGraph(1)->data()->at(39)->value;
     QVERIFY(smoothedLast > 1.5 && smoothedLast < 2.5);

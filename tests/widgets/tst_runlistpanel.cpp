@@ -42,6 +42,10 @@ class TestRunListPanel : public QObject {
     QCOMPARE(panel.table()->item(1, 1)->text(), QString("failed"));
     QCOMPARE(panel.table()->item(1, widgets::RunListPanel::Precision)->text(), QString("bf16"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Time)->text(), QString("0:02:05"));
+    // What tells runs apart comes first, so a narrow dock shows it without scrolling.
+    QStringList headers;
+    for (int c = 0; c < panel.table()->columnCount(); ++c) headers << panel.table()->horizontalHeaderItem(c)->text();
+    QCOMPARE(headers, (QStringList{"Run", "Status", "Best val top-1", "Time", "Precision", "Model", "Peak memory", "Devices", "Started"}));
   }
 
   void devicesSayHowManyProcesses() {
