@@ -19,6 +19,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
   python3-av python3-numpy python3-yaml ffmpeg
+  protobuf-compiler libprotobuf-dev libisal-dev
 )
 if [ "$want_gui" = 1 ]; then
   packages+=(qt6-base-dev qt6-base-dev-tools libqcustomplot-dev libgl-dev xvfb xauth

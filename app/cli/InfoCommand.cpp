@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "Commands.h"
+#include "runlog/TensorBoardWriter.h"
 #include "system/DeviceInfo.h"
 #include "train/CudaChecks.h"
 
@@ -17,7 +18,10 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
               << "\n"
               << "CPU             " << d.cpu_cores << " cores (LibTorch intra-op threads now: " << d.cpu_threads << ")\n"
               << "BLAS            " << d.blas << "\n"
-              << "FFmpeg          " << d.ffmpeg_version << "\n";
+              << "FFmpeg          " << d.ffmpeg_version << "\n"
+              << "TensorBoard     "
+              << (runlog::tensorBoardSupport().empty() ? "event files with TENSORBOARD.ENABLE" : "none: " + runlog::tensorBoardSupport())
+              << "\n";
     if (d.cuda_devices.empty()) std::cout << "CUDA devices    none (training runs on the CPU: NUM_GPUS 0)\n";
     for (const auto& g : d.cuda_devices)
       std::cout << "CUDA device " << g.index << "   " << g.name << " (" << g.memory_gib << " GiB, sm_" << g.major

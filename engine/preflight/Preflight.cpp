@@ -115,6 +115,10 @@ void checkDevice(const config::Config& cfg, const std::string& file, const Machi
             "no speed-up over FP32, and slower steps for some shapes and models (docs/training.md: the demo X3D no faster at its "
             "own shape, 2x slower at 64 clips of 2 frames at 45 px, MViT 15.8x slower); set TRAIN.MIXED_PRECISION False to train "
             "in FP32, or keep bfloat16 for its numerics");
+  if (cfg.getBool("TENSORBOARD.ENABLE") && !machine.tensorboard_support.empty())
+    warning(out, cfg, file, "TENSORBOARD.ENABLE",
+            machine.tensorboard_support + "; the run trains and logs its scalars to metrics.jsonl and the studio's charts only "
+            "(rebuild with protobuf-compiler, libprotobuf-dev and libisal-dev for event files)");
   if (gpus == 0 && machine.cpu_cores > 0 && cfg.getInt("DIST.CPU_PROCESSES") > machine.cpu_cores)
     warning(out, cfg, file, "DIST.CPU_PROCESSES",
             std::to_string(cfg.getInt("DIST.CPU_PROCESSES")) + " processes on " + plural(machine.cpu_cores, "core", "cores") +

@@ -25,6 +25,8 @@ struct MachineFacts {
   /// LibTorch's own test); without, bfloat16 autocast falls back to its reference kernels
   /// (slow_conv3d). True where unknown.
   bool cpu_bf16_kernels = true;
+  /// "" when this build writes TensorBoard event files, else why not (runlog::tensorBoardSupport).
+  std::string tensorboard_support;
 };
 
 /// The peak memory of one training step of a config, from a measured one-clip step.

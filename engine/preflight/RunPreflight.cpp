@@ -13,6 +13,7 @@
 #include "config/Refusals.h"
 #include "dist/DistEnv.h"
 #include "models/VideoModels.h"
+#include "runlog/TensorBoardWriter.h"
 #include "system/MemoryProbe.h"
 #include "train/ErrorText.h"
 #include "train/Optimizer.h"
@@ -108,6 +109,7 @@ MachineFacts probeMachine() {
 #if defined(__x86_64__) || defined(__i386__)
   m.cpu_bf16_kernels = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 #endif
+  m.tensorboard_support = runlog::tensorBoardSupport();
   m.cuda_devices = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
 #ifdef AMPSTUDIO_WITH_CUDA
   for (int i = 0; i < m.cuda_devices; ++i) {

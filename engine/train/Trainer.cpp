@@ -18,6 +18,7 @@
 #include "runlog/MetricsWriter.h"
 #include "util/FaultInjection.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardWriter.h"
 #include "system/DeviceInfo.h"
 #include "system/MemoryProbe.h"
 #include "train/LrSchedule.h"
@@ -138,6 +139,7 @@ void Trainer::run() {
   } releaseLock{lock_};
   runlog::RunDirectory dir(runDir_);
   runlog::MetricsWriter writer;
+  runlog::TensorBoardWriter tensorBoard;  // TENSORBOARD.ENABLE, on rank 0
   runlog::RunMetadata meta;
   const bool writes = dist_.rank == 0;  // only global rank 0 writes the run directory
   const auto started = Clock::now();
@@ -180,6 +182,7 @@ void Trainer::run() {
     if (!err.empty()) log("error: " + err);
     log(std::string("run ") + toString(s));
     writer.close();
+    tensorBoard.close();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       error_ = err;
@@ -242,6 +245,29 @@ void Trainer::run() {
     }
     log("run started: " + meta.model + ", " + policy.name + ", " + meta.device +
         (ddp.active() ? ", data parallel over " + ddp.backend() : std::string()));
+    // TENSORBOARD.ENABLE: PySlowFast's scalars (Train/loss, Train/lr, Train/Top1_err,
+    // Train/Top5_err per step; Val/Top1_err, Val/Top5_err per validation batch) at its global
+    // steps, in OUTPUT_DIR/TENSORBOARD.LOG_DIR (default runs-<TRAIN.DATASET>). Every rank takes part
+    // in gathering the validation's per-batch errors; rank 0 writes. A file that cannot be written
+    // is said once and the run goes on: metrics.jsonl is the run's record.
+    const bool tensorBoardWanted = c.getBool("TENSORBOARD.ENABLE") && runlog::tensorBoardSupport().empty() && !synthetic_;
+    std::string tensorBoardError;
+    if (c.getBool("TENSORBOARD.ENABLE") && !runlog::tensorBoardSupport().empty())
+      event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + runlog::tensorBoardSupport(), 0, 0);
+    if (tensorBoardWanted && writes) {
+      const std::string tbDir = runlog::tensorBoardLogDir(cfg_.getString("OUTPUT_DIR"), cfg_.getString("TENSORBOARD.LOG_DIR"), cfg_.getString("TRAIN.DATASET"));
+      tensorBoardError = tensorBoard.open(tbDir, runlog::unixTimeNow());
+      if (tensorBoardError.empty())
+        log("TensorBoard event file " + tensorBoard.path() + " (tensorboard --logdir " + tbDir + ")");
+      else
+        event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + tensorBoardError, 0, 0);
+    }
+    auto toTensorBoard = [&](const std::vector<runlog::TensorBoardScalar>& scalars, std::int64_t tbStep, std::int64_t step, double epoch) {
+      if (!tensorBoard.isOpen() || !tensorBoardError.empty()) return;
+      tensorBoardError = tensorBoard.add(scalars, tbStep, runlog::unixTimeNow());
+      if (!tensorBoardError.empty())
+        event("tensorboard", "TENSORBOARD.ENABLE: event file writing stopped: " + tensorBoardError + " (metrics.jsonl goes on)", step, epoch);
+    };
 
     // PySlowFast's run_net: train when TRAIN.ENABLE, then the multi-view test when TEST.ENABLE,
     // in FP32 on the model as trained (the last checkpoint) unless TEST.CHECKPOINT_FILE_PATH
@@ -603,6 +629,11 @@ void Trainer::run() {
         }
         emit(e);
         checkLog();
+        {  // PySlowFast's global_step: data_size * cur_epoch + cur_iter
+          std::vector<runlog::TensorBoardScalar> tb = {{"Train/loss", out.loss}, {"Train/lr", lr}, {"Train/Top1_err", top1}, {"Train/Top5_err", top5}};
+          if (stepper.scaler().enabled()) tb.push_back({"AMP/loss_scale", update.scale_after});
+          toTensorBoard(tb, itersPerEpoch * epoch + it, step, e.epoch);
+        }
         util::killIfArmed("step");  // fault drills (docs/reliability.md)
         epochLoss += out.loss, epochTop1 += top1, epochTop5 += top5, ++epochIters;
         std::lock_guard<std::mutex> lock(mutex_);
@@ -653,6 +684,7 @@ void Trainer::run() {
         net->eval();
         valLoader->startEpoch(epoch);
         double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
+        std::vector<double> batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
         const std::string headAct = cfg_.getString("MODEL.HEAD_ACT");
         while (auto vb = valLoader->next()) {
           if (stopRequested_) break;
@@ -669,6 +701,8 @@ void Trainer::run() {
           correct1 += (100.0 - e1) * labels.size(0) / 100.0;
           correct5 += (100.0 - e5) * labels.size(0) / 100.0;
           n += static_cast<double>(labels.size(0));
+          if (tensorBoardWanted)
+            batchCounts.insert(batchCounts.end(), {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0, static_cast<double>(labels.size(0))});
           valLoader->recycle(std::move(*vb));
           util::killIfArmed("validation");
         }
@@ -676,6 +710,21 @@ void Trainer::run() {
         if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
         // Each rank evaluated its own share: the counts add up to one process's over the whole set.
         std::tie(correct1, correct5, n, lossSum) = ddp.sum(correct1, correct5, n, lossSum);
+        if (tensorBoardWanted) {
+          // PySlowFast: each batch's errors averaged over the ranks, at len(val_loader) * cur_epoch
+          // + cur_iter. Ranks' shares differ by at most one clip; batch i pools rank r's batch i.
+          auto batches = torch::tensor({static_cast<double>(batchCounts.size() / 3)}, torch::kDouble);
+          ddp.maxInPlace(batches, "validation batches");
+          const auto perRank = static_cast<std::int64_t>(batches.item<double>());
+          auto counts = torch::zeros({perRank * 3}, torch::kDouble);
+          std::copy(batchCounts.begin(), batchCounts.end(), counts.data_ptr<double>());
+          ddp.sumInPlace(counts, "validation batch errors");
+          const double* k = counts.data_ptr<double>();
+          for (std::int64_t i = 0; i < perRank && !stopRequested_; ++i)
+            if (k[3 * i + 2] > 0)
+              toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]}, {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
+                            perRank * epoch + i, step, epoch + 1);
+        }
         if (n > 0 && !stopRequested_) {
           const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
           bestTop1 = std::min(bestTop1, top1);

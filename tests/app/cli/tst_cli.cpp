@@ -12,6 +12,7 @@
 #include "runlog/MetricsReader.h"
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardWriter.h"
 
 namespace {
 
@@ -382,6 +383,16 @@ class TestCli : public QObject {
     auto bad = runCli({"config", "keys", "SOLVR"});
     QCOMPARE(bad.exitCode, 1);
     QVERIFY(bad.err.contains("did you mean"));
+  }
+
+  void infoNamesVersionsAndWhatThisBuildWrites() {
+    auto r = runCli({"info"});
+    QCOMPARE(r.exitCode, 0);
+    for (const char* line : {"AMP Studio ", "LibTorch ", "CPU ", "BLAS ", "FFmpeg ", "CUDA device"})
+      QVERIFY2(r.out.contains(QString("\n") + line) || r.out.startsWith(line), line);
+    const std::string support = amp::runlog::tensorBoardSupport();
+    const QString expected = QString::fromStdString(support.empty() ? "event files with TENSORBOARD.ENABLE" : "none: " + support);
+    QVERIFY2(r.out.contains("\nTensorBoard     " + expected + "\n"), qPrintable(r.out));
   }
 
   void missingConfigFile() {

@@ -13,6 +13,7 @@
 
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardWriter.h"
 
 namespace {
 
@@ -159,10 +160,10 @@ class TestLauncher : public QObject {
                               "TRAIN.MIXED_PRECISION", "False", "MIXUP.ENABLE", "False", "DATA_LOADER.NUM_WORKERS", "1", "DATA.PATH_TO_DATA_DIR", data_,
                               "DATA.PATH_PREFIX", data_};
     const QString one = dir_.path() + "/eval1", two = dir_.path() + "/eval2";
-    auto a = runCli(QStringList{"train"} + mvit + QStringList{"OUTPUT_DIR", one});
+    auto a = runCli(QStringList{"train"} + mvit + QStringList{"OUTPUT_DIR", one, "TENSORBOARD.ENABLE", "True"});
     QVERIFY2(a.exitCode == 0, qPrintable(a.out + a.err));
     auto b = runCli(QStringList{"train", "--init-method", "file://" + dir_.path() + "/store-eval"} + mvit +
-                    QStringList{"OUTPUT_DIR", two, "DIST.CPU_PROCESSES", "2"});
+                    QStringList{"OUTPUT_DIR", two, "DIST.CPU_PROCESSES", "2", "TENSORBOARD.ENABLE", "True"});
     QVERIFY2(b.exitCode == 0, qPrintable(b.out + b.err));
     auto records = [](const QString& run, const char* kind) {
       std::vector<amp::runlog::MetricEvent> out;
@@ -184,6 +185,33 @@ class TestLauncher : public QObject {
     QCOMPARE(*valB[0].value("top1_err"), *valA[0].value("top1_err"));
     QCOMPARE(*valB[0].value("top5_err"), *valA[0].value("top5_err"));
     QVERIFY(std::abs(*valB[0].value("loss") - *valA[0].value("loss")) < 1e-5);
+    // TENSORBOARD.ENABLE: rank 0 writes the one events file; PySlowFast's per-batch validation
+    // errors are averaged over the ranks, so two processes' batches i (rank 0 takes clips 0, 2,
+    // rank 1 clips 1, 3 ...) give one process's batch i (clips 0-3).
+    auto tensorBoard = [](const QString& run) {
+      std::map<std::pair<std::string, std::int64_t>, double> values;
+      const QStringList files = QDir(run + "/runs-kinetics").entryList(QDir::Files);
+      if (files.size() != 1) qWarning("%s: %lld events files", qPrintable(run), static_cast<long long>(files.size()));
+      for (const auto& f : files) {
+        const auto read = amp::runlog::readTensorBoardFile((run + "/runs-kinetics/" + f).toStdString());
+        if (!read.error.empty()) qWarning("%s", read.error.c_str());
+        for (const auto& e : read.events)
+          for (const auto& v : e.scalars) values[{v.tag, e.step}] = v.value;
+      }
+      return std::make_pair(files.size(), values);
+    };
+    const auto [filesA, tbA] = tensorBoard(one);
+    const auto [filesB, tbB] = tensorBoard(two);
+    QCOMPARE(filesA, 1);
+    QCOMPARE(filesB, 1);
+    for (std::int64_t i = 0; i < 4; ++i)
+      for (const char* tag : {"Val/Top1_err", "Val/Top5_err"}) {
+        QVERIFY2(tbA.count({tag, i}) && tbB.count({tag, i}), tag);
+        QCOMPARE(tbB.at({tag, i}), tbA.at({tag, i}));
+      }
+    QVERIFY(!tbB.count({"Val/Top1_err", 4}));
+    for (std::int64_t i = 0; i < 4; ++i)  // the averaged training values, as the metrics log has them
+      QCOMPARE(tbB.at({"Train/Top1_err", i}), static_cast<double>(static_cast<float>(*trainB[i].value("top1_err"))));
 
     // The multi-view test of the same checkpoint, 3 x 3 views per video: every video gets all of
     // its views over two processes, and the same summed scores.

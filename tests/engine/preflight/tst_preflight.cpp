@@ -99,6 +99,26 @@ class TestPreflight : public QObject {
 
   // bfloat16 autocast on a CPU without LibTorch's bfloat16 convolutions: a warning at the switch,
   // only where bfloat16 is what the CPU run would use.
+  void tensorBoardWithoutEventFileSupportIsWarned() {
+    preflight::MachineFacts without;
+    without.cpu_cores = 2;
+    without.tensorboard_support = "this build has no TensorBoard event files";
+    config::Diagnostics out;
+    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False", "TENSORBOARD.ENABLE", "True"}), "demo.yaml", without, out);
+    const auto* tb = find(out, "TENSORBOARD.ENABLE");
+    QVERIFY2(tb && !tb->isError(), all(out).c_str());  // the run still trains
+    QVERIFY2(tb->message.find("this build has no TensorBoard event files") != std::string::npos &&
+                 tb->message.find("libisal-dev") != std::string::npos,
+             tb->message.c_str());
+    out.clear();  // off, or a build that writes them: nothing to say
+    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False"}), "demo.yaml", without, out);
+    QVERIFY2(out.empty(), all(out).c_str());
+    preflight::MachineFacts with = without;
+    with.tensorboard_support.clear();
+    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False", "TENSORBOARD.ENABLE", "True"}), "demo.yaml", with, out);
+    QVERIFY2(out.empty(), all(out).c_str());
+  }
+
   void bfloat16OnACpuWithoutItsKernelsIsWarned() {
     preflight::MachineFacts avx2;
     avx2.cpu_cores = 2;

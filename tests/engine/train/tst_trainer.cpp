@@ -10,6 +10,7 @@
 #include "data/DemoDataGenerator.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardWriter.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
 
@@ -286,6 +287,76 @@ class TestTrainer : public QObject {
   // MODEL.HEAD_ACT acts at evaluation only (training is the same): the validation loss is the
   // cross entropy of the softmax probabilities or of the logits (none), the same number for an X3D
   // whose head sees one position; a sigmoid head logs no loss, and the same accuracy.
+  void tensorBoardGetsPySlowFastsScalarsAtItsSteps() {
+    const std::string out = dir_.path().toStdString() + "/run-tensorboard";
+    const std::vector<std::string> keys = {"TENSORBOARD.ENABLE", "True", "TRAIN.MIXED_PRECISION", "False", "TEST.ENABLE", "False",
+                                           "TRAIN.BATCH_SIZE", "3"};
+    auto train = [&](int epochs) {
+      auto ov = keys;
+      ov.insert(ov.end(), {"SOLVER.MAX_EPOCH", std::to_string(epochs)});
+      train::Trainer t(demoConfig(out, ov), "demo.yaml");
+      std::string error;
+      QVERIFY2(t.start(&error), error.c_str());
+      t.wait();
+      QCOMPARE(t.state(), train::TrainerState::Finished);
+    };
+    train(1);
+    train(2);  // resumes (TRAIN.AUTO_RESUME) for its second epoch: a second events file, as SummaryWriter makes
+    const std::string tbDir = out + "/runs-kinetics";  // PySlowFast's default: runs-<TRAIN.DATASET>
+    std::vector<std::string> files;
+    for (const auto& f : std::filesystem::directory_iterator(tbDir)) files.push_back(f.path().string());
+    std::sort(files.begin(), files.end());
+    QCOMPARE(files.size(), std::size_t{2});
+    std::map<std::pair<std::string, std::int64_t>, double> tb;  // (tag, step) -> value over both files
+    for (const auto& f : files) {
+      const auto read = runlog::readTensorBoardFile(f);
+      QVERIFY2(read.error.empty(), read.error.c_str());
+      QVERIFY(!read.events.empty());
+      QCOMPARE(read.events.front().file_version, std::string("brain.Event:2"));
+      for (const auto& e : read.events)
+        for (const auto& s : e.scalars) QVERIFY2(tb.emplace(std::make_pair(s.tag, e.step), s.value).second, s.tag.c_str());
+    }
+    // Training: one value per tag and step, PySlowFast's global_step = data_size * cur_epoch + cur_iter
+    // (5 steps of 3 of the 16 clips an epoch: the metrics log's step - 1), equal to its values as floats.
+    const auto events = runlog::MetricsReader::readAll(runlog::RunDirectory(out).metricsPath());
+    int trainSteps = 0;
+    std::vector<double> valTop1;
+    for (const auto& e : events) {
+      if (e.kind == runlog::kind::kVal) valTop1.push_back(*e.value("top1_err"));
+      if (e.kind != runlog::kind::kTrain) continue;
+      ++trainSteps;
+      for (const auto& [tag, key] : std::vector<std::pair<std::string, std::string>>{
+               {"Train/loss", "loss"}, {"Train/lr", "lr"}, {"Train/Top1_err", "top1_err"}, {"Train/Top5_err", "top5_err"}}) {
+        const auto it = tb.find({tag, e.step - 1});
+        QVERIFY2(it != tb.end(), (tag + " at " + std::to_string(e.step - 1)).c_str());
+        QCOMPARE(it->second, static_cast<double>(static_cast<float>(*e.value(key))));
+      }
+    }
+    QCOMPARE(trainSteps, 10);
+    QVERIFY(!tb.count({"AMP/loss_scale", 0}));  // FP32: no scaler, no loss scale
+    // Validation: each batch's errors at len(val_loader) * cur_epoch + cur_iter; the batches
+    // (TRAIN.BATCH_SIZE, as PySlowFast's validation loader: 5 of 3 of the 16 clips and one of 1)
+    // pool to the epoch's error.
+    QCOMPARE(valTop1.size(), std::size_t{2});
+    std::ifstream list(data_ + "/val.csv");
+    int clips = 0;
+    for (std::string line; std::getline(list, line);) clips += !line.empty();
+    const int batches = (clips + 2) / 3;
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      double wrong = 0;
+      for (int i = 0; i < batches; ++i) {
+        const auto it = tb.find({"Val/Top1_err", std::int64_t{batches} * epoch + i});
+        QVERIFY2(it != tb.end(), std::to_string(batches * epoch + i).c_str());
+        QVERIFY(tb.count({"Val/Top5_err", std::int64_t{batches} * epoch + i}));
+        wrong += it->second / 100.0 * (i + 1 < batches ? 3 : clips - 3 * (batches - 1));
+      }
+      QVERIFY2(std::abs(100.0 * wrong / clips - valTop1[epoch]) < 1e-3, std::to_string(100.0 * wrong / clips).c_str());
+    }
+    std::size_t tags = 0;
+    for (const auto& [key, value] : tb) tags += key.first.rfind("Val/", 0) == 0;
+    QCOMPARE(tags, std::size_t(2 * 2 * batches));
+  }
+
   void validationLossFollowsTheHeadActivation() {
     auto runWith = [&](const char* act) {
       const std::string out = dir_.path().toStdString() + "/run-head-" + act;

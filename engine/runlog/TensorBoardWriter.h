@@ -1,0 +1,77 @@
+#pragma once
+// TensorBoard event files (TENSORBOARD.ENABLE): the scalars PySlowFast's TensorboardWriter logs,
+// written as torch.utils.tensorboard's SummaryWriter writes them, so `tensorboard --logdir` shows
+// a run of this studio next to PySlowFast's runs. An events file is a sequence of records: the
+// payload's length (8 bytes, little-endian), its masked CRC-32C, the payload (a serialised Event)
+// and the payload's masked CRC-32C. Each file starts with a "brain.Event:2" file-version record;
+// each scalar is one Event with the step, the wall time and one tagged simple value.
+// Torch-free (ampstudio_core). Builds without protobuf say so instead (tensorBoardSupport()).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace amp::runlog {
+
+/// "" when event files can be written, else why not (this build has no protobuf / ISA-L).
+std::string tensorBoardSupport();
+
+struct TensorBoardScalar {
+  std::string tag;  ///< e.g. "Train/loss"
+  double value = 0; ///< stored as a float, as SummaryWriter.add_scalar does
+};
+
+class TensorBoardWriter {
+ public:
+  TensorBoardWriter();
+  ~TensorBoardWriter();
+  TensorBoardWriter(const TensorBoardWriter&) = delete;
+  TensorBoardWriter& operator=(const TensorBoardWriter&) = delete;
+
+  /// Creates `logDir` if needed and a new events file in it, named as TensorBoard's writers name
+  /// theirs (events.out.tfevents.<unix seconds>.<host>.<pid>.<n>; every start of a run adds a file
+  /// and TensorBoard reads them as one run), and writes its file-version record. Returns "" or
+  /// the reason, naming the path.
+  std::string open(const std::string& logDir, double wallTime);
+  bool isOpen() const { return fd_ >= 0; }
+  /// One Event per scalar at `step`, appended with one write(2). Thread-safe. "" or the reason.
+  std::string add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step, double wallTime);
+  void close();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string append(const std::string& bytes);
+  std::mutex mutex_;
+  int fd_ = -1;
+  std::string path_;
+};
+
+/// Where PySlowFast's TensorboardWriter puts a run's event files: OUTPUT_DIR joined with
+/// TENSORBOARD.LOG_DIR (an absolute LOG_DIR stands alone, as os.path.join does), or
+/// OUTPUT_DIR/runs-<TRAIN.DATASET> when LOG_DIR is empty.
+std::string tensorBoardLogDir(const std::string& outputDir, const std::string& logDir, const std::string& dataset);
+
+/// One record of an events file as read back.
+struct TensorBoardEvent {
+  double wall_time = 0;
+  std::int64_t step = 0;
+  std::string file_version;                ///< set on the file-version record only
+  std::vector<TensorBoardScalar> scalars;  ///< the simple values of a summary
+};
+
+struct TensorBoardFile {
+  std::vector<TensorBoardEvent> events;  ///< the whole records, in order
+  /// "" when every byte was read; else what stopped the reading: a torn last record (a writer
+  /// killed mid-write: TensorBoard stops there too) or a checksum that does not match.
+  std::string error;
+};
+
+/// Reads every record of an events file, checking both CRCs of each.
+TensorBoardFile readTensorBoardFile(const std::string& path);
+
+/// CRC-32C (Castagnoli) of `size` bytes, and its masked form as event files store it.
+std::uint32_t crc32c(const void* data, std::size_t size);
+std::uint32_t maskedCrc32c(const void* data, std::size_t size);
+
+}  // namespace amp::runlog
