@@ -306,6 +306,7 @@ QString DashboardPanel::eventTitle(const std::string& name) {
       {"resumed", QT_TR_NOOP("Resumed")},
       {"initialised", QT_TR_NOOP("Initialised")},
       {"testing", QT_TR_NOOP("Test")},
+      {"tensorboard", QT_TR_NOOP("TensorBoard")},
       {"error", QT_TR_NOOP("Error")},
   };
   if (const auto it = titles.find(name); it != titles.end()) return tr(it->second);
@@ -319,7 +320,7 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   QColor color = palette().color(QPalette::Text);
   if (e.name == "error" || e.name == "diverged") icon = QStringLiteral("✖"), color = QColor("#d62728");
   else if (e.name == "decode_failure" || e.name == "scaler_backoff" || e.name == "nonfinite_gradients" ||
-           e.name == "warning") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
+           e.name == "warning" || e.name == "tensorboard") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
   QString message = QString::fromStdString(e.message);
   if (e.name == "checkpoint") message = QFileInfo(message).fileName();  // the folder is the run's
   // A message said before (precise BN every epoch) is said once, last where it last happened, with

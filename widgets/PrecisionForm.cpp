@@ -175,6 +175,7 @@ PrecisionForm::PrecisionForm(QWidget* parent)
   deviceLayout->addWidget(processes_);
   deviceLayout->addWidget(processesUnit_);
   runForm->addRow(tr("Device"), deviceRow);
+  addKey(runForm, "TENSORBOARD.ENABLE", tr("TensorBoard files"));
   layout->addWidget(run);
   layout->addStretch(1);
 }

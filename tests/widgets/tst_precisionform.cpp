@@ -82,6 +82,12 @@ class TestPrecisionForm : public QObject {
     QVERIFY2(panel.text().contains("MODEL:\n  ACT_CHECKPOINT: True\n"), qPrintable(panel.text()));
     QVERIFY(panel.config()->getBool("MODEL.ACT_CHECKPOINT"));
 
+    auto* tensorBoard = qobject_cast<QCheckBox*>(form->field("TENSORBOARD.ENABLE"));
+    QVERIFY(tensorBoard && !tensorBoard->isChecked());
+    tensorBoard->setChecked(true);
+    QVERIFY2(panel.text().contains("TENSORBOARD:\n  ENABLE: True\n"), qPrintable(panel.text()));
+    QVERIFY(panel.config()->getBool("TENSORBOARD.ENABLE"));
+
     auto* batch = qobject_cast<QSpinBox*>(form->field("TRAIN.BATCH_SIZE"));
     batch->setValue(32);
     QVERIFY(panel.text().contains("  BATCH_SIZE: 32  # per step\n"));  // the comment stays

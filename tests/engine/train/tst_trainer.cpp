@@ -355,6 +355,28 @@ class TestTrainer : public QObject {
     std::size_t tags = 0;
     for (const auto& [key, value] : tb) tags += key.first.rfind("Val/", 0) == 0;
     QCOMPARE(tags, std::size_t(2 * 2 * batches));
+
+    // A folder that cannot be made (a file in the way): said once, and the run trains on.
+    const std::string blocked = dir_.path().toStdString() + "/run-tensorboard-blocked";
+    std::filesystem::create_directories(blocked);
+    std::ofstream(blocked + "/tb") << "a file";
+    auto ov = keys;
+    ov.insert(ov.end(), {"TENSORBOARD.LOG_DIR", "tb/events"});
+    train::Trainer t(demoConfig(blocked, ov), "demo.yaml");
+    std::string error;
+    QVERIFY2(t.start(&error), error.c_str());
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Finished);
+    int said = 0, steps = 0;
+    for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(blocked).metricsPath())) {
+      steps += e.kind == runlog::kind::kTrain;
+      if (e.kind == runlog::kind::kEvent && e.name == "tensorboard") {
+        ++said;
+        QVERIFY2(e.message.find(blocked + "/tb/events") != std::string::npos, e.message.c_str());
+      }
+    }
+    QCOMPARE(said, 1);
+    QCOMPARE(steps, 5);
   }
 
   void validationLossFollowsTheHeadActivation() {
