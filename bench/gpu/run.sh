@@ -37,7 +37,7 @@ gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 build=${AMPSTUDIO_GPU_BUILD_DIR:-build-gpu}
 
 log "configure and build engine + CLI"
-cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DAMPSTUDIO_BUILD_GUI=OFF -DAMPSTUDIO_WITH_FFMPEG=OFF \
+cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DAMPSTUDIO_BUILD_GUI=OFF -DAMPSTUDIO_WITH_FFMPEG=OFF -DAMPSTUDIO_WITH_TENSORBOARD=OFF \
   -DCMAKE_PREFIX_PATH="$prefix" > "$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
 cmake --build "$build" --target ampstudio-cli --parallel "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -60; exit 1; }
 cli="$build/app/cli/ampstudio-cli"

@@ -113,13 +113,18 @@ std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars
   return append(bytes);
 }
 
+bool TensorBoardWriter::isOpen() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fd_ >= 0;
+}
+
 std::string TensorBoardWriter::append(const std::string& bytes) {
   if (fd_ < 0) return "the TensorBoard events file is not open";
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return "cannot append to '" + path_ + "': " + std::strerror(errno);
+    if (n <= 0) return "cannot append to '" + path_ + "': " + (n < 0 ? std::strerror(errno) : "nothing was written");
     done += static_cast<std::size_t>(n);
   }
   return "";
@@ -185,7 +190,7 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
 #else  // built without protobuf or ISA-L
 
 std::string tensorBoardSupport() {
-  return "this build has no TensorBoard event files (protobuf and ISA-L were not found when it was configured)";
+  return "this build writes no TensorBoard event files (configured with AMPSTUDIO_WITH_TENSORBOARD OFF: no protobuf and ISA-L)";
 }
 std::uint32_t crc32c(const void*, std::size_t) { return 0; }
 std::uint32_t maskedCrc32c(const void*, std::size_t) { return 0; }
@@ -193,6 +198,7 @@ TensorBoardWriter::TensorBoardWriter() = default;
 TensorBoardWriter::~TensorBoardWriter() = default;
 std::string TensorBoardWriter::open(const std::string&, double) { return tensorBoardSupport(); }
 std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t, double) { return tensorBoardSupport(); }
+bool TensorBoardWriter::isOpen() const { return false; }
 std::string TensorBoardWriter::append(const std::string&) { return tensorBoardSupport(); }
 void TensorBoardWriter::close() {}
 TensorBoardFile readTensorBoardFile(const std::string&) { return {{}, tensorBoardSupport()}; }

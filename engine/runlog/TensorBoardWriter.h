@@ -5,7 +5,8 @@
 // payload's length (8 bytes, little-endian), its masked CRC-32C, the payload (a serialised Event)
 // and the payload's masked CRC-32C. Each file starts with a "brain.Event:2" file-version record;
 // each scalar is one Event with the step, the wall time and one tagged simple value.
-// Torch-free (ampstudio_core). Builds without protobuf say so instead (tensorBoardSupport()).
+// Torch-free (ampstudio_core). Builds without protobuf (AMPSTUDIO_WITH_TENSORBOARD OFF) say so
+// instead (tensorBoardSupport()).
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,15 +35,17 @@ class TensorBoardWriter {
   /// and TensorBoard reads them as one run), and writes its file-version record. Returns "" or
   /// the reason, naming the path.
   std::string open(const std::string& logDir, double wallTime);
-  bool isOpen() const { return fd_ >= 0; }
-  /// One Event per scalar at `step`, appended with one write(2). Thread-safe. "" or the reason.
+  bool isOpen() const;
+  /// One Event per scalar at `step`, appended with one write(2). "" or the reason.
   std::string add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step, double wallTime);
   void close();
+  /// The file's path (set by open). The writer's calls may come from several threads; open and
+  /// close are not to race with them.
   const std::string& path() const { return path_; }
 
  private:
   std::string append(const std::string& bytes);
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   int fd_ = -1;
   std::string path_;
 };

@@ -248,13 +248,14 @@ void Trainer::run() {
     // TENSORBOARD.ENABLE: PySlowFast's scalars (Train/loss, Train/lr, Train/Top1_err,
     // Train/Top5_err per step; Val/Top1_err, Val/Top5_err per validation batch) at its global
     // steps, in OUTPUT_DIR/TENSORBOARD.LOG_DIR (default runs-<TRAIN.DATASET>). Every rank takes part
-    // in gathering the validation's per-batch errors; rank 0 writes. A file that cannot be written
-    // is said once and the run goes on: metrics.jsonl is the run's record.
-    const bool tensorBoardWanted = c.getBool("TENSORBOARD.ENABLE") && runlog::tensorBoardSupport().empty() && !synthetic_;
+    // in gathering the validation's per-batch errors (decided by the config alone, which every
+    // rank shares, so all make the same collective calls whatever their build); rank 0 writes. A
+    // file that cannot be written is said once and the run goes on: metrics.jsonl is the record.
+    const bool tensorBoardWanted = c.getBool("TENSORBOARD.ENABLE") && !synthetic_;
     std::string tensorBoardError;
     if (c.getBool("TENSORBOARD.ENABLE") && !runlog::tensorBoardSupport().empty())
       event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + runlog::tensorBoardSupport(), 0, 0);
-    if (tensorBoardWanted && writes) {
+    if (tensorBoardWanted && writes && runlog::tensorBoardSupport().empty()) {
       const std::string tbDir = runlog::tensorBoardLogDir(cfg_.getString("OUTPUT_DIR"), cfg_.getString("TENSORBOARD.LOG_DIR"), cfg_.getString("TRAIN.DATASET"));
       tensorBoardError = tensorBoard.open(tbDir, runlog::unixTimeNow());
       if (tensorBoardError.empty())

@@ -202,16 +202,23 @@ class TestLauncher : public QObject {
     };
     const auto [filesA, tbA] = tensorBoard(one);
     const auto [filesB, tbB] = tensorBoard(two);
-    QCOMPARE(filesA, 1);
-    QCOMPARE(filesB, 1);
-    for (std::int64_t i = 0; i < 4; ++i)
-      for (const char* tag : {"Val/Top1_err", "Val/Top5_err"}) {
-        QVERIFY2(tbA.count({tag, i}) && tbB.count({tag, i}), tag);
-        QCOMPARE(tbB.at({tag, i}), tbA.at({tag, i}));
+    const int files = amp::runlog::tensorBoardSupport().empty() ? 1 : 0;  // none where the build has no event files
+    QCOMPARE(filesA, files);
+    QCOMPARE(filesB, files);
+    if (files) {
+      double wrong = 0;  // 16 clips in 4 batches of 4: they pool to the whole validation's error
+      for (std::int64_t i = 0; i < 4; ++i) {
+        for (const char* tag : {"Val/Top1_err", "Val/Top5_err"}) {
+          QVERIFY2(tbA.count({tag, i}) && tbB.count({tag, i}), tag);
+          QCOMPARE(tbB.at({tag, i}), tbA.at({tag, i}));
+        }
+        wrong += tbB.at({"Val/Top1_err", i}) / 100.0 * 4;
       }
-    QVERIFY(!tbB.count({"Val/Top1_err", 4}));
-    for (std::int64_t i = 0; i < 4; ++i)  // the averaged training values, as the metrics log has them
-      QCOMPARE(tbB.at({"Train/Top1_err", i}), static_cast<double>(static_cast<float>(*trainB[i].value("top1_err"))));
+      QVERIFY2(std::abs(100.0 * wrong / 16 - *valB[0].value("top1_err")) < 1e-3, qPrintable(QString::number(100.0 * wrong / 16)));
+      QVERIFY(!tbB.count({"Val/Top1_err", 4}));
+      for (std::int64_t i = 0; i < 4; ++i)  // the averaged training values, as the metrics log has them
+        QCOMPARE(tbB.at({"Train/Top1_err", i}), static_cast<double>(static_cast<float>(*trainB[i].value("top1_err"))));
+    }
 
     // The multi-view test of the same checkpoint, 3 x 3 views per video: every video gets all of
     // its views over two processes, and the same summed scores.

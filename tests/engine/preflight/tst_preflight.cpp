@@ -97,8 +97,7 @@ class TestPreflight : public QObject {
     QVERIFY2(p && !p->isError() && p->message.find("on 2 cores") != std::string::npos, all(out).c_str());
   }
 
-  // bfloat16 autocast on a CPU without LibTorch's bfloat16 convolutions: a warning at the switch,
-  // only where bfloat16 is what the CPU run would use.
+  // TENSORBOARD.ENABLE in a build without event files: a warning (the run still trains).
   void tensorBoardWithoutEventFileSupportIsWarned() {
     preflight::MachineFacts without;
     without.cpu_cores = 2;
@@ -119,6 +118,8 @@ class TestPreflight : public QObject {
     QVERIFY2(out.empty(), all(out).c_str());
   }
 
+  // bfloat16 autocast on a CPU without LibTorch's bfloat16 convolutions: a warning at the switch,
+  // only where bfloat16 is what the CPU run would use.
   void bfloat16OnACpuWithoutItsKernelsIsWarned() {
     preflight::MachineFacts avx2;
     avx2.cpu_cores = 2;
