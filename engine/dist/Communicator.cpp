@@ -123,9 +123,23 @@ void Communicator::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* 
   }
 }
 
+namespace {
+
+// NCCL reduces CUDA tensors only ("Tensors must be CUDA and dense"), while the engine's own
+// bookkeeping (stop and pause, step metrics, evaluation counts, config and step checks, the
+// test's scores) lives in CPU tensors: over NCCL those travel through this rank's GPU, the one
+// trainingDevice made current (CUDA device = local rank). Gloo takes them as they are.
+torch::Tensor onBackendDevice(const torch::Tensor& t, const std::string& backend, int localRank) {
+  if (backend != "nccl" || t.is_cuda()) return t;
+  return t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(localRank)));
+}
+
+}  // namespace
+
 void Communicator::allreduce(torch::Tensor& tensor, Reduce op, const char* what) {
-  std::vector<torch::Tensor> t{tensor};
+  std::vector<torch::Tensor> t{onBackendDevice(tensor, backendName_, env_.local_rank)};
   wait(allreduceAsync(t, op), what);
+  if (!t[0].is_same(tensor)) tensor.copy_(t[0]);
 }
 
 double Communicator::allreduce(double value, Reduce op, const char* what) {
@@ -138,7 +152,7 @@ void Communicator::broadcast(std::vector<torch::Tensor> tensors, int root, const
   std::map<c10::ScalarType, std::vector<torch::Tensor>> byType;
   for (auto& t : tensors) byType[t.scalar_type()].push_back(t);
   for (auto& [type, group] : byType) {
-    std::vector<torch::Tensor> flat{flatten(group)};
+    std::vector<torch::Tensor> flat{onBackendDevice(flatten(group), backendName_, env_.local_rank)};
     c10d::BroadcastOptions o;
     o.rootRank = root;
     try {
@@ -151,14 +165,15 @@ void Communicator::broadcast(std::vector<torch::Tensor> tensors, int root, const
 }
 
 std::vector<torch::Tensor> Communicator::allgather(const torch::Tensor& tensor, const char* what) {
+  std::vector<torch::Tensor> in{onBackendDevice(tensor.contiguous(), backendName_, env_.local_rank)};
   std::vector<std::vector<torch::Tensor>> out(1);
-  for (int r = 0; r < env_.world_size; ++r) out[0].push_back(torch::empty_like(tensor));
-  std::vector<torch::Tensor> in{tensor.contiguous()};
+  for (int r = 0; r < env_.world_size; ++r) out[0].push_back(torch::empty_like(in[0]));
   try {
     wait(impl_->group->allgather(out, in), what);
   } catch (const c10::Error& e) {
     fail(what, e.what_without_backtrace());
   }
+  for (auto& t : out[0]) t = t.to(tensor.device());  // where the caller's tensor is
   return out[0];
 }
 

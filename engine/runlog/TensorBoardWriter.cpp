@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "runlog/RunDirectory.h"
 
@@ -158,6 +159,10 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
     const std::uint64_t len = getLe(p + at, 8);
     if (static_cast<std::uint32_t>(getLe(p + at + 8, 4)) != maskedCrc32c(p + at, 8)) {
       out.error = where + ": the length's checksum does not match";
+      return out;
+    }
+    if (len > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {  // protobuf parses at most that
+      out.error = where + ": a record of " + std::to_string(len) + " bytes is no event";
       return out;
     }
     if (len > all.size() - at - 12 || all.size() - at - 12 - len < 4) {
