@@ -158,7 +158,7 @@ void TrainingController::drain() {
     if ((trainer_ || launched_) && pace_.size() >= 2) {
       const auto p = progress();
       const double dt = pace_.back().first - pace_.front().first, ds = pace_.back().second - pace_.front().second;
-      const double total = static_cast<double>(p.steps_per_epoch) * p.max_epoch;
+      const double total = static_cast<double>(p.totalSteps());
       if (dt > 0 && ds > 0 && total > 0) eta_ = std::max(0.0, total - static_cast<double>(p.step)) * dt / ds;
     }
     emit eventsReady(events);

@@ -127,7 +127,7 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
       timeSum += e.value("iter_time_s").value_or(0);
       ++timed;
       const auto p = trainer.progress();
-      const std::int64_t total = p.max_epoch * p.steps_per_epoch;
+      const std::int64_t total = p.totalSteps();
       const double remaining = static_cast<double>(total - e.step) * timeSum / static_cast<double>(timed);
       if (tty) {
         const double frac = total > 0 ? static_cast<double>(e.step) / static_cast<double>(total) : 0.0;

@@ -21,6 +21,7 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <thread>
@@ -571,10 +572,10 @@ void MainWindow::updateProgress() {
     progressBar_->hide();
     return;
   }
-  const std::int64_t total = p.steps_per_epoch * p.max_epoch;
+  const std::int64_t total = p.totalSteps();
   QString text = tr("%1 · epoch %2/%3 · step %4/%5")
                      .arg(widgets::TrainingController::stateName(state))
-                     .arg(std::min<std::int64_t>(p.step / std::max<std::int64_t>(1, p.steps_per_epoch) + 1, p.max_epoch))
+                     .arg(std::clamp(p.epoch + 1, 1, std::max(1, p.max_epoch)))
                      .arg(p.max_epoch)
                      .arg(p.step)
                      .arg(total);

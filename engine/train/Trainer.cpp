@@ -15,6 +15,7 @@
 #include "models/VideoModels.h"
 #include "multigrid/Schedule.h"
 #include "runlog/CheckpointFiles.h"
+#include "runlog/MetricsReader.h"
 #include "runlog/MetricsWriter.h"
 #include "util/FaultInjection.h"
 #include "runlog/RunDirectory.h"
@@ -146,8 +147,9 @@ void Trainer::run() {
   // A metrics line that cannot be written (a full disk) stops the run at the next check: its
   // record must not silently end while the run goes on. Later lines are not attempted.
   std::string logError;
+  double timeOffset = 0;  // seconds the earlier starts of this run spent (its log's last time)
   auto emit = [&](runlog::MetricEvent e) {
-    e.time_s = since(started);
+    e.time_s = timeOffset + since(started);
     e.unix_time_s = runlog::unixTimeNow();
     if (writes && logError.empty()) logError = writer.write(e);
     if (sink_) sink_(e);
@@ -240,6 +242,9 @@ void Trainer::run() {
       config::saveConfigFile(cfg_, dir.configPath());
       std::error_code sizeError;
       earlierLog = std::filesystem::file_size(dir.metricsPath(), sizeError) > 0 && !sizeError;
+      // `time` counts the run's seconds across its starts: this start continues from the last.
+      if (earlierLog)
+        for (const auto& e : runlog::MetricsReader(dir.metricsPath()).pollFinal()) timeOffset = std::max(timeOffset, e.time_s);
       const std::string openError = writer.open(dir.metricsPath());
       if (!openError.empty()) throw std::runtime_error(openError);
     }
@@ -345,8 +350,7 @@ void Trainer::run() {
     const auto accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
     std::unique_ptr<data::VideoLoader> trainLoader, valLoader, preciseLoader;
     std::int64_t itersPerEpoch = 0;
-    auto buildLoaders = [&](const config::Config& pc, const multigrid::Phase* phase) {
-      const auto params = data::ClipParams::fromConfig(pc);
+    auto makeTrainLoader = [&](const config::Config& pc, const multigrid::Phase* phase) {
       auto trainOptions = data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp.rank(), ddp.worldSize());
       if (phase && mg->short_cycle)  // ShortCycleBatchSampler: the batch and crop change every iteration
         for (std::int64_t k = 0; k < 3; ++k) {
@@ -354,7 +358,11 @@ void Trainer::run() {
           trainOptions.short_cycle.push_back(
               {static_cast<int>(sc.per_device_batch), static_cast<int>(sc.crop), static_cast<int>(sc.jitter_min_scale)});
         }
-      trainLoader = std::make_unique<data::VideoLoader>(trainList, params, data::Split::Train, trainOptions);
+      return std::make_unique<data::VideoLoader>(trainList, data::ClipParams::fromConfig(pc), data::Split::Train, trainOptions);
+    };
+    auto buildLoaders = [&](const config::Config& pc, const multigrid::Phase* phase) {
+      const auto params = data::ClipParams::fromConfig(pc);
+      trainLoader = makeTrainLoader(pc, phase);
       valLoader = std::make_unique<data::VideoLoader>(valList, params, data::Split::Val,
                                                       data::LoaderOptions::fromConfig(pc, data::Split::Val, ddp.rank(), ddp.worldSize()));
       // BN.USE_PRECISE_STATS: PySlowFast's separate training loader for precise BN (training
@@ -373,6 +381,17 @@ void Trainer::run() {
     };
     buildLoaders(c, firstPhase);
     const multigrid::Phase* loadersPhase = firstPhase;
+    // The run's optimizer steps, for progress and ETAs: with long cycles each phase's epochs at
+    // its own iterations per epoch.
+    std::int64_t totalSteps = static_cast<std::int64_t>(c.getInt("SOLVER.MAX_EPOCH")) * itersPerEpoch;
+    if (mg && !synthetic_) {
+      totalSteps = 0;
+      for (const auto& ph : mg->phases) {
+        const auto loader = makeTrainLoader(multigrid::phaseConfig(cfg_, *mg, ph, machineProcesses), &ph);
+        const auto batches = static_cast<std::int64_t>(loader->batchesPerEpoch());
+        totalSteps += (ph.end_epoch - ph.start_epoch) * (batches / accum);
+      }
+    }
 
     // Model, optimizer, schedule, precision.
     auto net = models::buildVideoNet(c);
@@ -504,6 +523,7 @@ void Trainer::run() {
       std::lock_guard<std::mutex> lock(mutex_);
       progress_.max_epoch = maxEpoch;
       progress_.steps_per_epoch = itersPerEpoch;
+      progress_.total_steps = totalSteps;
       progress_.epoch = startEpoch;
       progress_.step = step;
     }
@@ -518,6 +538,72 @@ void Trainer::run() {
       if (!writes) return;
       const std::string path = saveCheckpoint(runDir_, *net, optimizer.get(), &stepper.scaler(), info);
       event("checkpoint", path, step, epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
+    };
+
+    // Validation, in FP32 as PySlowFast, of the clips the loader draws for `epoch` (0-based); the
+    // records carry epoch + 1, TensorBoard's steps are len(val_loader) * tbEpoch + cur_iter.
+    auto validate = [&](int epoch, int tbEpoch) {
+      torch::NoGradGuard noGrad;
+      net->eval();
+      valLoader->startEpoch(epoch);
+      double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
+      std::vector<double> batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
+      const std::string headAct = cfg_.getString("MODEL.HEAD_ACT");
+      while (auto vb = valLoader->next()) {
+        if (stopRequested_) break;
+        auto inputs = batchTensors(*vb, device, channelsLast);
+        auto labels = torch::tensor(vb->labels, torch::kLong).to(device);
+        auto probs = net->forward(inputs);
+        // Cross entropy from what the head gives: probabilities (softmax) or logits (none); a
+        // sigmoid head's outputs are no distribution over the classes, so no loss is logged.
+        if (headAct == "softmax")
+          lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
+        else if (headAct == "none")
+          lossSum += torch::nn::functional::cross_entropy(probs.to(torch::kFloat), labels).item<double>() * labels.size(0);
+        const auto [e1, e5] = topErrors(probs, labels);
+        correct1 += (100.0 - e1) * labels.size(0) / 100.0;
+        correct5 += (100.0 - e5) * labels.size(0) / 100.0;
+        n += static_cast<double>(labels.size(0));
+        if (tensorBoardWanted)
+          batchCounts.insert(batchCounts.end(), {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0,
+                                                 static_cast<double>(labels.size(0))});
+        valLoader->recycle(std::move(*vb));
+        util::killIfArmed("validation");
+      }
+      valLoader->stop();
+      if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
+      // Each rank evaluated its own share: the counts add up to one process's over the whole set.
+      std::tie(correct1, correct5, n, lossSum) = ddp.sum(correct1, correct5, n, lossSum);
+      if (tensorBoardWanted) {
+        // PySlowFast: each batch's errors averaged over the ranks, at len(val_loader) * cur_epoch
+        // + cur_iter. Ranks' shares differ by at most one clip; batch i pools rank r's batch i.
+        auto batches = torch::tensor({static_cast<double>(batchCounts.size() / 3)}, torch::kDouble);
+        ddp.maxInPlace(batches, "validation batches");
+        const auto perRank = static_cast<std::int64_t>(batches.item<double>());
+        auto counts = torch::zeros({perRank * 3}, torch::kDouble);
+        std::copy(batchCounts.begin(), batchCounts.end(), counts.data_ptr<double>());
+        ddp.sumInPlace(counts, "validation batch errors");
+        const double* k = counts.data_ptr<double>();
+        for (std::int64_t i = 0; i < perRank && !stopRequested_; ++i)
+          if (k[3 * i + 2] > 0)
+            toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]}, {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
+                          perRank * tbEpoch + i, step, epoch + 1);
+      }
+      if (n > 0 && !stopRequested_) {
+        const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
+        bestTop1 = std::min(bestTop1, top1);
+        runlog::MetricEvent v;
+        v.kind = runlog::kind::kVal;
+        v.step = step;
+        v.epoch = epoch + 1;
+        v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}};
+        if (headAct != "sigmoid") v.values["loss"] = lossSum / n;
+        emit(v);
+        char line[160];
+        std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch,
+                      top1, top5, bestTop1);
+        log(line);
+      }
     };
 
     int skippedInARow = 0;
@@ -680,70 +766,19 @@ void Trainer::run() {
                     " training batches (BN.USE_PRECISE_STATS, BN.NUM_BATCHES_PRECISE)",
                 step, epoch + 1, {{"layers", pr.layers}, {"batches", pr.batches}});
       }
-      if (evalEpoch) {  // validation, in FP32 as PySlowFast
-        torch::NoGradGuard noGrad;
-        net->eval();
-        valLoader->startEpoch(epoch);
-        double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
-        std::vector<double> batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
-        const std::string headAct = cfg_.getString("MODEL.HEAD_ACT");
-        while (auto vb = valLoader->next()) {
-          if (stopRequested_) break;
-          auto inputs = batchTensors(*vb, device, channelsLast);
-          auto labels = torch::tensor(vb->labels, torch::kLong).to(device);
-          auto probs = net->forward(inputs);
-          // Cross entropy from what the head gives: probabilities (softmax) or logits (none); a
-          // sigmoid head's outputs are no distribution over the classes, so no loss is logged.
-          if (headAct == "softmax")
-            lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
-          else if (headAct == "none")
-            lossSum += torch::nn::functional::cross_entropy(probs.to(torch::kFloat), labels).item<double>() * labels.size(0);
-          const auto [e1, e5] = topErrors(probs, labels);
-          correct1 += (100.0 - e1) * labels.size(0) / 100.0;
-          correct5 += (100.0 - e5) * labels.size(0) / 100.0;
-          n += static_cast<double>(labels.size(0));
-          if (tensorBoardWanted)
-            batchCounts.insert(batchCounts.end(), {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0, static_cast<double>(labels.size(0))});
-          valLoader->recycle(std::move(*vb));
-          util::killIfArmed("validation");
-        }
-        valLoader->stop();
-        if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
-        // Each rank evaluated its own share: the counts add up to one process's over the whole set.
-        std::tie(correct1, correct5, n, lossSum) = ddp.sum(correct1, correct5, n, lossSum);
-        if (tensorBoardWanted) {
-          // PySlowFast: each batch's errors averaged over the ranks, at len(val_loader) * cur_epoch
-          // + cur_iter. Ranks' shares differ by at most one clip; batch i pools rank r's batch i.
-          auto batches = torch::tensor({static_cast<double>(batchCounts.size() / 3)}, torch::kDouble);
-          ddp.maxInPlace(batches, "validation batches");
-          const auto perRank = static_cast<std::int64_t>(batches.item<double>());
-          auto counts = torch::zeros({perRank * 3}, torch::kDouble);
-          std::copy(batchCounts.begin(), batchCounts.end(), counts.data_ptr<double>());
-          ddp.sumInPlace(counts, "validation batch errors");
-          const double* k = counts.data_ptr<double>();
-          for (std::int64_t i = 0; i < perRank && !stopRequested_; ++i)
-            if (k[3 * i + 2] > 0)
-              toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]}, {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
-                            perRank * epoch + i, step, epoch + 1);
-        }
-        if (n > 0 && !stopRequested_) {
-          const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
-          bestTop1 = std::min(bestTop1, top1);
-          runlog::MetricEvent v;
-          v.kind = runlog::kind::kVal;
-          v.step = step;
-          v.epoch = epoch + 1;
-          v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}};
-          if (headAct != "sigmoid") v.values["loss"] = lossSum / n;
-          emit(v);
-          char line[160];
-          std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch,
-                        top1, top5, bestTop1);
-          log(line);
-        }
-      }
+      if (evalEpoch) validate(epoch, epoch);
       checkLog();
       if (checkpointEpoch) checkpoint(epoch + 1, 0);
+    }
+    if (startEpoch == maxEpoch && startIter == 0 && !synthetic_ && !stopRequested_) {
+      // PySlowFast's train_net: a run that starts at its last epoch (resumed after its end, or
+      // initialised from a checkpoint of MAX_EPOCH epochs) evaluates that checkpoint once. The
+      // clips are the last epoch's (validation draws as training does: random clip and crop), so
+      // the errors repeat the last validation's; TensorBoard's steps follow it, as PySlowFast's.
+      if (mg) enterPhase(maxEpoch - 1);
+      log("training already ended (epoch " + std::to_string(maxEpoch) + "/" + std::to_string(maxEpoch) +
+          "): validating the checkpoint once, as PySlowFast does");
+      validate(maxEpoch - 1, startEpoch);
     }
     if (c.getBool("TEST.ENABLE") && !synthetic_ && !stopRequested_) {
       const std::string last = writes ? latestCheckpoint(runDir_) : std::string();

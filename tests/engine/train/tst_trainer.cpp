@@ -119,19 +119,43 @@ class TestTrainer : public QObject {
     }
     train::Trainer t(demoConfig(out, {"SOLVER.MAX_EPOCH", "2"}), "demo.yaml");  // TRAIN.AUTO_RESUME is on
     std::vector<std::int64_t> resumedSteps;
+    std::vector<runlog::MetricEvent> vals;
     t.setEventSink([&](const runlog::MetricEvent& e) {
       if (e.kind == runlog::kind::kTrain) resumedSteps.push_back(e.step);
+      if (e.kind == runlog::kind::kVal) vals.push_back(e);
     });
     std::string error;
     QVERIFY(t.start(&error));
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Finished);
     QCOMPARE(resumedSteps, (std::vector<std::int64_t>{7, 8}));  // the same count, not from 1
+    QCOMPARE(vals.size(), std::size_t{1});
+    QCOMPARE(vals[0].epoch, 2.0);
+
+    // Started again after its end, the run trains nothing and, as PySlowFast's train_net, evaluates
+    // its last checkpoint once: the same errors, at the last step and epoch.
+    {
+      train::Trainer again(demoConfig(out, {"SOLVER.MAX_EPOCH", "2"}), "demo.yaml");
+      std::vector<runlog::MetricEvent> trained, validated;
+      again.setEventSink([&](const runlog::MetricEvent& e) {
+        if (e.kind == runlog::kind::kTrain) trained.push_back(e);
+        if (e.kind == runlog::kind::kVal) validated.push_back(e);
+      });
+      QVERIFY(again.start(&error));
+      again.wait();
+      QCOMPARE(again.state(), train::TrainerState::Finished);
+      QVERIFY(trained.empty());
+      QCOMPARE(validated.size(), std::size_t{1});
+      QCOMPARE(validated[0].step, std::int64_t{8});
+      QCOMPARE(validated[0].epoch, 2.0);
+      QCOMPARE(validated[0].values.at("top1_err"), vals[0].values.at("top1_err"));
+      QCOMPARE(validated[0].values.at("loss"), vals[0].values.at("loss"));
+    }
     std::vector<std::int64_t> logged;
     bool sawResumed = false;
     for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(out).metricsPath())) {
       if (e.kind == runlog::kind::kTrain) logged.push_back(e.step);
-      if (e.kind == runlog::kind::kEvent && e.name == "resumed") sawResumed = e.step == 6;
+      if (e.kind == runlog::kind::kEvent && e.name == "resumed" && e.step == 6) sawResumed = true;
     }
     QVERIFY(sawResumed);
     QCOMPARE(logged, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // one log, no duplicates
@@ -149,6 +173,7 @@ class TestTrainer : public QObject {
                                          "SOLVER.MAX_EPOCH", "3", "SOLVER.WARMUP_EPOCHS", "0", "TEST.ENABLE", "False"};
     struct Seen {
       std::vector<runlog::MetricEvent> shapes, train, val;
+      std::int64_t totalSteps = 0;
     };
     auto run = [&](const std::string& out, Seen& seen, bool stopAtSecondShape) {
       train::Trainer t(demoConfig(out, mg), "demo.yaml");
@@ -163,6 +188,7 @@ class TestTrainer : public QObject {
       std::string error;
       if (!t.start(&error)) qFatal("%s", error.c_str());
       t.wait();
+      seen.totalSteps = t.progress().totalSteps();
       return t.state();
     };
     const std::string whole = dir_.path().toStdString() + "/run-mg", split = dir_.path().toStdString() + "/run-mg-stop";
@@ -181,6 +207,7 @@ class TestTrainer : public QObject {
     QCOMPARE(*a.shapes[1].value("bn_splits"), 1.0);
     QCOMPARE(a.shapes[1].step, std::int64_t{4});
     QCOMPARE(a.train.size(), size_t(8));
+    QCOMPARE(a.totalSteps, std::int64_t{8});  // the phases' own steps per epoch, not 3 epochs x 4
     // SOLVER.LRS rewritten: GAMMA^stage x B = 2 in phase 0, 0.1 in the fine-tune phase.
     QVERIFY(std::abs(*a.train[0].value("lr") - 0.012) < 1e-12);
     QVERIFY(std::abs(*a.train[7].value("lr") - 0.0006) < 1e-12);
@@ -201,6 +228,9 @@ class TestTrainer : public QObject {
     QCOMPARE(b2.shapes.size(), size_t(1));  // resumed straight into the fine-tune phase
     QCOMPARE(*b2.shapes[0].value("frames"), 8.0);
     QCOMPARE(b2.train.size(), size_t(4));
+    QCOMPARE(b2.totalSteps, std::int64_t{8});
+    // The log's time runs on across the restart: it counts the run's seconds, not the process's.
+    QVERIFY(b2.train.front().time_s > b1.train.back().time_s);
     for (size_t i = 0; i < 4; ++i) {
       QCOMPARE(b2.train[i].step, a.train[4 + i].step);
       QCOMPARE(*b2.train[i].value("loss"), *a.train[4 + i].value("loss"));  // bit-exact
