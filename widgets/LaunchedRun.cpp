@@ -101,10 +101,16 @@ std::vector<runlog::MetricEvent> LaunchedRun::poll() {
                      (state_ == train::TrainerState::Running || state_ == train::TrainerState::Paused);
   auto events = ended ? reader_->pollFinal() : reader_->poll();
   for (const auto& e : events) {
+    if (e.kind == runlog::kind::kEvent && e.name == "shape_change") {  // multigrid: this phase's pace, the run's steps
+      progress_.steps_per_epoch = static_cast<std::int64_t>(e.value("iterations_per_epoch").value_or(0));
+      progress_.total_steps = static_cast<std::int64_t>(e.value("run_steps").value_or(0));
+      multigrid_ = true;
+      continue;
+    }
     if (e.kind != runlog::kind::kTrain) continue;
     progress_.step = e.step;
     progress_.epoch = static_cast<int>(std::ceil(e.epoch - 1e-9)) - 1;
-    if (e.epoch > 0 && progress_.steps_per_epoch == 0 && std::abs(e.epoch - std::round(e.epoch)) < 1e-9)
+    if (e.epoch > 0 && progress_.steps_per_epoch == 0 && !multigrid_ && std::abs(e.epoch - std::round(e.epoch)) < 1e-9)
       progress_.steps_per_epoch = static_cast<std::int64_t>(std::llround(static_cast<double>(e.step) / e.epoch));
     progress_.last_loss = e.value("loss").value_or(progress_.last_loss);
   }

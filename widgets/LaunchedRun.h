@@ -53,6 +53,7 @@ class LaunchedRun {
   train::TrainerState state_ = train::TrainerState::Idle;
   QString error_;
   train::TrainerProgress progress_;
+  bool multigrid_ = false;  // shape_change events give the pace; epochs from train records would not
   double launchedAt_ = 0;  ///< unix seconds: an older run.json in the folder is not this run's
 };
 

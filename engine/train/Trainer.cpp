@@ -517,7 +517,8 @@ void Trainer::run() {
              {"crop", static_cast<double>(pc.getInt("DATA.TRAIN_CROP_SIZE"))},
              {"max_sampling_rate", static_cast<double>(std::max(maxRate, pc.getInt("DATA.SAMPLING_RATE")))},
              {"bn_splits", static_cast<double>(splits)},
-             {"iterations_per_epoch", static_cast<double>(itersPerEpoch)}});
+             {"iterations_per_epoch", static_cast<double>(itersPerEpoch)},
+             {"run_steps", static_cast<double>(totalSteps)}});
     };
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -65,6 +65,31 @@ class TestTrainingController : public QObject {
     QCOMPARE(meta->status, runlog::RunStatus::Finished);
   }
 
+  void twoProcessesMultigridCountEveryPhase() {
+    // Long cycle: epochs 0-1 at batch 8 (2 steps each), then the fine-tune epoch at batch 4 (4
+    // steps): 8 steps. The progress bar and ETA need that total from the first step; the epochs in
+    // the train records would give 2 steps per epoch x 3 epochs = 6.
+    const std::string out = dir_.path().toStdString() + "/ddp-mg";
+    widgets::TrainingController controller;
+    QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
+    const std::vector<std::string> mg = {"DIST.CPU_PROCESSES", "2", "MULTIGRID.LONG_CYCLE", "True",
+                                         "MULTIGRID.LONG_CYCLE_FACTORS", "[[0.5, 1], [1, 1]]", "MULTIGRID.BN_BASE_SIZE", "4",
+                                         "MULTIGRID.EPOCH_FACTOR", "1.0", "SOLVER.MAX_EPOCH", "3", "SOLVER.STEPS", "[0, 2]",
+                                         "TEST.ENABLE", "False"};
+    QString why;
+    QVERIFY2(controller.start(demo(out, mg), "demo.yaml", &why), qPrintable(why));
+    std::int64_t totalAtFirstStep = 0;
+    QTRY_VERIFY_WITH_TIMEOUT(trainEvents(batches) > 0 || !controller.isActive(), 120000);
+    totalAtFirstStep = controller.progress().totalSteps();
+    controller.waitForEnd();
+    QCOMPARE(controller.state(), train::TrainerState::Finished);
+    QCOMPARE(totalAtFirstStep, std::int64_t{8});
+    QCOMPARE(trainEvents(batches), 8);
+    QCOMPARE(controller.progress().step, std::int64_t{8});
+    QCOMPARE(controller.progress().totalSteps(), std::int64_t{8});
+    QCOMPARE(controller.progress().steps_per_epoch, std::int64_t{4});  // the fine-tune phase's
+  }
+
   void pauseAndStopReachEveryRank() {
     const std::string out = dir_.path().toStdString() + "/ddp-long";
     widgets::TrainingController controller;

@@ -208,6 +208,7 @@ class TestTrainer : public QObject {
     QCOMPARE(a.shapes[1].step, std::int64_t{4});
     QCOMPARE(a.train.size(), size_t(8));
     QCOMPARE(a.totalSteps, std::int64_t{8});  // the phases' own steps per epoch, not 3 epochs x 4
+    for (const auto& shape : a.shapes) QCOMPARE(*shape.value("run_steps"), 8.0);  // what a launched run's progress reads
     // SOLVER.LRS rewritten: GAMMA^stage x B = 2 in phase 0, 0.1 in the fine-tune phase.
     QVERIFY(std::abs(*a.train[0].value("lr") - 0.012) < 1e-12);
     QVERIFY(std::abs(*a.train[7].value("lr") - 0.0006) < 1e-12);
