@@ -1,6 +1,7 @@
 #include "dist/Communicator.h"
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #if defined(AMPSTUDIO_WITH_NCCL)
@@ -54,17 +55,20 @@ Communicator::Communicator(const DistEnv& env, const std::string& backend, std::
       if (!parseTcpInitMethod(env.init_method, host, port, &error)) throw std::runtime_error("--init-method: " + error);
       c10d::TCPStoreOptions o;
       o.port = static_cast<std::uint16_t>(port);
-      o.isServer = env.rank == 0;
+      // Under torchrun's agent store the agent serves it (on MASTER_PORT) and rank 0 is a client too.
+      o.isServer = env.rank == 0 && env.agent_store_prefix.empty();
       o.numWorkers = static_cast<std::size_t>(env.world_size);
       o.waitWorkers = true;
       o.timeout = timeout;
       impl_->store = c10::make_intrusive<c10d::TCPStore>(host, o);
+      if (!env.agent_store_prefix.empty()) impl_->store = c10::make_intrusive<c10d::PrefixStore>(env.agent_store_prefix, impl_->store);
     }
   } catch (const c10::Error& e) {
+    const char* hint = !env.agent_store_prefix.empty() ? "; is torchrun's agent still running and reachable?"
+                       : env.rank == 0               ? "; is the port already in use? (pass --init-method tcp://HOST:ANOTHER_PORT)"
+                                                     : "; is rank 0 running and reachable?";
     throw std::runtime_error("distributed: " + env.describe() + " could not meet the other ranks at " + env.init_method + ": " +
-                             e.what_without_backtrace() +
-                             (env.rank == 0 ? "; is the port already in use? (pass --init-method tcp://HOST:ANOTHER_PORT)"
-                                            : "; is rank 0 running and reachable?"));
+                             e.what_without_backtrace() + hint);
   }
   try {
     if (backend == "nccl") {
@@ -131,7 +135,8 @@ namespace {
 // trainingDevice made current (CUDA device = local rank). Gloo takes them as they are.
 torch::Tensor onBackendDevice(const torch::Tensor& t, const std::string& backend, int localRank) {
   if (backend != "nccl" || t.is_cuda()) return t;
-  return t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(localRank)));
+  const int device = cudaDeviceOfLocalRank(localRank, static_cast<int>(torch::cuda::device_count()));
+  return t.to(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(device)));
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ bool finish(DistEnv& d, std::string* error) {
 
 std::string DistEnv::describe() const {
   return "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (local " + std::to_string(local_rank) + " of " +
-         std::to_string(local_world_size) + ", " + origin + (init_method.empty() ? "" : ", " + init_method) + ")";
+         std::to_string(local_world_size) + ", " + origin + (init_method.empty() ? "" : ", " + init_method) +
+         (agent_store_prefix.empty() ? "" : ", torchrun's agent store") + ")";
 }
 
 std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string* error) {
@@ -79,6 +80,11 @@ std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string*
       }
       d.init_method = "tcp://" + str(env, "MASTER_ADDR") + ":" + port;
       d.origin = "torchrun";
+      if (str(env, "TORCHELASTIC_USE_AGENT_STORE") == "True") {
+        std::optional<int> attempt;
+        if (!readInt(env, "TORCHELASTIC_RESTART_COUNT", attempt, error)) return std::nullopt;
+        d.agent_store_prefix = "/worker/attempt_" + std::to_string(attempt.value_or(0));
+      }
     }
   } else if (env("SLURM_PROCID") && env("SLURM_NTASKS")) {  // srun
     if (!readInt(env, "SLURM_PROCID", rank, error) || !readInt(env, "SLURM_NTASKS", world, error) ||
@@ -87,10 +93,15 @@ std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string*
     d.rank = *rank;
     d.world_size = *world;
     d.local_rank = local.value_or(0);
-    // SLURM_NTASKS_PER_NODE may read "4(x2)" on uneven allocations: the leading number is this layout.
-    const std::string perNode = str(env, "SLURM_NTASKS_PER_NODE");
-    const int n = std::atoi(perNode.c_str());
-    d.local_world_size = n > 0 ? n : *world;
+    // SLURM_NTASKS_PER_NODE (set with --ntasks-per-node) may read "4(x2)": the leading number is
+    // this layout. Without it, this node's entry of the step's (or job's) tasks per node, which
+    // Slurm always sets ("2(x3),1", node SLURM_NODEID).
+    const int n = std::atoi(str(env, "SLURM_NTASKS_PER_NODE").c_str());
+    std::optional<int> node;
+    if (!readInt(env, "SLURM_NODEID", node, error)) return std::nullopt;
+    const std::string tasks = env("SLURM_STEP_TASKS_PER_NODE") ? str(env, "SLURM_STEP_TASKS_PER_NODE") : str(env, "SLURM_TASKS_PER_NODE");
+    const int onNode = slurmTasksOnNode(tasks, node.value_or(0));
+    d.local_world_size = n > 0 ? n : onNode > 0 ? onNode : *world;
     std::string host = str(env, "MASTER_ADDR");
     if (host.empty()) host = firstSlurmHost(str(env, "SLURM_STEP_NODELIST").empty() ? str(env, "SLURM_JOB_NODELIST")
                                                                                     : str(env, "SLURM_STEP_NODELIST"));
@@ -120,6 +131,30 @@ std::string firstSlurmHost(const std::string& nodelist) {
   }
   return prefix;
 }
+
+int slurmTasksOnNode(const std::string& tasksPerNode, int node) {
+  // Comma-separated entries "N" or "N(xR)": N tasks on each of R nodes.
+  size_t i = 0;
+  int first = 0;
+  while (i < tasksPerNode.size()) {
+    char* end = nullptr;
+    const long tasks = std::strtol(tasksPerNode.c_str() + i, &end, 10);
+    if (end == tasksPerNode.c_str() + i || tasks < 1) return 0;
+    i = static_cast<size_t>(end - tasksPerNode.c_str());
+    long repeat = 1;
+    if (tasksPerNode.compare(i, 2, "(x") == 0) {
+      repeat = std::strtol(tasksPerNode.c_str() + i + 2, &end, 10);
+      if (end == tasksPerNode.c_str() + i + 2 || *end != ')' || repeat < 1) return 0;
+      i = static_cast<size_t>(end - tasksPerNode.c_str()) + 1;
+    }
+    if (node < first + repeat) return static_cast<int>(tasks);
+    first += static_cast<int>(repeat);
+    if (i < tasksPerNode.size() && tasksPerNode[i++] != ',') return 0;
+  }
+  return 0;
+}
+
+int cudaDeviceOfLocalRank(int localRank, int visibleDevices) { return visibleDevices == 1 ? 0 : localRank; }
 
 bool parseTcpInitMethod(const std::string& method, std::string& host, int& port, std::string* error) {
   const std::string scheme = "tcp://";

@@ -24,6 +24,10 @@ struct DistEnv {
   std::string init_method;
   /// Who started this process: "single", "launcher" (ampstudio-cli), "torchrun" or "slurm".
   std::string origin = "single";
+  /// torchrun's agent already serves the TCPStore at MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True):
+  /// every rank is a client, its keys under "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as
+  /// PyTorch's env:// rendezvous does. Empty: rank 0 serves the store.
+  std::string agent_store_prefix;
 
   bool distributed() const { return world_size > 1; }
   /// "rank 1 of 4 (local 1 of 2, torchrun, tcp://node1:29500)"
@@ -39,6 +43,13 @@ using EnvLookup = std::function<const char*(const char*)>;
 std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string* error);
 /// The first host of a Slurm node list: "gpu[03-05,09],cpu1" -> "gpu03", "a,b" -> "a".
 std::string firstSlurmHost(const std::string& nodelist);
+/// Tasks on node `node` of a Slurm tasks-per-node list: "2(x3),1" -> 2, 2, 2, 1 for nodes 0-3;
+/// 0 when the list is malformed or shorter.
+int slurmTasksOnNode(const std::string& tasksPerNode, int node);
+/// The CUDA device of local rank `localRank` when `visibleDevices` devices are visible: the
+/// local rank, or 0 when the process sees one device (Slurm's --gpus-per-task, a
+/// CUDA_VISIBLE_DEVICES per rank), as `torch.cuda.set_device(local_rank % device_count)`.
+int cudaDeviceOfLocalRank(int localRank, int visibleDevices);
 /// Splits "tcp://HOST:PORT" into host and port. False with `error` naming the text otherwise.
 bool parseTcpInitMethod(const std::string& method, std::string& host, int& port, std::string* error);
 

@@ -172,6 +172,7 @@ void GradientReducer::finish() {
   }
   const auto t0 = std::chrono::steady_clock::now();
   for (auto& b : s.buckets) comm_.wait(b.work, "all-reduce of the gradients");
+  if (timeOnDevice_ && !s.buckets.empty() && s.buckets.front().flat.is_cuda()) torch::cuda::synchronize();
   stats_.wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   torch::NoGradGuard noGrad;
   for (auto& b : s.buckets) {

@@ -50,6 +50,10 @@ class GradientReducer {
   /// True on every rank when `flag` is true on every rank.
   bool allTrue(bool flag);
 
+  /// On CUDA, finish() waits for the device before it stops its clock, so wait_s is the
+  /// all-reduces' real tail (NCCL's wait() only orders the current stream after them, the CPU
+  /// does not block). Costs a device sync a step; the benchmarks turn it on, training does not.
+  void timeOnDevice(bool on) { timeOnDevice_ = on; }
   const ReducerStats& lastStats() const { return stats_; }
   std::size_t bucketCount() const;
   /// Parameter indices (registration order) of each bucket, in launch order.
@@ -63,6 +67,7 @@ class GradientReducer {
   std::shared_ptr<State> state_;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // hooks live on them; the tensors hold weak refs
   ReducerStats stats_;
+  bool timeOnDevice_ = false;
 };
 
 }  // namespace amp::dist

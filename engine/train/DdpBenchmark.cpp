@@ -46,6 +46,7 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
       comm = std::make_unique<dist::Communicator>(env, backend, std::chrono::seconds(600));
       reducer = std::make_unique<dist::GradientReducer>(*comm, net->parameters(), net->buffers());
       reducer->broadcastState();
+      reducer->timeOnDevice(true);
       stepper.setGradientReducer(reducer.get());
     }
     out.world_size = env.world_size;
@@ -81,7 +82,7 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
         comm->barrier("start of a timed all-reduce");
         const auto t0 = std::chrono::steady_clock::now();
         reducer->beforeForward(true);
-        reducer->finish();
+        reducer->finish();  // waits for the device too (timeOnDevice)
         alone.push_back(secondsSince(t0));
       }
       out.allreduce_alone_s = medianSeconds(alone);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "config/Config.h"
+#include "dist/DistEnv.h"
 #include "dist/GradientReducer.h"
 #include "models/Net.h"
 #include "system/MemoryProbe.h"
@@ -52,13 +53,16 @@ torch::Device trainingDevice(const config::Config& c, int localRank) {
     if (!torch::cuda::is_available())
       throw std::runtime_error("NUM_GPUS: " + std::to_string(c.getInt("NUM_GPUS")) +
                                " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
-    if (localRank >= static_cast<int>(torch::cuda::device_count()))
-      throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) + " needs CUDA device " +
-                               std::to_string(localRank) + " but this machine has " + std::to_string(torch::cuda::device_count()) +
-                               "; set NUM_GPUS to the GPUs of one machine");
+    // Local rank r trains on device r; a process that sees one device (Slurm's --gpus-per-task, a
+    // CUDA_VISIBLE_DEVICES per rank) on that one.
+    const int visible = static_cast<int>(torch::cuda::device_count());
+    const int index = dist::cudaDeviceOfLocalRank(localRank, visible);
+    if (index >= visible)
+      throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) + " needs CUDA device " + std::to_string(index) +
+                               " but this process sees " + std::to_string(visible) + "; set NUM_GPUS to the GPUs of one machine");
     at::globalContext().setBenchmarkCuDNN(true);  // PySlowFast: torch.backends.cudnn.benchmark
-    system::setCurrentCudaDevice(localRank);
-    return {torch::kCUDA, static_cast<c10::DeviceIndex>(localRank)};
+    system::setCurrentCudaDevice(index);
+    return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
   }
   torch::set_num_threads(cpuTrainingThreads());
   return {torch::kCPU};
@@ -171,7 +175,11 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     logits.push_back(y.detach().to(torch::kFloat));
     labels.push_back(mb.labels);
     if (mb.targets.defined()) targets.push_back(mb.targets);
-    if (!std::isfinite(value) && !scaler_.enabled()) {  // no scaler to skip the step: keep the weights
+    // No scaler to skip the step: keep the weights. Over several ranks they skip this backward
+    // together: sync batch norm's backward gathers over the ranks, and a rank that skipped it
+    // alone would leave the others' collectives unmatched (a hang, or the wrong pairs).
+    const bool finite = reducer_ && !scaler_.enabled() ? reducer_->allTrue(std::isfinite(value)) : std::isfinite(value);
+    if (!finite && !scaler_.enabled()) {
       out.finite_loss = false;
       continue;
     }

@@ -1,5 +1,6 @@
 // ampstudio-cli train as a user runs it: one writer per run directory, data-parallel training
-// over two CPU processes (Gloo), and a rank killed mid-run.
+// over two CPU processes (Gloo) from its launcher and from torchrun's environment, and a rank
+// killed mid-run.
 #include <QtTest>
 
 #include <QProcess>
@@ -10,6 +11,8 @@
 #include <cmath>
 #include <fstream>
 #include <signal.h>
+
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
@@ -68,7 +71,7 @@ class TestLauncher : public QObject {
                        "X3D.DIM_C5", "32", "LOG_PERIOD", "1", "DATA_LOADER.NUM_WORKERS", "1"};
   }
 
- private slots:
+ private Q_SLOTS:
   void initTestCase() {
     data_ = dir_.path() + "/demo";
     auto made = runCli({"make-demo-data", "--out", data_, "--clips-per-class", "2", "--seed", "5"});
@@ -140,6 +143,45 @@ class TestLauncher : public QObject {
         QVERIFY(e.value("top1_err") && e.value("top5_err") && e.value("view_top1_err"));
       }
     QCOMPARE(tests, 1);
+  }
+
+  // torchrun's way (its default static rendezvous): the agent, here this test, serves the TCPStore
+  // on MASTER_PORT and starts each worker with RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE,
+  // MASTER_ADDR, MASTER_PORT, TORCHELASTIC_USE_AGENT_STORE=True and TORCHELASTIC_RESTART_COUNT.
+  // Rank 0 joins the agent's store as a client; serving its own on that port would fail.
+  void workersStartedByTorchrunMeetAtItsAgentStore() {
+    c10d::TCPStoreOptions o;
+    o.port = 0;  // any free port, as the agent picks
+    o.isServer = true;
+    o.waitWorkers = false;
+    o.timeout = std::chrono::seconds(60);
+    auto agent = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", o);
+    QVERIFY(agent->getPort() > 0);
+    const QString run = dir_.path() + "/torchrun";
+    std::vector<std::unique_ptr<QProcess>> workers;
+    for (int rank = 0; rank < 2; ++rank) {
+      auto env = QProcessEnvironment::systemEnvironment();
+      for (const auto& [k, v] : std::vector<std::pair<QString, QString>>{
+               {"RANK", QString::number(rank)}, {"LOCAL_RANK", QString::number(rank)}, {"WORLD_SIZE", "2"},
+               {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", QString::number(agent->getPort())},
+               {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "0"}, {"OMP_NUM_THREADS", "1"}})
+        env.insert(k, v);
+      auto p = std::make_unique<QProcess>();
+      p->setProcessEnvironment(env);
+      p->setProcessChannelMode(QProcess::MergedChannels);
+      p->start(AMPSTUDIO_CLI_PATH, trainArgs(run, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2", "TEST.ENABLE", "False"}));
+      workers.push_back(std::move(p));
+    }
+    for (auto& p : workers) {
+      QVERIFY(p->waitForFinished(180000));
+      const QString said = QString::fromUtf8(p->readAll());
+      QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, qPrintable(said));
+    }
+    const auto meta = amp::runlog::RunDirectory(run.toStdString()).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, amp::runlog::RunStatus::Finished);
+    QCOMPARE(meta->worldSize, 2);
+    QCOMPARE(trainSteps(run), 4);  // 16 clips, 2 per rank and step
   }
 
   // Training, validation and the multi-view test over two processes compute what one process

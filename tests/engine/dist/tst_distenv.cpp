@@ -52,6 +52,27 @@ class TestDistEnv : public QObject {
     QVERIFY(d->distributed());
   }
 
+  void torchrunAgentStore() {
+    // torchrun's agent serves the TCPStore on MASTER_PORT and tells its workers so: every rank is
+    // a client, its keys under the restart's prefix (PyTorch's _create_c10d_store).
+    std::string error;
+    auto vars = std::map<std::string, std::string>{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"},
+                                                   {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29400"},
+                                                   {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "3"}};
+    auto d = dist::distEnvFromEnvironment(envOf(vars), &error);
+    QVERIFY2(d, error.c_str());
+    QCOMPARE(d->agent_store_prefix, std::string("/worker/attempt_3"));
+    QVERIFY2(d->describe().find("torchrun's agent store") != std::string::npos, d->describe().c_str());
+    vars["TORCHELASTIC_USE_AGENT_STORE"] = "False";  // e.g. a c10d rendezvous backend without a shared store
+    d = dist::distEnvFromEnvironment(envOf(vars), &error);
+    QVERIFY2(d, error.c_str());
+    QVERIFY(d->agent_store_prefix.empty());
+    vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
+    vars["TORCHELASTIC_RESTART_COUNT"] = "one";
+    QVERIFY(!dist::distEnvFromEnvironment(envOf(vars), &error));
+    QVERIFY2(error.find("TORCHELASTIC_RESTART_COUNT='one'") != std::string::npos, error.c_str());
+  }
+
   void launcherWorker() {
     std::string error;
     const auto d = dist::distEnvFromEnvironment(envOf({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"},
@@ -75,6 +96,36 @@ class TestDistEnv : public QObject {
     QCOMPARE(d->local_world_size, 4);
     QCOMPARE(d->init_method, std::string("tcp://gpu03:29500"));
     QCOMPARE(d->origin, std::string("slurm"));
+  }
+
+  void slurmWithoutTasksPerNodeOption() {
+    // srun -N 2 -n 6 without --ntasks-per-node: no SLURM_NTASKS_PER_NODE, but SLURM_TASKS_PER_NODE
+    // (or the step's) says "3(x2)"; this task is on node 1.
+    std::string error;
+    auto vars = std::map<std::string, std::string>{{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "6"}, {"SLURM_LOCALID", "1"},
+                                                   {"SLURM_NODEID", "1"}, {"SLURM_TASKS_PER_NODE", "3(x2)"},
+                                                   {"SLURM_JOB_NODELIST", "n[1-2]"}};
+    auto d = dist::distEnvFromEnvironment(envOf(vars), &error);
+    QVERIFY2(d, error.c_str());
+    QCOMPARE(d->local_world_size, 3);
+    vars["SLURM_STEP_TASKS_PER_NODE"] = "4,2";  // the step's layout wins over the job's
+    d = dist::distEnvFromEnvironment(envOf(vars), &error);
+    QVERIFY2(d, error.c_str());
+    QCOMPARE(d->local_world_size, 2);
+    QCOMPARE(dist::slurmTasksOnNode("2(x3),1", 0), 2);
+    QCOMPARE(dist::slurmTasksOnNode("2(x3),1", 2), 2);
+    QCOMPARE(dist::slurmTasksOnNode("2(x3),1", 3), 1);
+    QCOMPARE(dist::slurmTasksOnNode("2(x3),1", 4), 0);  // no such node
+    QCOMPARE(dist::slurmTasksOnNode("8", 0), 8);
+    QCOMPARE(dist::slurmTasksOnNode("2(x", 0), 0);
+    QCOMPARE(dist::slurmTasksOnNode("", 0), 0);
+    QCOMPARE(dist::slurmTasksOnNode("x", 0), 0);
+  }
+
+  void cudaDeviceOfLocalRank() {
+    QCOMPARE(dist::cudaDeviceOfLocalRank(3, 8), 3);
+    QCOMPARE(dist::cudaDeviceOfLocalRank(3, 1), 0);  // one GPU bound to each task
+    QCOMPARE(dist::cudaDeviceOfLocalRank(3, 2), 3);  // too few: trainingDevice refuses, naming NUM_GPUS
   }
 
   void slurmHosts() {

@@ -45,7 +45,7 @@ config::Config tinyX3dSyncBn() {
 }
 
 config::Config tinyMvit(const std::string& scenario) {
-  if (scenario == "syncbn") return tinyX3dSyncBn();
+  if (scenario == "syncbn" || scenario == "syncbn_nan") return tinyX3dSyncBn();
   std::vector<std::string> ov = {"MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE", "32",
                                  "DATA.TEST_CROP_SIZE", "32", "MODEL.NUM_CLASSES", "5", "MVIT.DIM_MUL", "[[1, 2.0], [3, 2.0]]",
                                  "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.POOL_Q_STRIDE",
@@ -108,13 +108,19 @@ int worker(const std::string& scenario, const std::string& dir) {
     auto net = models::buildVideoNet(c);
     auto optimizer = train::buildOptimizer(c, *net);
     train::TrainStep stepper(c, *net, *optimizer, train::PrecisionPolicy::fromConfig(c));
-    if (scenario == "syncbn") {  // the trainer's own path: DataParallel joins, syncs the batch norms, wires the reducer
+    if (scenario == "syncbn" || scenario == "syncbn_nan") {  // the trainer's path: DataParallel joins, syncs BN, wires the reducer
       train::DataParallel ddp(*env, c, torch::Device(torch::kCPU));
       ddp.attach(*net, stepper, 0);
       for (int s = 0; s < kSteps; ++s) {
         train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
-        stepper.run({slice(globalBatch(c, s), env->rank * kPerRank, kPerRank)});
+        auto mine = slice(globalBatch(c, s), env->rank * kPerRank, kPerRank);
+        if (scenario == "syncbn_nan" && s == 1 && env->rank == 1) {  // a NaN loss on this rank only (FP32: no scaler)
+          mine.targets = torch::one_hot(mine.labels, c.getInt("MODEL.NUM_CLASSES")).to(torch::kFloat);
+          mine.targets[0][0] = std::numeric_limits<float>::quiet_NaN();
+        }
+        const auto out = stepper.run({mine});
         torch::save(flatParams(*net), outPath(dir, env->rank, s));
+        report << "step " << s << " finite " << out.finite_loss << " stepped " << out.stepped << "\n";
       }
       report << "done\n";
       return 0;
@@ -248,6 +254,30 @@ class TestGradientReducer : public QObject {
     // each and the weights would miss one process's by 8e-3 after the first step (checked with
     // BN.NORM_TYPE batchnorm: the test fails then).
     compareWithOneProcess("syncbn");
+  }
+
+  void aNanLossOnOneRankSkipsTheStepEverywhereWithSyncBatchNorm() {
+    // FP32, no scaler: rank 1's loss is NaN at step 1. Both ranks skip that backward together;
+    // had rank 1 skipped alone, rank 0's sync batch norm backward would gather with no partner
+    // (its all-gathers met rank 1's gradient all-reduces instead).
+    const auto [codes, out] = runWorkers("syncbn_nan");
+    QCOMPARE(codes, (std::vector<int>{0, 0}));
+    for (int rank = 0; rank < 2; ++rank) {
+      const auto report = readReport(out, rank);
+      QVERIFY2(report.find("step 0 finite 1 stepped 1") != std::string::npos, report.c_str());
+      QVERIFY2(report.find("step 1 finite 0 stepped 0") != std::string::npos, report.c_str());
+      QVERIFY2(report.find("step 2 finite 1 stepped 1") != std::string::npos, report.c_str());
+    }
+    torch::Tensor before, a, b, a2, b2;
+    torch::load(before, outPath(out, 0, 0));
+    torch::load(a, outPath(out, 0, 1));
+    torch::load(b, outPath(out, 1, 1));
+    torch::load(a2, outPath(out, 0, 2));
+    torch::load(b2, outPath(out, 1, 2));
+    QVERIFY(torch::equal(a, b));
+    QVERIFY(torch::equal(a, before));  // the skipped step left the weights as they were
+    QVERIFY(torch::equal(a2, b2));     // and the ranks train on together
+    QVERIFY(!torch::equal(a2, a));
   }
 
   void oneRankOverflowingSkipsTheStepEverywhere() {
