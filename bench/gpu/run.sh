@@ -1,23 +1,53 @@
 #!/usr/bin/env bash
-# The GPU benchmark in one command, for a Linux machine with an NVIDIA GPU and a CUDA build of
-# Python's torch package but no package registry:
-#   1. builds engine + CLI (GUI off, no FFmpeg: random clips) against the LibTorch inside torch;
-#   2. runs the CUDA correctness checks (ampstudio-cli check cuda: the gradient scaler's fused
-#      kernels against an injected inf; float16 / bfloat16 autocast forward + backward of each
-#      model family, plain and channels-last-3d);
-#   3. runs bench precision (FP32 vs AMP, synthetic clips) on SlowFast 8x8 R50 and X3D-M at
-#      batch 32-64, printing the table researchers quote;
-#   4. runs bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16);
-#   5. runs bench ddp at world size 1 over NCCL and over Gloo (the gradient reducer's own cost).
+# The GPU benchmark, for a Linux machine with an NVIDIA GPU and a CUDA build of Python's torch
+# package but no package registry. Stages, in this order:
+#   build      engine + CLI (GUI off, no FFmpeg: random clips) against the LibTorch inside torch;
+#              a build that fails with NCCL (or Gloo) is retried without it, and says so
+#   check      the CUDA correctness checks (ampstudio-cli check cuda: the gradient scaler's fused
+#              kernels against an injected inf; float16 / bfloat16 autocast forward + backward of
+#              each model family, plain and channels-last-3d)
+#   precision  bench precision (FP32 vs AMP, synthetic clips) on SlowFast 8x8 R50 and X3D-M at
+#              batch 32-64, the table researchers quote
+#   overhead   bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16)
+#   ddp        bench ddp at world size 1 over NCCL and over Gloo (the gradient reducer's own cost)
 # yaml-cpp, nlohmann-json and CLI11 come from the system or from .gpu-deps/ (bench/gpu/pack-deps.sh).
-# Usage: bench/gpu/run.sh [OUTDIR]    (results and logs go to OUTDIR, default bench-gpu-out/)
+#
+# Usage: bench/gpu/run.sh [OUTDIR [STAGE ...]]   (default bench-gpu-out/, every stage)
+#   BUDGET_S=N   a stage that would start after N seconds is skipped (and says so)
+#   PACK=FILE    OUTDIR is packed into FILE (.tar.gz) at the end, whatever happened
+#   ITERS, WARMUP, ROUNDS   bench precision's measured / warm-up steps, bench overhead's rounds
+# With a lent device (about 10 minutes a command, 8 files back), one call:
+#   PACK=$OUT/gpu.tar.gz BUDGET_S=420 ITERS=10 bench/gpu/run.sh /tmp/gpu build check precision
+# then, while the machine is warm (the build is kept), the rest:
+#   PACK=$OUT/gpu2.tar.gz bench/gpu/run.sh /tmp/gpu2 build overhead ddp
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-bench-gpu-out}
+shift || true
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build check precision overhead ddp)
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
 start=$(date +%s)
-log() { echo "== $* ($(( $(date +%s) - start )) s)"; }
+elapsed() { echo $(( $(date +%s) - start )); }
+log() { echo "== $* ($(elapsed) s)"; }
+# shellcheck disable=SC2317  # called by the EXIT trap
+pack() {
+  [ -n "${PACK:-}" ] || return 0
+  tar czf "$PACK" -C "$(dirname "$out")" "$(basename "$out")" && echo "== packed $out into $PACK"
+}
+trap pack EXIT
+status=0
+wanted() { local s; for s in "${stages[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+# True when stage $1 is asked for and the budget leaves time to start it.
+begin() {
+  wanted "$1" || return 1
+  if [ -n "${BUDGET_S:-}" ] && [ "$(elapsed)" -ge "$BUDGET_S" ]; then
+    log "$1: skipped, past BUDGET_S=$BUDGET_S"; echo "$1 skipped at $(elapsed) s" >> "$out/skipped.txt"; return 1
+  fi
+  log "$1"
+}
 
 log "torch and the GPU"
 "$py" - <<'PY' | tee "$out/torch.txt"
@@ -35,32 +65,55 @@ if [ -d "$deps/usr" ]; then
 fi
 gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
 build=${AMPSTUDIO_GPU_BUILD_DIR:-build-gpu}
-
-log "configure and build engine + CLI"
-cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DAMPSTUDIO_BUILD_GUI=OFF -DAMPSTUDIO_WITH_FFMPEG=OFF -DAMPSTUDIO_WITH_TENSORBOARD=OFF \
-  -DCMAKE_PREFIX_PATH="$prefix" > "$out/configure.log" 2>&1 || { tail -40 "$out/configure.log"; exit 1; }
-cmake --build "$build" --target ampstudio-cli --parallel "$(nproc)" > "$out/build.log" 2>&1 || { grep -E "error" -A3 "$out/build.log" | head -60; exit 1; }
 cli="$build/app/cli/ampstudio-cli"
-"$cli" info | tee "$out/info.txt"
 
-log "CUDA correctness checks"
-status=0
-"$cli" check cuda --configs configs | tee "$out/check-cuda.txt" || status=1
+# configure_and_build NCCL GLOO: ON/OFF/AUTO each; logs to $out/build.log.
+configure_and_build() {
+  echo "== configure with NCCL=$1 Gloo=$2" >> "$out/build.log"
+  cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DAMPSTUDIO_BUILD_GUI=OFF -DAMPSTUDIO_WITH_FFMPEG=OFF \
+    -DAMPSTUDIO_WITH_TENSORBOARD=OFF -DAMPSTUDIO_WITH_NCCL="$1" -DAMPSTUDIO_WITH_GLOO="$2" -DCMAKE_PREFIX_PATH="$prefix" \
+    >> "$out/build.log" 2>&1 &&
+    cmake --build "$build" --target ampstudio-cli --parallel "$(nproc)" >> "$out/build.log" 2>&1
+}
+if begin build; then
+  : > "$out/build.log"
+  built=""
+  for variant in "AUTO AUTO" "OFF AUTO" "OFF OFF"; do
+    # shellcheck disable=SC2086
+    if configure_and_build $variant; then built=$variant; break; fi
+    echo "build with NCCL/Gloo = $variant failed:"; grep -E "error" -A3 "$out/build.log" | tail -30
+  done
+  [ -n "$built" ] || { log "build failed: $out/build.log"; exit 1; }
+  [ "$built" = "AUTO AUTO" ] || echo "built with NCCL/Gloo = $built after the fuller build failed (see build.log)" | tee "$out/build-note.txt"
+  grep -E "AMP Studio:" "$out/build.log" | tail -2
+  "$cli" info | tee "$out/info.txt"
+fi
+[ -x "$cli" ] || { log "no $cli: run the build stage first"; exit 1; }
+
+if begin check; then
+  "$cli" check cuda --configs configs | tee "$out/check-cuda.txt" || status=1
+fi
 
 bench() {  # name, config, batch, extra KEY VALUE ...
   local name=$1 cfg=$2 batch=$3; shift 3
+  begin precision || return 0
   log "bench precision: $name, batch $batch"
-  "$cli" bench precision --cfg "$cfg" --synthetic --batch "$batch" --iters "${ITERS:-20}" --warmup 3 NUM_GPUS 1 \
+  "$cli" bench precision --cfg "$cfg" --synthetic --batch "$batch" --iters "${ITERS:-20}" --warmup "${WARMUP:-3}" NUM_GPUS 1 \
     DATA_LOADER.NUM_WORKERS 0 "$@" 2>&1 | tee "$out/bench-$name.txt" || status=1
 }
-bench slowfast-8x8-r50 configs/Kinetics/SLOWFAST_8x8_R50.yaml 32
-bench x3d-m configs/Kinetics/X3D_M.yaml 64
-bench x3d-m-channels-last configs/Kinetics/X3D_M.yaml 64 AMP.CHANNELS_LAST_3D True
+if wanted precision; then
+  bench slowfast-8x8-r50 configs/Kinetics/SLOWFAST_8x8_R50.yaml 32
+  bench x3d-m configs/Kinetics/X3D_M.yaml 64
+  bench x3d-m-channels-last configs/Kinetics/X3D_M.yaml 64 AMP.CHANNELS_LAST_3D True
+fi
 
-log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
-"$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds 5 NUM_GPUS 1 \
-  TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
+if begin overhead; then
+  log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
+  "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
+    TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
+fi
 for backend in nccl gloo; do  # the gradient reducer over a one-rank group: the backend's own cost
+  begin ddp || break
   log "bench ddp: X3D-M, batch 16, one GPU synchronised through $backend at world size 1"
   "$cli" bench ddp --cfg configs/Kinetics/X3D_M.yaml --processes 1 --batch 16 --iters 10 --warmup 3 NUM_GPUS 1 \
     DIST_BACKEND "$backend" DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-ddp-$backend.txt" || status=1

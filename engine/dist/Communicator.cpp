@@ -1,13 +1,19 @@
 #include "dist/Communicator.h"
 
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#if defined(AMPSTUDIO_WITH_GLOO)
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #if defined(AMPSTUDIO_WITH_NCCL)
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
-#include <torch/version.h>
 
 #include <cstdlib>
 #include <map>
@@ -33,7 +39,7 @@ c10d::ReduceOp reduceOp(Reduce op) {
   return c10d::ReduceOp::SUM;
 }
 
-bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
+[[maybe_unused]] bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
 }  // namespace
 
@@ -81,6 +87,10 @@ Communicator::Communicator(const DistEnv& env, const std::string& backend, std::
       throw std::runtime_error("DIST_BACKEND: nccl, but this LibTorch is built without NCCL; set DIST_BACKEND gloo");
 #endif
     } else {
+#if !defined(AMPSTUDIO_WITH_GLOO)
+      throw std::runtime_error("this build has no Gloo (its LibTorch came without Gloo's headers): CPU processes cannot meet; "
+                               "on GPUs set DIST_BACKEND nccl");
+#else
       auto options = c10d::ProcessGroupGloo::Options::create(timeout);
       // GLOO_SOCKET_IFNAME picks the network interface, as in PyTorch; a job on one machine talks
       // over loopback; otherwise the address this host's name resolves to.
@@ -92,6 +102,7 @@ Communicator::Communicator(const DistEnv& env, const std::string& backend, std::
         options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, env.rank, env.world_size, options);
       backendName_ = "gloo";
+#endif
     }
   } catch (const c10::Error& e) {
     throw std::runtime_error("distributed: " + env.describe() + " could not form the " + backend + " process group: " +

@@ -81,7 +81,16 @@ MemoryEstimate measure(const config::Config& cfg) {
       }
       before = system::processRssBytes();
     }
-    step.run({batch});
+    {
+      // Without cuDNN's algorithm search: its trial workspaces are not what a step holds (the
+      // search takes only memory that is free).
+      struct NoAlgorithmSearch {
+        const bool was = at::globalContext().benchmarkCuDNN();
+        NoAlgorithmSearch() { at::globalContext().setBenchmarkCuDNN(false); }
+        ~NoAlgorithmSearch() { at::globalContext().setBenchmarkCuDNN(was); }
+      } noSearch;
+      step.run({batch});
+    }
     peak = cuda ? system::cudaMemory(0).peak_allocated_bytes : system::processPeakRssBytes();
     const std::int64_t growth = std::max<std::int64_t>(0, peak - before);
     const std::string method = cfg.getString("SOLVER.OPTIMIZING_METHOD");

@@ -37,6 +37,7 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
     torch::manual_seed(static_cast<uint64_t>(c.getInt("RNG_SEED")));
     auto net = models::buildVideoNet(c);
     net->to(device);
+    if (useChannelsLast3d(c, device)) toChannelsLast3d(*net);  // as the inputs below
     auto optimizer = buildOptimizer(c, *net);
     TrainStep stepper(c, *net, *optimizer, policy);
     std::unique_ptr<dist::Communicator> comm;

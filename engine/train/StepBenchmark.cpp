@@ -158,6 +158,12 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       std::vector<double> times, forwardTimes, backwardTimes;
       double waitSum = 0;
       for (int i = 0; i < o.warmup + o.iterations; ++i) {
+        // On CUDA the peak is that of the measured steps: the warm-up's cuDNN algorithm search
+        // (cudnn benchmark, as PySlowFast) allocates trial workspaces a steady step does not.
+        if (cuda && i == o.warmup && i > 0) {
+          torch::cuda::synchronize();
+          system::resetCudaPeak(0);
+        }
         const auto t0 = Clock::now();
         MicroBatch mb = o.real_data ? nextBatch() : fixed;
         const double wait = std::chrono::duration<double>(Clock::now() - t0).count();
