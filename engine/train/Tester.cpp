@@ -96,8 +96,12 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   torch::NoGradGuard noGrad;
   net.eval();
   loader.startEpoch(0);
+  bool cancelled = false;
   while (auto b = loader.next()) {
-    if (o.cancel && o.cancel->load()) throw std::runtime_error("test cancelled");
+    if (o.cancel && o.cancel->load()) {
+      cancelled = true;
+      break;
+    }
     std::vector<torch::Tensor> x;
     if (b->slow_frames > 0) x.push_back(torch::from_blob(b->slow.data(), {b->size, b->channels, b->slow_frames, b->height, b->width}));
     x.push_back(torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}));
@@ -118,7 +122,11 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
     // One process's share, shown as the whole test's progress (every rank moves at about one pace).
     if (o.progress) o.progress(mine ? static_cast<int>(static_cast<std::int64_t>(views) * total / mine) : total, total);
   }
+  loader.stop();
   if (!loader.error().empty()) throw std::runtime_error(loader.error());
+  // A stop seen by any rank ends the test on all, before the all-reduces a rank that stopped
+  // alone would leave unmatched.
+  if (ddp.control(cancelled, false).stop) throw TestCancelled();
   ddp.sumInPlace(sums, "sum of the test views' scores");
   if (ensembleMax) ddp.maxInPlace(maxes, "maximum of the test views' scores");
   const auto viewCounts = sums.select(1, classes);

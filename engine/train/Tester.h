@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,11 @@ class Config;
 }
 
 namespace amp::train {
+
+/// Thrown when TestOptions::cancel stopped the test on any rank (every rank throws it together).
+struct TestCancelled : std::runtime_error {
+  TestCancelled() : std::runtime_error("test cancelled") {}
+};
 
 struct TestOptions {
   /// Checkpoint to test; "" picks as PySlowFast does: TEST.CHECKPOINT_FILE_PATH, else the newest

@@ -295,8 +295,10 @@ void Trainer::run() {
         TestResult r;
         try {
           testLoadedModel(tc, model, device, channelsLast, ddp, options, r);
+        } catch (const TestCancelled&) {
+          return false;  // stopped while testing, here or on another rank: the run is complete otherwise
         } catch (const std::exception&) {
-          if (stopRequested_) return false;  // stopped while testing: the run is complete otherwise
+          if (stopRequested_) return false;
           throw;
         }
         runlog::MetricEvent t;
@@ -541,6 +543,16 @@ void Trainer::run() {
       event("checkpoint", path, step, epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
     };
 
+    // A stop outside the step loop's agreement: the ranks see SIGINT at slightly different times,
+    // and work with collectives (precise BN over sync batch norm, the test) must be entered by all
+    // or none, and a validation one rank cut short is not the set's. Every rank calls it at the
+    // same points (conditions before it in an && are the same on every rank); once agreed, the
+    // stop holds on every rank.
+    auto stopAgreed = [&] {
+      if (ddp.control(stopRequested_, false).stop) stopRequested_ = true;
+      return stopRequested_.load();
+    };
+
     // Validation, in FP32 as PySlowFast, of the clips the loader draws for `epoch` (0-based); the
     // records carry epoch + 1, TensorBoard's steps are len(val_loader) * tbEpoch + cur_iter.
     auto validate = [&](int epoch, int tbEpoch) {
@@ -573,6 +585,7 @@ void Trainer::run() {
       }
       valLoader->stop();
       if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
+      const bool stopped = stopAgreed();  // a rank stopped inside: no result for the set
       // Each rank evaluated its own share: the counts add up to one process's over the whole set.
       std::tie(correct1, correct5, n, lossSum) = ddp.sum(correct1, correct5, n, lossSum);
       if (tensorBoardWanted) {
@@ -585,12 +598,12 @@ void Trainer::run() {
         std::copy(batchCounts.begin(), batchCounts.end(), counts.data_ptr<double>());
         ddp.sumInPlace(counts, "validation batch errors");
         const double* k = counts.data_ptr<double>();
-        for (std::int64_t i = 0; i < perRank && !stopRequested_; ++i)
+        for (std::int64_t i = 0; i < perRank && !stopped; ++i)
           if (k[3 * i + 2] > 0)
             toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]}, {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
                           perRank * tbEpoch + i, step, epoch + 1);
       }
-      if (n > 0 && !stopRequested_) {
+      if (n > 0 && !stopped) {
         const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
         bestTop1 = std::min(bestTop1, top1);
         runlog::MetricEvent v;
@@ -745,7 +758,9 @@ void Trainer::run() {
                                                 : (epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch);
       const bool checkpointEpoch = mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"), checkpointPeriod)
                                       : (epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch;
-      if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopRequested_) {
+      if (util::injectedFault("epoch_end") == util::FaultAction::Stop) stopRequested_ = true;  // a drill's stop here
+      const bool stopNow = stopAgreed();
+      if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopNow) {
         // PySlowFast: precise BN statistics before the checkpoint and the evaluation, in FP32.
         const int want = static_cast<int>(
             std::min<std::int64_t>(c.getInt("BN.NUM_BATCHES_PRECISE"), static_cast<std::int64_t>(preciseLoader->batchesPerEpoch())));
@@ -771,7 +786,7 @@ void Trainer::run() {
       checkLog();
       if (checkpointEpoch) checkpoint(epoch + 1, 0);
     }
-    if (startEpoch == maxEpoch && startIter == 0 && !synthetic_ && !stopRequested_) {
+    if (startEpoch == maxEpoch && startIter == 0 && !synthetic_ && !stopAgreed()) {
       // PySlowFast's train_net: a run that starts at its last epoch (resumed after its end, or
       // initialised from a checkpoint of MAX_EPOCH epochs) evaluates that checkpoint once. The
       // clips are the last epoch's (validation draws as training does: random clip and crop), so
@@ -781,7 +796,7 @@ void Trainer::run() {
           "): validating the checkpoint once, as PySlowFast does");
       validate(maxEpoch - 1, startEpoch);
     }
-    if (c.getBool("TEST.ENABLE") && !synthetic_ && !stopRequested_) {
+    if (c.getBool("TEST.ENABLE") && !synthetic_ && !stopAgreed()) {
       const std::string last = writes ? latestCheckpoint(runDir_) : std::string();
       if (!multiViewTest(*net, last.empty() ? "the trained model" : last, step, maxEpoch)) {
         finish(TrainerState::Stopped, "");

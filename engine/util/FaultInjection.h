@@ -4,15 +4,17 @@
 //   kill    SIGKILL itself there (a power cut, the OOM killer, scancel)
 //   enospc  the write at that site fails with "No space left on device" after writing part of
 //           its bytes (what a filling disk does)
+//   stop    the trainer of this process is asked to stop there, as a Ctrl-C that reached this
+//           rank alone (the ranks of a run see a stop at different moments)
 // Sites: "step" (after an optimizer step is logged), "validation" (after a validation batch),
 // "checkpoint" (half-way through writing a checkpoint's temporary file), "metrics" (half-way
-// through appending a metrics line). Nothing happens when the variable is unset (the check is
+// through appending a metrics line), "epoch_end" (after an epoch's last step). Nothing happens when the variable is unset (the check is
 // one relaxed atomic load); a malformed value is reported once on stderr and ignored.
 #include <string>
 
 namespace amp::util {
 
-enum class FaultAction { None, Kill, NoSpace };
+enum class FaultAction { None, Kill, NoSpace, Stop };
 
 /// What to do at `site` now: the armed action on its n-th pass, else None (counts the passes of
 /// the armed site only).
