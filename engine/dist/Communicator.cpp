@@ -88,8 +88,8 @@ Communicator::Communicator(const DistEnv& env, const std::string& backend, std::
 #endif
     } else {
 #if !defined(AMPSTUDIO_WITH_GLOO)
-      throw std::runtime_error("this build has no Gloo (its LibTorch came without Gloo's headers): CPU processes cannot meet; "
-                               "on GPUs set DIST_BACKEND nccl");
+      throw std::runtime_error("this build has no Gloo (configured without it, or its LibTorch came without Gloo's headers): "
+                               "CPU processes cannot meet; on GPUs set DIST_BACKEND nccl");
 #else
       auto options = c10d::ProcessGroupGloo::Options::create(timeout);
       // GLOO_SOCKET_IFNAME picks the network interface, as in PyTorch; a job on one machine talks
