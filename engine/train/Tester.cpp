@@ -18,6 +18,7 @@
 #include "train/ErrorText.h"
 #include "train/MultiViewTest.h"
 #include "train/TrainStep.h"
+#include "util/FaultInjection.h"
 
 namespace amp::train {
 
@@ -98,7 +99,7 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   loader.startEpoch(0);
   bool cancelled = false;
   while (auto b = loader.next()) {
-    if (o.cancel && o.cancel->load()) {
+    if ((o.cancel && o.cancel->load()) || util::injectedFault("test_batch") == util::FaultAction::Stop) {  // drill: a stop here
       cancelled = true;
       break;
     }

@@ -8,8 +8,9 @@
 //           rank alone (the ranks of a run see a stop at different moments)
 // Sites: "step" (after an optimizer step is logged), "validation" (after a validation batch),
 // "checkpoint" (half-way through writing a checkpoint's temporary file), "metrics" (half-way
-// through appending a metrics line), "epoch_end" (after an epoch's last step). Nothing happens when the variable is unset (the check is
-// one relaxed atomic load); a malformed value is reported once on stderr and ignored.
+// through appending a metrics line), "epoch_end" (after an epoch's last step), "test_batch"
+// (before a batch of the multi-view test; stop only). Nothing happens when the variable is unset
+// (the check is one relaxed atomic load); a malformed value is reported once on stderr and ignored.
 #include <string>
 
 namespace amp::util {

@@ -217,6 +217,22 @@ class TestLauncher : public QObject {
     QVERIFY(QFile::exists(run + "/checkpoints/checkpoint_epoch_00001.pyth"));  // resumable where it stopped
   }
 
+  // A stop that reaches one rank during the multi-view test ends the test on both: before, that
+  // rank left the test at once while the other waited in the sum of the views' scores, which
+  // failed when the stopped rank exited (the run then read failed, not stopped).
+  void aStopOnOneRankDuringTheTestEndsItOnAll() {
+    const QString run = dir_.path() + "/torchrun-test-stop";
+    const auto ended = runTorchrunWorkers(run, {"SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "True", "DIST.TIMEOUT_S", "30"},
+                                          {{1, {"AMPSTUDIO_FAULT", "stop@test_batch"}}});
+    for (const auto& [code, said] : ended) QVERIFY2(code == 130, qPrintable(said));  // stopped, not failed
+    const auto meta = amp::runlog::RunDirectory(run.toStdString()).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, amp::runlog::RunStatus::Stopped);
+    QCOMPARE(trainSteps(run), 4);  // training ran to its end before the test
+    for (const auto& e : amp::runlog::MetricsReader::readAll(amp::runlog::RunDirectory(run.toStdString()).metricsPath()))
+      QVERIFY2(e.kind != amp::runlog::kind::kTest, "a test cut short by the stop was logged");
+  }
+
   // Training, validation and the multi-view test over two processes compute what one process
   // computes: a tiny MViT (no batch norm) at learning rate 0, so both runs keep the same weights.
   // The clips' random crops, scales and flips depend on the clip's place in the epoch, not on
