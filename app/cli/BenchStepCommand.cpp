@@ -111,9 +111,14 @@ int runStep(StepArgs a) {
   std::vector<bool> checkpointed;  // MODEL.ACT_CHECKPOINT of each result
   std::string error;
   const bool bothCheckpoint = a.actCheckpoint == "both";
-  if (a.precision == "both" || bothCheckpoint) {
+  if (a.precision == "both" || a.precision == "all" || bothCheckpoint) {
+    // all: FP32 and every mixed dtype this device's autocast takes (float16 needs CUDA).
+    const bool cuda = cfg->getInt("NUM_GPUS") > 0;
+    if (a.precision == "all" && !cuda) std::cout << "--precision all: fp32 and bf16 (float16 autocast needs CUDA, NUM_GPUS 1)\n";
     const std::vector<std::string> precisions =
-        a.precision == "both" ? std::vector<std::string>{"fp32", "amp"} : std::vector<std::string>{a.precision};
+        a.precision == "both"  ? std::vector<std::string>{"fp32", "amp"}
+        : a.precision == "all" ? (cuda ? std::vector<std::string>{"fp32", "fp16", "bf16"} : std::vector<std::string>{"fp32", "bf16"})
+                               : std::vector<std::string>{a.precision};
     const std::vector<bool> ckpts = bothCheckpoint ? std::vector<bool>{false, true}
                                                    : std::vector<bool>{cfg->getBool("MODEL.ACT_CHECKPOINT")};
     for (const auto& p : precisions)
@@ -193,19 +198,23 @@ int runStep(StepArgs a) {
                   << "% of the plain step, so one recomputed forward costs at least "
                   << (plain.median_step_s + plain.median_forward_s) / plain.median_step_s << "x step time\n";
     }
-    if (results.size() == 4) {
-      ratio(results[2], results[0], results[2].precision + " / fp32");
-      ratio(results[3], results[0], results[3].precision + "+ckpt / fp32");
-    }
-  } else if (results.size() == 2 && results[1].median_step_s > 0) {
+    if (results.front().precision == "fp32")
+      for (size_t i = 2; i + 1 < results.size(); i += 2) {
+        ratio(results[i], results[0], results[i].precision + " / fp32");
+        ratio(results[i + 1], results[0], results[i + 1].precision + "+ckpt / fp32");
+      }
+  } else if (results.size() >= 2 && results.front().precision == "fp32") {
     const auto& f = results[0];
-    const auto& m = results[1];
-    std::cout << std::setprecision(2) << m.precision << " / fp32: " << f.median_step_s / m.median_step_s << "x speed, "
-              << (f.peak_bytes > 0 ? static_cast<double>(m.peak_bytes) / static_cast<double>(f.peak_bytes) : 0.0) << "x peak memory";
-    if (precisionTable) std::cout << std::setprecision(4) << ", loss " << m.last_loss - f.last_loss << " vs fp32";
-    if (maxBatch && f.max_batch > 0)
-      std::cout << std::setprecision(2) << ", " << static_cast<double>(m.max_batch) / f.max_batch << "x max batch";
-    std::cout << "\n";
+    for (size_t i = 1; i < results.size(); ++i) {
+      const auto& m = results[i];
+      if (m.median_step_s <= 0) continue;
+      std::cout << std::setprecision(2) << m.precision << " / fp32: " << f.median_step_s / m.median_step_s << "x speed, "
+                << (f.peak_bytes > 0 ? static_cast<double>(m.peak_bytes) / static_cast<double>(f.peak_bytes) : 0.0) << "x peak memory";
+      if (precisionTable) std::cout << std::setprecision(4) << ", loss " << m.last_loss - f.last_loss << " vs fp32";
+      if (maxBatch && f.max_batch > 0)
+        std::cout << std::setprecision(2) << ", " << static_cast<double>(m.max_batch) / f.max_batch << "x max batch";
+      std::cout << "\n";
+    }
   }
   bool finite = true;
   for (const auto& r : results) finite = finite && r.finite;
@@ -256,8 +265,8 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   auto args = std::make_shared<StepArgs>();
   CLI::App* step = bench.add_subcommand("step", "Forward + backward + optimizer step: FP32 vs mixed precision in one run");
   step->add_option("--cfg", args->cfg, "Config naming the model and input size")->required()->check(CLI::ExistingFile);
-  step->add_option("--precision", args->precision, "both (fp32 then amp), fp32, amp, bf16 or fp16")
-      ->check(CLI::IsMember({"both", "fp32", "amp", "bf16", "fp16"}));
+  step->add_option("--precision", args->precision, "both (fp32 then amp), all (fp32, fp16 on CUDA, bf16), fp32, amp, bf16 or fp16")
+      ->check(CLI::IsMember({"both", "all", "fp32", "amp", "bf16", "fp16"}));
   args->options.batch = 0;  // the config's TRAIN.BATCH_SIZE unless --batch says otherwise
   step->add_option("--batch", args->options.batch, "Clips per step (default TRAIN.BATCH_SIZE)")->check(CLI::PositiveNumber);
   step->add_option("--iterations", args->options.iterations, "Timed steps")->check(CLI::PositiveNumber);
@@ -287,8 +296,8 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   prec->add_option("--iters,--iterations", pargs->options.iterations, "Timed iterations per precision (default 20)")->check(CLI::PositiveNumber);
   prec->add_option("--warmup", pargs->options.warmup, "Untimed iterations first (default 2)")->check(CLI::NonNegativeNumber);
   prec->add_option("--batch", pargs->options.batch, "Clips per iteration (default TRAIN.BATCH_SIZE)")->check(CLI::PositiveNumber);
-  prec->add_option("--precision", pargs->precision, "both (fp32 then amp), fp32, amp, bf16 or fp16")
-      ->check(CLI::IsMember({"both", "fp32", "amp", "bf16", "fp16"}));
+  prec->add_option("--precision", pargs->precision, "both (fp32 then amp), all (fp32, fp16 on CUDA, bf16), fp32, amp, bf16 or fp16")
+      ->check(CLI::IsMember({"both", "all", "fp32", "amp", "bf16", "fp16"}));
   prec->add_option("--threads", pargs->options.threads, "CPU threads (default: all cores)");
   prec->add_flag("--synthetic", *synthetic, "Random clips instead of the training set (no video decoding)");
   prec->add_flag("--max-batch", pargs->options.max_batch, "Also find the largest batch each precision fits (CUDA)");

@@ -2,30 +2,35 @@
 # The GPU benchmark, for a Linux machine with an NVIDIA GPU and a CUDA build of Python's torch
 # package but no package registry. Stages, in this order:
 #   build      engine + CLI (GUI off, no FFmpeg: random clips) against the LibTorch inside torch;
-#              a build that fails with NCCL (or Gloo) is retried without it, and says so
+#              a build that fails in NCCL (or Gloo) code is retried without it, and says so
 #   check      the CUDA correctness checks (ampstudio-cli check cuda: the gradient scaler's fused
 #              kernels against an injected inf; float16 / bfloat16 autocast forward + backward of
 #              each model family, plain and channels-last-3d)
-#   precision  bench precision (FP32 vs AMP, synthetic clips) on SlowFast 8x8 R50 and X3D-M at
-#              batch 32-64, the table researchers quote
+#   precision  bench precision --precision all (FP32, float16 + scaler, bfloat16; synthetic clips)
+#              on SlowFast 8x8 R50 (batch 32) and X3D-M (batch 32), the table researchers quote
 #   overhead   bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16)
 #   ddp        bench ddp at world size 1 over NCCL and over Gloo (the gradient reducer's own cost)
+#   actckpt    bench step on MViTv2-S 16x4, FP32 / AMP x MODEL.ACT_CHECKPOINT off / on
+#   maxbatch   the largest batch of SlowFast 8x8 R50 in FP32 and in float16 (doubling, bisection)
+#   channelslast  X3D-M again with AMP.CHANNELS_LAST_3D
 # yaml-cpp, nlohmann-json and CLI11 come from the system or from .gpu-deps/ (bench/gpu/pack-deps.sh).
 #
 # Usage: bench/gpu/run.sh [OUTDIR [STAGE ...]]   (default bench-gpu-out/, every stage)
 #   BUDGET_S=N   a stage that would start after N seconds is skipped (and says so)
+#   DEADLINE_S=N every command after the build is cut off at N seconds (timeout), so the script
+#                ends, and packs, before the device's limit on one command
 #   PACK=FILE    OUTDIR is packed into FILE (.tar.gz) at the end, whatever happened
 #   ITERS, WARMUP, ROUNDS   bench precision's measured / warm-up steps, bench overhead's rounds
-# With a lent device (about 10 minutes a command, 8 files back), one call:
-#   PACK=$OUT/gpu.tar.gz BUDGET_S=420 ITERS=10 bench/gpu/run.sh /tmp/gpu build check precision
-# then, while the machine is warm (the build is kept), the rest:
-#   PACK=$OUT/gpu2.tar.gz bench/gpu/run.sh /tmp/gpu2 build overhead ddp
+# With a lent device (at most 10 minutes a command, 15 a session, 8 files back), one call:
+#   PACK=$OUT/gpu.tar.gz BUDGET_S=480 DEADLINE_S=540 ITERS=10 bench/gpu/run.sh /tmp/gpu   (timeout_s 580)
+# and, if time is left and the machine is warm (the build is kept), what was skipped:
+#   PACK=$OUT/gpu2.tar.gz bench/gpu/run.sh /tmp/gpu2 build STAGE ...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-bench-gpu-out}
 shift || true
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build check precision overhead ddp)
+[ ${#stages[@]} -gt 0 ] || stages=(build check precision overhead ddp actckpt maxbatch channelslast)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
@@ -48,14 +53,29 @@ begin() {
   fi
   log "$1"
 }
+# Runs "$@", cut off at DEADLINE_S (exit 124, noted in cut.txt).
+limited() {
+  [ -n "${DEADLINE_S:-}" ] || { "$@"; return; }
+  local left=$(( DEADLINE_S - $(elapsed) ))
+  [ "$left" -gt 5 ] || { echo "not started, past DEADLINE_S: $*" | tee -a "$out/cut.txt"; return 124; }
+  local rc=0
+  timeout -k 5 "$left" "$@" || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then echo "cut off at DEADLINE_S=$DEADLINE_S: $*" | tee -a "$out/cut.txt"; fi
+  return "$rc"
+}
 
 log "torch and the GPU"
 "$py" - <<'PY' | tee "$out/torch.txt"
 import torch
 assert torch.cuda.is_available(), "torch sees no CUDA device"
-print("torch", torch.__version__, "cuda", torch.version.cuda, "device", torch.cuda.get_device_name(0),
-      "cxx11_abi", int(torch._C._GLIBCXX_USE_CXX11_ABI))
+print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version(),
+      "device", torch.cuda.get_device_name(0), "cxx11_abi", int(torch._C._GLIBCXX_USE_CXX11_ABI))
 PY
+# LibTorch's CMake config looks for the CUDA toolkit through nvcc.
+command -v nvcc >/dev/null || { [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"; }
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || true
+  "${CXX:-c++}" --version | head -1 || true; cmake --version | head -1 || true; nvcc --version | tail -2 || true
+  echo "cpu cores $(nproc)"; } 2>&1 | tee -a "$out/torch.txt"
 torch_prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
 prefix="$torch_prefix"
 deps="$PWD/.gpu-deps"
@@ -81,7 +101,9 @@ if begin build; then
   for variant in "AUTO AUTO" "OFF AUTO" "OFF OFF"; do
     # shellcheck disable=SC2086
     if configure_and_build $variant; then built=$variant; break; fi
-    echo "build with NCCL/Gloo = $variant failed:"; grep -E "error" -A3 "$out/build.log" | tail -30
+    echo "build with NCCL/Gloo = $variant failed:"; grep -E "error" -A3 "$out/build.log" | tail -40
+    # Only a failure in NCCL or Gloo code is worth a build without them (each is a full rebuild).
+    grep -E "error" "$out/build.log" | grep -qiE "nccl|gloo" || break
   done
   [ -n "$built" ] || { log "build failed: $out/build.log"; exit 1; }
   [ "$built" = "AUTO AUTO" ] || echo "built with NCCL/Gloo = $built after the fuller build failed (see build.log)" | tee "$out/build-note.txt"
@@ -91,32 +113,36 @@ fi
 [ -x "$cli" ] || { log "no $cli: run the build stage first"; exit 1; }
 
 if begin check; then
-  "$cli" check cuda --configs configs | tee "$out/check-cuda.txt" || status=1
+  limited "$cli" check cuda --configs configs 2>&1 | tee "$out/check-cuda.txt" || status=1
 fi
 
-bench() {  # name, config, batch, extra KEY VALUE ...
-  local name=$1 cfg=$2 batch=$3; shift 3
-  begin precision || return 0
+bench() {  # stage, name, config, batch, extra arguments (options, then KEY VALUE ...)
+  local stage=$1 name=$2 cfg=$3 batch=$4; shift 4
+  begin "$stage" || return 0
   log "bench precision: $name, batch $batch"
-  "$cli" bench precision --cfg "$cfg" --synthetic --batch "$batch" --iters "${ITERS:-20}" --warmup "${WARMUP:-3}" NUM_GPUS 1 \
-    DATA_LOADER.NUM_WORKERS 0 "$@" 2>&1 | tee "$out/bench-$name.txt" || status=1
+  limited "$cli" bench precision --cfg "$cfg" --synthetic --batch "$batch" --iters "${ITERS:-20}" --warmup "${WARMUP:-3}" "$@" NUM_GPUS 1 \
+    DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-$name.txt" || status=1
 }
-if wanted precision; then
-  bench slowfast-8x8-r50 configs/Kinetics/SLOWFAST_8x8_R50.yaml 32
-  bench x3d-m configs/Kinetics/X3D_M.yaml 64
-  bench x3d-m-channels-last configs/Kinetics/X3D_M.yaml 64 AMP.CHANNELS_LAST_3D True
-fi
+bench precision slowfast-8x8-r50 configs/Kinetics/SLOWFAST_8x8_R50.yaml 32 --precision all
+bench precision x3d-m configs/Kinetics/X3D_M.yaml 32 --precision all
 
 if begin overhead; then
   log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
-  "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
+  limited "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
     TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
 fi
 for backend in nccl gloo; do  # the gradient reducer over a one-rank group: the backend's own cost
   begin ddp || break
   log "bench ddp: X3D-M, batch 16, one GPU synchronised through $backend at world size 1"
-  "$cli" bench ddp --cfg configs/Kinetics/X3D_M.yaml --processes 1 --batch 16 --iters 10 --warmup 3 NUM_GPUS 1 \
+  limited "$cli" bench ddp --cfg configs/Kinetics/X3D_M.yaml --processes 1 --batch 16 --iters 10 --warmup 3 NUM_GPUS 1 \
     DIST_BACKEND "$backend" DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-ddp-$backend.txt" || status=1
 done
+if begin actckpt; then
+  log "bench step: MViTv2-S 16x4, batch 8, FP32 / AMP x activation checkpointing off / on"
+  limited "$cli" bench step --cfg configs/Kinetics/MVITv2_S_16x4.yaml --batch 8 --iterations 10 --warmup 3 --precision both \
+    --act-checkpoint both NUM_GPUS 1 2>&1 | tee "$out/bench-actckpt-mvitv2-s.txt" || status=1
+fi
+bench maxbatch slowfast-8x8-r50-maxbatch configs/Kinetics/SLOWFAST_8x8_R50.yaml 8 --precision both --max-batch
+bench channelslast x3d-m-channels-last configs/Kinetics/X3D_M.yaml 32 --precision all AMP.CHANNELS_LAST_3D True
 log "done (status $status); results in $out/"
 exit $status
