@@ -24,6 +24,7 @@ struct StepArgs {
   std::vector<std::string> overrides;
   std::string precision = "both";
   std::string actCheckpoint = "config";  ///< MODEL.ACT_CHECKPOINT: config, off, on or both
+  std::string tf32 = "default";          ///< CUDA FP32 math: default (PyTorch's), on or off
   bool json = false;
   train::StepBenchOptions options;
 };
@@ -34,7 +35,8 @@ nlohmann::json toJson(const train::StepBenchResult& r) {
           {"iterations_per_s", r.iterations_per_s}, {"clips_per_s", r.clips_per_s}, {"macs_per_step", r.macs_per_step},
           {"achieved_flops", r.achieved_flops}, {"peak_bytes", r.peak_bytes}, {"first_loss", r.first_loss},
           {"last_loss", r.last_loss}, {"finite", r.finite}, {"batch", r.batch}, {"data_wait_s", r.data_wait_s},
-          {"skipped_steps", r.skipped_steps}, {"final_loss_scale", r.final_loss_scale}, {"max_batch", r.max_batch}};
+          {"skipped_steps", r.skipped_steps}, {"final_loss_scale", r.final_loss_scale}, {"max_batch", r.max_batch},
+          {"tf32_cudnn", r.tf32_cudnn}, {"tf32_cublas", r.tf32_cublas}};
 }
 
 train::StepBenchResult fromJson(const nlohmann::json& j) {
@@ -56,6 +58,8 @@ train::StepBenchResult fromJson(const nlohmann::json& j) {
   r.data_wait_s = j.at("data_wait_s");
   r.skipped_steps = j.at("skipped_steps");
   r.final_loss_scale = j.at("final_loss_scale");
+  r.tf32_cudnn = j.value("tf32_cudnn", false);
+  r.tf32_cublas = j.value("tf32_cublas", false);
   r.max_batch = j.at("max_batch");
   return r;
 }
@@ -75,6 +79,7 @@ bool runInChild(const StepArgs& a, const std::string& precision, bool actCheckpo
                                    "--threads", std::to_string(a.options.threads)};
   if (a.sub == "precision" && !a.options.real_data) argv.push_back("--synthetic");
   if (a.options.max_batch) argv.push_back("--max-batch");
+  argv.insert(argv.end(), {"--tf32", a.tf32});
   argv.insert(argv.end(), a.overrides.begin(), a.overrides.end());
   argv.insert(argv.end(), {"MODEL.ACT_CHECKPOINT", actCheckpoint ? "True" : "False"});
   std::string command;
@@ -107,6 +112,9 @@ int runStep(StepArgs a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
   if (a.options.batch == 0) a.options.batch = static_cast<int>(cfg->getInt("TRAIN.BATCH_SIZE"));
+  a.options.tf32 = a.tf32 == "on" ? 1 : a.tf32 == "off" ? 0 : -1;
+  if (a.options.tf32 >= 0 && cfg->getInt("NUM_GPUS") == 0 && !a.json)
+    std::cerr << "--tf32 " << a.tf32 << ": no effect here, TF32 is CUDA's (NUM_GPUS 0 trains on the CPU)\n";
   std::vector<train::StepBenchResult> results;
   std::vector<bool> checkpointed;  // MODEL.ACT_CHECKPOINT of each result
   std::string error;
@@ -151,6 +159,9 @@ int runStep(StepArgs a) {
             << a.options.iterations << " timed steps after " << a.options.warmup << " warm-up; "
             << (results.front().device == "cpu" ? "CPU " + std::to_string(device.cpu_cores) + " cores, BLAS " + device.blas
                                                 : results.front().device)
+            << (results.front().device == "cpu" ? std::string()
+                                                : std::string(", FP32 math: TF32 ") + (results.front().tf32_cudnn ? "on" : "off") +
+                                                      " in cuDNN, " + (results.front().tf32_cublas ? "on" : "off") + " in cuBLAS")
             << "\n" << std::fixed;
   const bool maxBatch = a.options.max_batch;
   // With --act-checkpoint both, each precision runs twice; "+ckpt" marks MODEL.ACT_CHECKPOINT on.
@@ -273,6 +284,8 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   step->add_option("--warmup", args->options.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
   step->add_option("--threads", args->options.threads, "CPU threads (default: all cores)");
   step->add_flag("--max-batch", args->options.max_batch, "Also find the largest batch each precision fits (CUDA)");
+  step->add_option("--tf32", args->tf32, "CUDA FP32 math: default (PyTorch's: TF32 in cuDNN, not in cuBLAS), on, or off (IEEE FP32, as a V100)")
+      ->check(CLI::IsMember({"default", "on", "off"}));
   step->add_option("--act-checkpoint", args->actCheckpoint,
                    "MODEL.ACT_CHECKPOINT: config (as the YAML says), off, on, or both (each precision without and with)")
       ->check(CLI::IsMember({"config", "off", "on", "both"}));
@@ -301,6 +314,8 @@ void addBenchStepCommand(CLI::App& bench, int& exitCode) {
   prec->add_option("--threads", pargs->options.threads, "CPU threads (default: all cores)");
   prec->add_flag("--synthetic", *synthetic, "Random clips instead of the training set (no video decoding)");
   prec->add_flag("--max-batch", pargs->options.max_batch, "Also find the largest batch each precision fits (CUDA)");
+  prec->add_option("--tf32", pargs->tf32, "CUDA FP32 math: default (PyTorch's: TF32 in cuDNN, not in cuBLAS), on, or off (IEEE FP32, as a V100)")
+      ->check(CLI::IsMember({"default", "on", "off"}));
   prec->add_option("--act-checkpoint", pargs->actCheckpoint,
                    "MODEL.ACT_CHECKPOINT: config (as the YAML says), off, on, or both (each precision without and with)")
       ->check(CLI::IsMember({"config", "off", "on", "both"}));

@@ -1,9 +1,12 @@
 // ampstudio-cli: the AMP Studio engine from a terminal or a GPU server.
+#include <cstdio>
 #include <iostream>
 
 #include "Commands.h"
+#include "util/FatalSignal.h"
 
 int main(int argc, char** argv) {
+  amp::util::installFatalSignalReport("ampstudio-cli");
   CLI::App app{"AMP Studio command line: PySlowFast-style mixed-precision video training", "ampstudio-cli"};
   app.set_version_flag("--version", std::string("ampstudio-cli ") + AMPSTUDIO_VERSION);
   app.require_subcommand(1);
@@ -25,5 +28,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  // What the command printed is out before static destructors and library teardown run: a crash
+  // there (seen on a CUDA machine) must not swallow the results.
+  std::cout.flush();
+  std::fflush(nullptr);
+  amp::util::markExiting();
+  amp::util::crashIfArmed("exit");
   return exitCode;
 }

@@ -33,9 +33,12 @@ int smallestBatch(const config::Config& c) {
   return c.getString("MODEL.ARCH") == "x3d" && c.getBool("X3D.BN_LIN5") ? 2 : 1;
 }
 
-// Largest batch one training step fits in on the GPU: doubling, then bisection.
-int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const torch::Device& device) {
+// Largest batch one training step fits in on the GPU: doubling from a batch known to fit (the
+// benchmark's), then bisection until the gap is at most 1/16 of the batch found (each trial
+// builds the model afresh, a few seconds for SlowFast at a hundred clips).
+int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const torch::Device& device, int fits0) {
   auto fits = [&](int b) {
+    bool ok = true;
     try {
       torch::manual_seed(0);
       auto net = models::buildVideoNet(c);
@@ -46,28 +49,25 @@ int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const
       TrainStep step(c, *net, *opt, policy);
       step.run({randomMicroBatch(c, b, device, cl)});
       torch::cuda::synchronize();
-      return true;
     } catch (const std::exception& e) {
       if (!isOutOfMemory(e)) throw;
-      return false;
+      ok = false;
     }
-  };
-  int good = 0, bad = 0;
-  for (int b = smallestBatch(c); b <= 65536; b *= 2) {
-    const bool ok = fits(b);
     system::releaseCudaCache();
-    if (!ok) {
+    return ok;
+  };
+  int good = std::max(fits0, smallestBatch(c)), bad = 0;
+  for (int b = good * 2; b <= 65536; b *= 2) {
+    if (!fits(b)) {
       bad = b;
       break;
     }
     good = b;
   }
   if (bad == 0) return good;
-  while (bad - good > 1) {
+  while (bad - good > std::max(1, good / 16)) {
     const int mid = (good + bad) / 2;
-    const bool ok = fits(mid);
-    system::releaseCudaCache();
-    (ok ? good : bad) = mid;
+    (fits(mid) ? good : bad) = mid;
   }
   return good;
 }
@@ -86,6 +86,10 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
     if (o.threads > 0 && device.is_cpu()) torch::set_num_threads(o.threads);
     const bool cuda = device.is_cuda();
     const bool channelsLast = useChannelsLast3d(cfg, device);
+    if (cuda && o.tf32 >= 0) {
+      at::globalContext().setAllowTF32CuDNN(o.tf32 == 1);
+      at::globalContext().setAllowTF32CuBLAS(o.tf32 == 1);
+    }
     if (o.max_batch && !cuda)
       return fail("--max-batch needs CUDA (NUM_GPUS 1): on the CPU the limit is the machine's RAM, not an allocator");
     if (o.batch < smallestBatch(cfg))
@@ -143,6 +147,8 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       StepBenchResult r;
       r.precision = policy.name;
       r.device = cuda ? "cuda:0" : "cpu";
+      r.tf32_cudnn = cuda && at::globalContext().allowTF32CuDNN();
+      r.tf32_cublas = cuda && at::globalContext().allowTF32CuBLAS();
       r.batch = o.batch;
       {
         torch::NoGradGuard noGrad;
@@ -206,7 +212,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         net.reset();
         optimizer.reset();
         system::releaseCudaCache();
-        r.max_batch = searchMaxBatch(cfg, policy, device);
+        r.max_batch = searchMaxBatch(cfg, policy, device, o.batch);
       }
       out.push_back(r);
     }

@@ -21,6 +21,9 @@ struct StepBenchOptions {
   std::vector<std::string> precisions = {"fp32", "amp"};
   bool real_data = false;   ///< clips from DATA.PATH_TO_DATA_DIR's train list instead of random ones
   bool max_batch = false;   ///< also search the largest batch that fits (CUDA only)
+  /// CUDA: FP32 convolutions and matrix products may use TF32 (1), may not (0: IEEE FP32, as a
+  /// V100 computes), or PyTorch's defaults (-1: cuDNN may, cuBLAS may not).
+  int tf32 = -1;
 };
 
 struct StepBenchResult {
@@ -40,7 +43,8 @@ struct StepBenchResult {
   double data_wait_s = 0;        ///< mean wait for the next batch (real data)
   int skipped_steps = 0;         ///< steps the gradient scaler skipped
   double final_loss_scale = 1.0;
-  int max_batch = 0;             ///< largest batch that fit (0: not searched)
+  int max_batch = 0;             ///< largest batch found to fit, within 1/16 (0: not searched)
+  bool tf32_cudnn = false, tf32_cublas = false;  ///< CUDA: whether FP32 math could use TF32
 };
 
 /// Engine overhead: the config's model and batch trained through the Trainer (events, metrics

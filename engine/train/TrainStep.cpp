@@ -60,7 +60,10 @@ torch::Device trainingDevice(const config::Config& c, int localRank) {
     if (index >= visible)
       throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) + " needs CUDA device " + std::to_string(index) +
                                " but this process sees " + std::to_string(visible) + "; set NUM_GPUS to the GPUs of one machine");
-    at::globalContext().setBenchmarkCuDNN(true);  // PySlowFast: torch.backends.cudnn.benchmark
+    // cuDNN times its algorithms on each new shape and keeps the fastest. PySlowFast leaves
+    // torch.backends.cudnn.benchmark at PyTorch's default (off); the results are the same
+    // computation, the speed is not (docs/benchmarks.md).
+    at::globalContext().setBenchmarkCuDNN(true);
     system::setCurrentCudaDevice(index);
     return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
   }

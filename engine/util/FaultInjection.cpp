@@ -30,17 +30,20 @@ Armed& armed() {
     const std::string action = v.substr(0, atSign);
     const std::string site = atSign == std::string::npos ? "" : v.substr(atSign + 1, hash == std::string::npos ? std::string::npos : hash - atSign - 1);
     long n = 1;
-    bool ok = atSign != std::string::npos && !site.empty() && (action == "kill" || action == "enospc" || action == "stop");
+    bool ok = atSign != std::string::npos && !site.empty() && (action == "kill" || action == "enospc" || action == "stop" || action == "segv");
     if (ok && hash != std::string::npos) {
       char* end = nullptr;
       n = std::strtol(v.c_str() + hash + 1, &end, 10);
       ok = end && *end == '\0' && n >= 1;
     }
     if (!ok) {
-      std::fprintf(stderr, "AMPSTUDIO_FAULT=%s ignored: expected kill@SITE[#N], enospc@SITE[#N] or stop@SITE[#N]\n", env);
+      std::fprintf(stderr, "AMPSTUDIO_FAULT=%s ignored: expected kill@SITE[#N], enospc@SITE[#N], stop@SITE[#N] or segv@SITE[#N]\n", env);
       return;
     }
-    a.action = action == "kill" ? FaultAction::Kill : action == "stop" ? FaultAction::Stop : FaultAction::NoSpace;
+    a.action = action == "kill"   ? FaultAction::Kill
+               : action == "stop" ? FaultAction::Stop
+               : action == "segv" ? FaultAction::Segv
+                                  : FaultAction::NoSpace;
     a.site = site;
     a.at = n;
   });

@@ -6,16 +6,18 @@
 //           its bytes (what a filling disk does)
 //   stop    the trainer of this process is asked to stop there, as a Ctrl-C that reached this
 //           rank alone (the ranks of a run see a stop at different moments)
+//   segv    a call through a null function pointer there (a crash in a library; util/FatalSignal)
 // Sites: "step" (after an optimizer step is logged), "validation" (after a validation batch),
 // "checkpoint" (half-way through writing a checkpoint's temporary file), "metrics" (half-way
 // through appending a metrics line), "epoch_end" (after an epoch's last step), "test_batch"
-// (before a batch of the multi-view test; stop only). Nothing happens when the variable is unset
+// (before a batch of the multi-view test; stop only), "exit" (ampstudio-cli, after the command
+// has ended and its output is flushed; segv only). Nothing happens when the variable is unset
 // (the check is one relaxed atomic load); a malformed value is reported once on stderr and ignored.
 #include <string>
 
 namespace amp::util {
 
-enum class FaultAction { None, Kill, NoSpace, Stop };
+enum class FaultAction { None, Kill, NoSpace, Stop, Segv };
 
 /// What to do at `site` now: the armed action on its n-th pass, else None (counts the passes of
 /// the armed site only).

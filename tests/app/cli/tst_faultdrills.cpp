@@ -178,6 +178,24 @@ class TestFaultDrills : public QObject {
   // A finished run on a read-only filesystem (a private mount namespace with the run folder
   // bind-mounted read-only, as an archive or a colleague's share): the CLI's readers and test
   // read it, the studio shows it, training there is refused saying why.
+  // A crash inside a library while the CLI exits (a call through a null pointer, as bench
+  // overhead and bench ddp met on a CUDA machine): the command's output is complete, and stderr
+  // names the signal, that it came during exit, and where the null call was made from.
+  void aCrashIsReportedWithItsCallerAndTheOutputIsKept() {
+    CliOptions o;
+    o.env = {"AMPSTUDIO_FAULT=segv@exit"};
+    const auto r = runCli({"info"}, o);
+    QVERIFY2(r.crashed, qPrintable(r.err));
+    QVERIFY2(r.out.contains("LibTorch") && r.out.contains("CUDA device"), qPrintable(r.out));  // info's first and last lines
+    QVERIFY2(r.err.contains("ampstudio-cli: fatal signal 11 (SIGSEGV) during exit"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("  at 0x0\n"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("  called from 0x") && r.err.contains("(ampstudio-cli+0x"), qPrintable(r.err));
+    const auto clean = runCli({"info"});
+    QCOMPARE(clean.exitCode, 0);
+    QVERIFY(!clean.crashed);
+    QVERIFY2(!clean.err.contains("fatal signal"), qPrintable(clean.err));
+  }
+
   void aReadOnlyRunIsReadAndNotWritten() {
     const QString run = dir_.path() + "/reference";
     auto readOnly = [&](const QString& program, const QStringList& args, QStringList env = {}) {
