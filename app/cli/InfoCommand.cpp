@@ -21,6 +21,12 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
               << "FFmpeg          " << d.ffmpeg_version << "\n"
               << "TensorBoard     "
               << (runlog::tensorBoardSupport().empty() ? "event files with TENSORBOARD.ENABLE" : "none: " + runlog::tensorBoardSupport())
+              << "\n"
+              << "Processes       "
+              << (d.gloo && d.nccl ? "c10d Gloo (CPU and GPU) and NCCL (GPU)"
+                  : d.gloo         ? "c10d Gloo (CPU and GPU; no NCCL in this build)"
+                  : d.nccl         ? "c10d NCCL (GPU; no Gloo in this build: CPU processes cannot meet)"
+                                   : "one process only (this build has neither Gloo nor NCCL)")
               << "\n";
     if (d.cuda_devices.empty()) std::cout << "CUDA devices    none (training runs on the CPU: NUM_GPUS 0)\n";
     for (const auto& g : d.cuda_devices)

@@ -6,13 +6,20 @@
 #   check      the CUDA correctness checks (ampstudio-cli check cuda: the gradient scaler's fused
 #              kernels against an injected inf; float16 / bfloat16 autocast forward + backward of
 #              each model family, plain and channels-last-3d)
-#   precision  bench precision --precision all (FP32, float16 + scaler, bfloat16; synthetic clips)
-#              on SlowFast 8x8 R50 (batch 32) and X3D-M (batch 32), the table researchers quote
 #   overhead   bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16)
-#   ddp        bench ddp at world size 1 over NCCL and over Gloo (the gradient reducer's own cost)
+#   ddp        bench ddp at world size 1 over each process group the build has (NCCL, Gloo):
+#              the gradient reducer's own cost
+#   strictfp32 bench precision --precision all --tf32 off on SlowFast 8x8 R50 (batch 32): against
+#              IEEE FP32, as the seed's V100 computed it
+#   precision  bench precision --precision all (FP32 with PyTorch's TF32 defaults, float16 +
+#              scaler, bfloat16; synthetic clips) on SlowFast 8x8 R50 (batch 32) and X3D-M (batch 32)
+#   channelslast  the same two with AMP.CHANNELS_LAST_3D
 #   actckpt    bench step on MViTv2-S 16x4, FP32 / AMP x MODEL.ACT_CHECKPOINT off / on
-#   maxbatch   the largest batch of SlowFast 8x8 R50 in FP32 and in float16 (doubling, bisection)
-#   channelslast  X3D-M again with AMP.CHANNELS_LAST_3D
+#   maxbatch   the largest batch of SlowFast 8x8 R50 in FP32 and in float16 (doubling from 8,
+#              then bisection to 1/16)
+# Measured on an H200 (docs/benchmarks.md): build 80 s on 16 cores, check 10 s, one SlowFast
+# --precision all 135 s (three processes, each with cuDNN's algorithm search), X3D-M 55 s,
+# actckpt 25 s.
 # yaml-cpp, nlohmann-json and CLI11 come from the system or from .gpu-deps/ (bench/gpu/pack-deps.sh).
 #
 # Usage: bench/gpu/run.sh [OUTDIR [STAGE ...]]   (default bench-gpu-out/, every stage)
@@ -22,7 +29,7 @@
 #   PACK=FILE    OUTDIR is packed into FILE (.tar.gz) at the end, whatever happened
 #   ITERS, WARMUP, ROUNDS   bench precision's measured / warm-up steps, bench overhead's rounds
 # With a lent device (at most 10 minutes a command, 15 a session, 8 files back), one call:
-#   PACK=$OUT/gpu.tar.gz BUDGET_S=480 DEADLINE_S=540 ITERS=10 bench/gpu/run.sh /tmp/gpu   (timeout_s 580)
+#   PACK=$OUT/gpu.tar.gz BUDGET_S=470 DEADLINE_S=540 ITERS=10 bench/gpu/run.sh /tmp/gpu   (timeout_s 585)
 # and, if time is left and the machine is warm (the build is kept), what was skipped:
 #   PACK=$OUT/gpu2.tar.gz bench/gpu/run.sh /tmp/gpu2 build STAGE ...
 set -euo pipefail
@@ -30,7 +37,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-bench-gpu-out}
 shift || true
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build check precision overhead ddp actckpt maxbatch channelslast)
+[ ${#stages[@]} -gt 0 ] || stages=(build check overhead ddp strictfp32 precision channelslast actckpt maxbatch)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
@@ -111,6 +118,7 @@ if begin build; then
   "$cli" info | tee "$out/info.txt"
 fi
 [ -x "$cli" ] || { log "no $cli: run the build stage first"; exit 1; }
+[ -s "$out/info.txt" ] || "$cli" info > "$out/info.txt"
 
 if begin check; then
   limited "$cli" check cuda --configs configs 2>&1 | tee "$out/check-cuda.txt" || status=1
@@ -123,26 +131,31 @@ bench() {  # stage, name, config, batch, extra arguments (options, then KEY VALU
   limited "$cli" bench precision --cfg "$cfg" --synthetic --batch "$batch" --iters "${ITERS:-20}" --warmup "${WARMUP:-3}" "$@" NUM_GPUS 1 \
     DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-$name.txt" || status=1
 }
-bench precision slowfast-8x8-r50 configs/Kinetics/SLOWFAST_8x8_R50.yaml 32 --precision all
-bench precision x3d-m configs/Kinetics/X3D_M.yaml 32 --precision all
-
 if begin overhead; then
   log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
   limited "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
     TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
 fi
-for backend in nccl gloo; do  # the gradient reducer over a one-rank group: the backend's own cost
+backends=()
+grep -qE "c10d NCCL|and NCCL" "$out/info.txt" && backends+=(nccl)
+grep -q "c10d Gloo" "$out/info.txt" && backends+=(gloo)
+for backend in "${backends[@]}"; do  # the gradient reducer over a one-rank group: the backend's own cost
   begin ddp || break
   log "bench ddp: X3D-M, batch 16, one GPU synchronised through $backend at world size 1"
   limited "$cli" bench ddp --cfg configs/Kinetics/X3D_M.yaml --processes 1 --batch 16 --iters 10 --warmup 3 NUM_GPUS 1 \
     DIST_BACKEND "$backend" DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-ddp-$backend.txt" || status=1
 done
+sf=configs/Kinetics/SLOWFAST_8x8_R50.yaml
+bench strictfp32 slowfast-8x8-r50-ieee-fp32 $sf 32 --precision all --tf32 off
+bench precision slowfast-8x8-r50 $sf 32 --precision all
+bench precision x3d-m configs/Kinetics/X3D_M.yaml 32 --precision all
+bench channelslast slowfast-8x8-r50-channels-last $sf 32 --precision all AMP.CHANNELS_LAST_3D True
+bench channelslast x3d-m-channels-last configs/Kinetics/X3D_M.yaml 32 --precision all AMP.CHANNELS_LAST_3D True
 if begin actckpt; then
   log "bench step: MViTv2-S 16x4, batch 8, FP32 / AMP x activation checkpointing off / on"
   limited "$cli" bench step --cfg configs/Kinetics/MVITv2_S_16x4.yaml --batch 8 --iterations 10 --warmup 3 --precision both \
     --act-checkpoint both NUM_GPUS 1 2>&1 | tee "$out/bench-actckpt-mvitv2-s.txt" || status=1
 fi
-bench maxbatch slowfast-8x8-r50-maxbatch configs/Kinetics/SLOWFAST_8x8_R50.yaml 8 --precision both --max-batch
-bench channelslast x3d-m-channels-last configs/Kinetics/X3D_M.yaml 32 --precision all AMP.CHANNELS_LAST_3D True
+bench maxbatch slowfast-8x8-r50-maxbatch $sf 8 --precision both --max-batch
 log "done (status $status); results in $out/"
 exit $status

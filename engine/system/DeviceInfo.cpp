@@ -38,6 +38,12 @@ DeviceInfo probeDevices() {
 #ifdef AMPSTUDIO_WITH_CUDA
   info.libtorch_has_cuda = true;
 #endif
+#ifdef AMPSTUDIO_WITH_GLOO
+  info.gloo = true;
+#endif
+#ifdef AMPSTUDIO_WITH_NCCL
+  info.nccl = true;
+#endif
   if (torch::cuda::is_available()) {
     const int n = static_cast<int>(torch::cuda::device_count());
     for (int i = 0; i < n; ++i) {

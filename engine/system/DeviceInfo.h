@@ -20,6 +20,7 @@ struct DeviceInfo {
   int cpu_cores = 0;                   ///< hardware threads of this machine
   std::string blas;                    ///< BLAS library loaded in this process, e.g. "OpenBLAS"
   std::string ffmpeg_version;          ///< libavcodec version
+  bool gloo = false, nccl = false;     ///< c10d process groups this build can make (compile-time)
 };
 
 /// Probes LibTorch, CUDA, the BLAS in use (after a small matmul) and FFmpeg.

@@ -393,6 +393,11 @@ class TestCli : public QObject {
     const std::string support = amp::runlog::tensorBoardSupport();
     const QString expected = QString::fromStdString(support.empty() ? "event files with TENSORBOARD.ENABLE" : "none: " + support);
     QVERIFY2(r.out.contains("\nTensorBoard     " + expected + "\n"), qPrintable(r.out));
+#ifdef AMPSTUDIO_TEST_HAS_GLOO
+    QVERIFY2(r.out.contains("\nProcesses       c10d Gloo (CPU and GPU"), qPrintable(r.out));
+#else
+    QVERIFY2(r.out.contains("\nProcesses       ") && !r.out.contains("c10d Gloo"), qPrintable(r.out));
+#endif
   }
 
   void missingConfigFile() {
