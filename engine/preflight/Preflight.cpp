@@ -115,6 +115,13 @@ void checkDevice(const config::Config& cfg, const std::string& file, const Machi
             "no speed-up over FP32, and slower steps for some shapes and models (docs/training.md: the demo X3D no faster at its "
             "own shape, 2x slower at 64 clips of 2 frames at 45 px, MViT 15.8x slower); set TRAIN.MIXED_PRECISION False to train "
             "in FP32, or keep bfloat16 for its numerics");
+  // Measured (docs/benchmarks.md) for the ResNet family only: X3D's channel-wise convolutions and
+  // MViT's attention were not, so nothing is said for them.
+  const std::string arch = cfg.getString("MODEL.ARCH");
+  if (gpus > 0 && machine.cuda_devices > 0 && !cfg.getBool("AMP.CHANNELS_LAST_3D") && arch != "x3d" && arch != "mvit")
+    warning(out, cfg, file, "AMP.CHANNELS_LAST_3D",
+            "clips and 3D convolutions stay in PySlowFast's NCDHW layout; channels-last-3d computes the same and made SlowFast "
+            "8x8 R50 1.8x faster in FP32 and 2.15x in float16 on an H200 (docs/benchmarks.md): set AMP.CHANNELS_LAST_3D True");
   if (cfg.getBool("TENSORBOARD.ENABLE") && !machine.tensorboard_support.empty())
     warning(out, cfg, file, "TENSORBOARD.ENABLE",
             machine.tensorboard_support + "; the run trains and logs its scalars to metrics.jsonl and the studio's charts only "

@@ -151,6 +151,38 @@ class TestPreflight : public QObject {
     QVERIFY2(out.empty(), all(out).c_str());
   }
 
+  // On a GPU, a ResNet-family model in NCDHW is told what channels-last measured; X3D, MViT, the
+  // CPU and a config that already asks for channels-last hear nothing.
+  void channelsLastIsSuggestedOnAGpuForResNets() {
+    preflight::MachineFacts gpu;
+    gpu.cpu_cores = 2;
+    gpu.cuda_devices = 1;
+    auto load = [](const char* file, std::vector<std::string> ov) {
+      auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/" + file, ov);
+      if (!r.ok()) qFatal("%s", all(r.diagnostics).c_str());
+      return r.config;
+    };
+    config::Diagnostics out;
+    preflight::checkDevice(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "1"}), "sf.yaml", gpu, out);
+    const auto* cl = find(out, "AMP.CHANNELS_LAST_3D");
+    QVERIFY2(cl && !cl->isError(), all(out).c_str());
+    QVERIFY2(cl->message.find("1.8x faster in FP32") != std::string::npos && cl->message.find("set AMP.CHANNELS_LAST_3D True") !=
+             std::string::npos, cl->message.c_str());
+    const std::vector<std::pair<const char*, std::vector<std::string>>> quiet = {
+        {"Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "1", "AMP.CHANNELS_LAST_3D", "True"}},
+        {"Kinetics/X3D_M.yaml", {"NUM_GPUS", "1"}},
+        {"Kinetics/MVITv2_S_16x4.yaml", {"NUM_GPUS", "1"}}};
+    for (const auto& [file, ov] : quiet) {
+      out.clear();
+      preflight::checkDevice(load(file, ov), "q.yaml", gpu, out);
+      QVERIFY2(!find(out, "AMP.CHANNELS_LAST_3D"), (std::string(file) + ": " + all(out)).c_str());
+    }
+    out.clear();
+    gpu.cuda_devices = 0;  // NUM_GPUS 0 on a CPU machine
+    preflight::checkDevice(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "0"}), "sf.yaml", gpu, out);
+    QVERIFY2(!find(out, "AMP.CHANNELS_LAST_3D"), all(out).c_str());
+  }
+
   void float16OnTheCpuIsTheValidatorsOnly() {
     // The validator already reports float16 with NUM_GPUS 0; pre-flight does not say it twice.
     auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
