@@ -6,6 +6,9 @@
 #   check      the CUDA correctness checks (ampstudio-cli check cuda: the gradient scaler's fused
 #              kernels against an injected inf; float16 / bfloat16 autocast forward + backward of
 #              each model family, plain and channels-last-3d)
+#   teardown   does the CLI crash at exit with no work done (--version, info)? which CUDA, NCCL and
+#              OpenMP libraries does it load? (bench overhead and bench ddp died of SIGSEGV at exit
+#              on the H200, docs/benchmarks.md; overhead below also logs the loader's fini calls)
 #   overhead   bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16)
 #   ddp        bench ddp at world size 1 over each process group the build has (NCCL, Gloo):
 #              the gradient reducer's own cost
@@ -37,7 +40,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-bench-gpu-out}
 shift || true
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build check overhead ddp strictfp32 precision channelslast actckpt maxbatch)
+[ ${#stages[@]} -gt 0 ] || stages=(build check teardown overhead ddp strictfp32 precision channelslast actckpt maxbatch)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
@@ -131,10 +134,22 @@ bench() {  # stage, name, config, batch, extra arguments (options, then KEY VALU
   limited "$cli" bench precision --cfg "$cfg" --synthetic --batch "$batch" --iters "${ITERS:-20}" --warmup "${WARMUP:-3}" "$@" NUM_GPUS 1 \
     DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-$name.txt" || status=1
 }
+if begin teardown; then
+  {
+    for _ in 1 2 3; do "$cli" --version > /dev/null; echo "--version: exit $?"; done
+    "$cli" info > /dev/null; echo "info: exit $?"
+    ldd "$cli" | grep -Ei 'omp|nccl|cudart|nvshmem|cupti|stdc\+\+' || true
+  } > "$out/teardown.txt" 2>&1
+  cat "$out/teardown.txt"
+fi
 if begin overhead; then
-  log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop"
-  limited "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
+  log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop (LD_DEBUG=files: the libraries' fini calls)"
+  mkdir -p "$out/ld-overhead"
+  LD_DEBUG=files LD_DEBUG_OUTPUT="$out/ld-overhead/ld" limited "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
     TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
+  for f in "$out"/ld-overhead/ld.*; do  # one per process (timeout's too): the last libraries finalised
+    [ -f "$f" ] && { echo "$f:"; grep "calling fini" "$f" | tail -4; }
+  done | tee -a "$out/teardown.txt"
 fi
 backends=()
 grep -qE "c10d NCCL|and NCCL" "$out/info.txt" && backends+=(nccl)
