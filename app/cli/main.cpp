@@ -1,8 +1,10 @@
 // ampstudio-cli: the AMP Studio engine from a terminal or a GPU server.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "Commands.h"
+#include "system/DeviceInfo.h"
 #include "util/FatalSignal.h"
 
 int main(int argc, char** argv) {
@@ -34,5 +36,13 @@ int main(int argc, char** argv) {
   std::fflush(nullptr);
   amp::util::markExiting();
   amp::util::crashIfArmed("exit");
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  // CUDA builds skip static destructors and the libraries' teardown: on an H200 (LibTorch 2.11,
+  // CUDA 13) bench overhead and bench ddp died there of SIGSEGV after their work was done, which
+  // turns a finished run into a failed one for a launcher (torchrun, Slurm, ours). Every file the
+  // command wrote is closed by now and its output flushed above. AMPSTUDIO_NORMAL_EXIT=1 keeps the
+  // normal exit (to look into that crash; the sanitizers need it and keep it anyway).
+  if (amp::system::builtWithCuda() && !std::getenv("AMPSTUDIO_NORMAL_EXIT")) std::_Exit(exitCode);
+#endif
   return exitCode;
 }

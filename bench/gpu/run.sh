@@ -8,7 +8,9 @@
 #              each model family, plain and channels-last-3d)
 #   teardown   does the CLI crash at exit with no work done (--version, info)? which CUDA, NCCL and
 #              OpenMP libraries does it load? (bench overhead and bench ddp died of SIGSEGV at exit
-#              on the H200, docs/benchmarks.md; overhead below also logs the loader's fini calls)
+#              on the H200, docs/benchmarks.md; CUDA builds now skip that teardown with _Exit, and
+#              this stage and overhead below keep it, AMPSTUDIO_NORMAL_EXIT=1, to see where it
+#              crashes: overhead also logs the loader's fini calls)
 #   overhead   bench overhead (the trainer against a bare LibTorch loop, X3D-M batch 16)
 #   ddp        bench ddp at world size 1 over each process group the build has (NCCL, Gloo):
 #              the gradient reducer's own cost
@@ -137,6 +139,7 @@ bench() {  # stage, name, config, batch, extra arguments (options, then KEY VALU
 if begin teardown; then
   {
     for _ in 1 2 3; do "$cli" --version > /dev/null; echo "--version: exit $?"; done
+    AMPSTUDIO_NORMAL_EXIT=1 "$cli" info > /dev/null; echo "info, normal exit: exit $?"
     "$cli" info > /dev/null; echo "info: exit $?"
     ldd "$cli" | grep -Ei 'omp|nccl|cudart|nvshmem|cupti|stdc\+\+' || true
   } > "$out/teardown.txt" 2>&1
@@ -145,7 +148,7 @@ fi
 if begin overhead; then
   log "bench overhead: X3D-M, batch 16, trainer vs a bare LibTorch loop (LD_DEBUG=files: the libraries' fini calls)"
   mkdir -p "$out/ld-overhead"
-  LD_DEBUG=files LD_DEBUG_OUTPUT="$out/ld-overhead/ld" limited "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
+  AMPSTUDIO_NORMAL_EXIT=1 LD_DEBUG=files LD_DEBUG_OUTPUT="$out/ld-overhead/ld" limited "$cli" bench overhead --cfg configs/Kinetics/X3D_M.yaml --iters 30 --warmup 5 --rounds "${ROUNDS:-5}" NUM_GPUS 1 \
     TRAIN.BATCH_SIZE 16 DATA_LOADER.NUM_WORKERS 0 2>&1 | tee "$out/bench-overhead.txt" || status=1
   for f in "$out"/ld-overhead/ld.*; do  # one per process (timeout's too): the last libraries finalised
     [ -f "$f" ] && { echo "$f:"; grep "calling fini" "$f" | tail -4; }

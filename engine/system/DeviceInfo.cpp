@@ -32,6 +32,14 @@ std::string loadedBlas() {
 
 }  // namespace
 
+bool builtWithCuda() {
+#ifdef AMPSTUDIO_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
 DeviceInfo probeDevices() {
   DeviceInfo info;
   info.libtorch_version = TORCH_VERSION;

@@ -26,4 +26,7 @@ struct DeviceInfo {
 /// Probes LibTorch, CUDA, the BLAS in use (after a small matmul) and FFmpeg.
 DeviceInfo probeDevices();
 
+/// Whether this build's LibTorch has CUDA (compile-time; no probing).
+bool builtWithCuda();
+
 }  // namespace amp::system
