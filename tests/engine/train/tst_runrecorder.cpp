@@ -1,0 +1,164 @@
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/Config.h"
+#include "runlog/MetricsReader.h"
+#include "runlog/TensorBoardWriter.h"
+#include "train/RunRecorder.h"
+
+using amp::runlog::MetricEvent;
+using amp::runlog::MetricsReader;
+using amp::runlog::RunStatus;
+using amp::train::RunRecorder;
+
+namespace {
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+amp::config::Config configFor(const QString& dir) {
+  amp::config::Config c;
+  c.set("OUTPUT_DIR", dir.toStdString());
+  c.set("SOLVER.BASE_LR", 0.0125);
+  return c;
+}
+
+}  // namespace
+
+// What a run leaves in its directory: rank 0 writes run.json, config.yaml, metrics.jsonl and
+// log.txt; other ranks only pass their events on; `time` continues across starts of a run.
+class TestRunRecorder : public QObject {
+  Q_OBJECT
+ private slots:
+  void rankZeroWritesTheRunDirectory() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    std::vector<MetricEvent> seen;
+    RunRecorder rec(dir, true, [&](const MetricEvent& e) { seen.push_back(e); });
+    rec.meta.name = "r";
+    rec.meta.status = RunStatus::Running;
+    QVERIFY(!rec.open(configFor(tmp.path())));  // no earlier log
+    QVERIFY(std::filesystem::exists(rec.dir().metadataPath()));
+    QVERIFY(readText(rec.dir().configPath()).find("0.0125") != std::string::npos);
+    rec.event("resumed", "from nowhere", 3, 0.5, {{"x", 2.0}}, "layer1");
+    rec.log("a plain line");
+    rec.checkLog();  // nothing failed: no throw
+    rec.close(RunStatus::Failed, "it broke", "failed");
+
+    QCOMPARE(seen.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(seen[0].name), QString("resumed"));
+    QCOMPARE(seen[0].step, std::int64_t{3});
+    QCOMPARE(QString::fromStdString(seen[0].layer), QString("layer1"));
+    QVERIFY(seen[0].unix_time_s > 0);
+    const auto logged = MetricsReader::readAll(rec.dir().metricsPath());
+    QCOMPARE(logged.size(), std::size_t{1});
+    QCOMPARE(logged[0].values.at("x"), 2.0);
+    const std::string text = readText(rec.dir().logPath());
+    QVERIFY(text.find("resumed: from nowhere") != std::string::npos);
+    QVERIFY(text.find("a plain line") != std::string::npos);
+    QVERIFY(text.find("error: it broke") != std::string::npos);
+    QVERIFY(text.find("run failed") != std::string::npos);
+    const auto meta = rec.dir().readMetadata();
+    QVERIFY(meta);
+    QVERIFY(meta->status == RunStatus::Failed);
+    QCOMPARE(QString::fromStdString(meta->error), QString("it broke"));
+    QVERIFY(meta->endedAt > 0);
+  }
+
+  void otherRanksWriteNothing() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    int seen = 0;
+    RunRecorder rec(dir, false, [&](const MetricEvent&) { ++seen; });
+    QVERIFY(!rec.open(configFor(tmp.path())));
+    rec.event("checkpoint", "x", 1, 1);
+    rec.log("line");
+    rec.writeMetadata();
+    rec.openTensorBoard(configFor(tmp.path()), true);
+    rec.close(RunStatus::Finished, "", "finished");
+    QVERIFY(seen >= 1);
+    QVERIFY(std::filesystem::is_empty(dir));
+  }
+
+  void timeContinuesAcrossStarts() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    {
+      RunRecorder first(dir, true, nullptr);
+      QVERIFY(!first.open(configFor(tmp.path())));
+      MetricEvent e;
+      e.kind = amp::runlog::kind::kTrain;
+      e.step = 1;
+      e.values = {{"loss", 1.0}};
+      first.record(e);
+      first.close(RunStatus::Stopped, "", "stopped");
+    }
+    // The earlier start's last line is at 1000 s: a later start continues from there.
+    {
+      std::ofstream out(amp::runlog::RunDirectory(dir).metricsPath(), std::ios::app);
+      out << R"({"kind":"train","step":2,"epoch":0.5,"time":1000.0,"values":{"loss":0.5}})" << "\n";
+    }
+    RunRecorder second(dir, true, nullptr);
+    QVERIFY(second.open(configFor(tmp.path())));  // there was an earlier log
+    MetricEvent e;
+    e.kind = amp::runlog::kind::kTrain;
+    e.step = 3;
+    second.record(e);
+    second.close(RunStatus::Finished, "", "finished");
+    const auto all = MetricsReader::readAll(second.dir().metricsPath());
+    QCOMPARE(all.size(), std::size_t{3});
+    QVERIFY(all.back().time_s >= 1000.0);
+    QVERIFY(all.back().time_s < 1000.0 + 600.0);
+  }
+
+  void aConfigThatCannotBeWrittenStopsTheStart() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    std::filesystem::create_directories(std::filesystem::path(dir) / "config.yaml" / "in-the-way");
+    RunRecorder rec(dir, true, nullptr);
+    try {
+      rec.open(configFor(tmp.path()));
+      QFAIL("open() wrote no config.yaml and did not say so");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(std::string(e.what()).find("config.yaml") != std::string::npos, e.what());
+    }
+  }
+
+  void tensorBoardIsWrittenOrSaidWhyNot() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    std::vector<MetricEvent> seen;
+    RunRecorder rec(dir, true, [&](const MetricEvent& e) { seen.push_back(e); });
+    auto c = configFor(tmp.path());
+    c.set("TENSORBOARD.ENABLE", true);
+    c.set("TRAIN.DATASET", "kinetics");
+    QVERIFY(!rec.open(c));
+    rec.openTensorBoard(c, true);
+    rec.toTensorBoard({{"Train/loss", 1.5}}, 0, 1, 0.1);
+    rec.close(RunStatus::Finished, "", "finished");
+    const std::filesystem::path tbDir = std::filesystem::path(dir) / "runs-kinetics";
+    if (amp::runlog::tensorBoardSupport().empty()) {
+      QVERIFY(seen.empty());
+      QVERIFY(std::filesystem::is_directory(tbDir));
+      bool eventFile = false;
+      for (const auto& f : std::filesystem::directory_iterator(tbDir))
+        eventFile |= f.path().filename().string().rfind("events.out.tfevents.", 0) == 0 && f.file_size() > 0;
+      QVERIFY(eventFile);
+    } else {  // a build without TensorBoard says so once, as an event
+      QCOMPARE(seen.size(), std::size_t{1});
+      QCOMPARE(QString::fromStdString(seen[0].name), QString("tensorboard"));
+      QVERIFY(!std::filesystem::exists(tbDir));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRunRecorder)
+#include "tst_runrecorder.moc"
