@@ -98,9 +98,28 @@ class TestPreciseBn : public QObject {
       const auto expected = (xg - mean) / torch::sqrt(var + 1e-5) * bn->weight.view({1, 3, 1, 1, 1}) + bn->bias.view({1, 3, 1, 1, 1});
       QVERIFY2(torch::allclose(yg, expected, 1e-5, 1e-5), qPrintable(QString("group %1").arg(g)));
     }
-    // Gradients reach the shared weight and bias.
-    y.sum().backward();
-    QVERIFY(bn->weight.grad().defined() && bn->bias.grad().defined());
+    // The shared weight and bias get the gradients of normalising each group on its own and then
+    // scaling and shifting (SubBatchNorm3d's order), summed over the groups.
+    const auto w = bn->weight.detach().clone().requires_grad_(true), b = bn->bias.detach().clone().requires_grad_(true);
+    const auto xr = x.clone().requires_grad_(true);
+    std::vector<torch::Tensor> parts;
+    for (int g = 0; g < 2; ++g) {
+      const auto xg = xr.index_select(0, torch::arange(g, 6, 2));
+      const auto mean = xg.mean({0, 2, 3, 4}, true), var = xg.var({0, 2, 3, 4}, /*unbiased=*/false, true);
+      parts.push_back((xg - mean) / torch::sqrt(var + 1e-5));
+    }
+    const auto upstream = torch::randn_like(x);
+    const auto ref = torch::cat(parts).index_select(0, torch::tensor({0, 3, 1, 4, 2, 5})) * w.view({1, 3, 1, 1, 1}) +
+                     b.view({1, 3, 1, 1, 1});
+    QVERIFY(torch::allclose(ref.detach(), y.detach(), 1e-5, 1e-5));
+    (ref * upstream).sum().backward();
+    const auto xIn = x.clone().requires_grad_(true);
+    bn->eval();
+    bn->train();  // the same groups again for the input's gradient
+    (bn(xIn) * upstream).sum().backward();
+    QVERIFY(torch::allclose(bn->weight.grad(), w.grad(), 1e-4, 1e-5));
+    QVERIFY(torch::allclose(bn->bias.grad(), b.grad(), 1e-4, 1e-5));
+    QVERIFY(torch::allclose(xIn.grad(), xr.grad(), 1e-4, 1e-5));
     // Evaluation uses the merged running statistics, as plain batch norm.
     bn->eval();
     const auto z = bn(x);
