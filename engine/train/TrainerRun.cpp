@@ -162,9 +162,10 @@ void Trainer::run() {
   RunRecorder rec(runDir_, dist_.rank == 0, sink_);  // only global rank 0 writes the run directory
   std::string failure;
   {
-    Impl impl(*this, rec);
+    std::optional<Impl> impl;  // built inside the try: a member that throws is a failed run too
     try {
-      impl.run();
+      impl.emplace(*this, rec);
+      impl->run();
       return;
     } catch (const std::exception& e) {
       failure = errorText(e);

@@ -573,6 +573,24 @@ class TestTrainer : public QObject {
     QCOMPARE(meta->error, t.error());
   }
 
+  // The run's config.yaml (what `train --cfg OUTPUT_DIR/config.yaml` and the Runs dock rerun)
+  // that cannot be written fails the run with its path before any step, instead of a run whose
+  // recorded config is missing.
+  void anUnwritableConfigYamlFailsTheRun() {
+    const std::string out = dir_.path().toStdString() + "/run-config-in-the-way";
+    std::filesystem::create_directories(out + "/config.yaml/in-the-way");
+    train::Trainer t(demoConfig(out), "demo.yaml");
+    std::string error;
+    QVERIFY(t.start(&error));
+    t.wait();
+    QCOMPARE(t.state(), train::TrainerState::Failed);
+    QVERIFY2(t.error().find(out + "/config.yaml") != std::string::npos, t.error().c_str());
+    QCOMPARE(t.progress().step, std::int64_t{0});
+    const auto meta = runlog::RunDirectory(out).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->status, runlog::RunStatus::Failed);
+  }
+
   void aLibTorchErrorIsOneMessage() {
     // One clip through the batch-normalised X3D head fails inside LibTorch (the validator refuses
     // this config; set here behind its back): the run says LibTorch's message, not its backtrace.
