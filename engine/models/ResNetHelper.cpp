@@ -67,7 +67,10 @@ torch::Tensor TransformImpl::forward(torch::Tensor x) {
   if (kind_ == Kind::Basic) return x;
   if (kind_ == Kind::X3D) {
     if (se_) x = se_(x);
-    x = x * torch::sigmoid(x);  // swish
+    // Swish. PySlowFast's SwishEfficient computes x * sigmoid(x) and its gradient from x alone;
+    // silu is the same function fused (within an ulp of the product), 2-4x faster forward and
+    // backward on the CPU at the demo X3D's shapes.
+    x = torch::silu(x);
   } else {
     x = torch::relu(x);
   }
