@@ -31,6 +31,8 @@ torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x) {
   return y;
 }
 
+torch::Tensor relu(torch::Tensor x, bool inplace) { return inplace && !x.is_view() ? x.relu_() : torch::relu(x); }
+
 BatchNorm3d batchNorm(int64_t channels) { return BatchNorm3d(channels, 1e-5, 0.1); }
 
 SyncableBatchNorm3dImpl::SyncableBatchNorm3dImpl(int64_t channels, double eps, double momentum)

@@ -113,6 +113,12 @@ class FlopCounter {
 torch::Tensor run(torch::nn::Conv3d& conv, const torch::Tensor& x);
 torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x);
 
+/// ReLU as PySlowFast's nn.ReLU(inplace): in place, the ReLU writes over its input (a batch
+/// norm's or a sum's output, which their backward does not need) instead of allocating a second
+/// activation-sized buffer while both are alive, which lowers the peak. A view (sub-batch norm's
+/// regrouped output) is done out of place: in place, autograd would copy it back in backward.
+torch::Tensor relu(torch::Tensor x, bool inplace = true);
+
 /// BatchNorm3d with PySlowFast's eps 1e-5 and momentum 0.1.
 BatchNorm3d batchNorm(int64_t channels);
 /// Gives every batch norm of `net` the statistics sync `sync` (nullptr: plain batch norm again).

@@ -29,7 +29,7 @@ torch::Tensor SEImpl::forward(const torch::Tensor& x) {
   return x * s;
 }
 
-TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry& finals) : kind_(kind) {
+TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry& finals) : kind_(kind), inplace_(a.inplace_relu) {
   const int64_t s1 = a.stride_1x1 ? a.stride : 1, s3 = a.stride_1x1 ? 1 : a.stride;
   const int64_t d = a.dilation, t = a.temp_kernel;
   switch (kind) {
@@ -62,7 +62,7 @@ TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry&
 }
 
 torch::Tensor TransformImpl::forward(torch::Tensor x) {
-  x = torch::relu(aBn_(run(a_, x)));
+  x = models::relu(aBn_(run(a_, x)), inplace_);
   x = bBn_(run(b_, x));
   if (kind_ == Kind::Basic) return x;
   if (kind_ == Kind::X3D) {
@@ -72,12 +72,12 @@ torch::Tensor TransformImpl::forward(torch::Tensor x) {
     // backward on the CPU at the demo X3D's shapes.
     x = torch::silu(x);
   } else {
-    x = torch::relu(x);
+    x = models::relu(x, inplace_);
   }
   return cBn_(run(c_, x));
 }
 
-ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, FinalBnRegistry& finals) {
+ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, FinalBnRegistry& finals) : inplaceRelu_(a.inplace_relu) {
   if (a.dim_in != a.dim_out || a.stride != 1) {
     branch1_ = register_module("branch1", conv3d(a.dim_in, a.dim_out, {1, 1, 1}, {1, a.stride, a.stride}, {0, 0, 0}));
     branch1Bn_ = register_module("branch1_bn", batchNorm(a.dim_out));
@@ -90,7 +90,7 @@ torch::Tensor ResBlockImpl::forward(torch::Tensor x) {
   // training=True, so nothing is ever dropped; the studio does the same (the rate is unused).
   auto f = branch2_(x);
   x = branch1_ ? branch1Bn_(run(branch1_, x)) + f : x + f;
-  return torch::relu(x);
+  return models::relu(x, inplaceRelu_);
 }
 
 NonlocalImpl::NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax, FinalBnRegistry& finals)
@@ -132,7 +132,7 @@ ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {
     for (int64_t i = 0; i < a.num_blocks[p]; ++i) {
       TransformArgs t{i == 0 ? a.dim_in[p] : a.dim_out[p], a.dim_out[p], kernels[static_cast<size_t>(i)],
                       i == 0 ? a.stride[p] : 1, a.dim_inner[p], a.num_groups[p], a.stride_1x1, a.dilation[p],
-                      static_cast<int>(i)};
+                      static_cast<int>(i), a.inplace_relu};
       auto block = register_module("pathway" + std::to_string(p) + "_res" + std::to_string(i),
                                    ResBlock(a.kind, t, finals));
       Nonlocal nl{nullptr};

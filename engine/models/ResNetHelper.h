@@ -10,6 +10,7 @@ struct TransformArgs {
   bool stride_1x1 = false;
   int64_t dilation = 1;
   int block_idx = 0;
+  bool inplace_relu = true;  ///< RESNET.INPLACE_RELU for ResNet's stages; PySlowFast's default elsewhere
 };
 
 /// Squeeze-excitation (X3D): avg_pool, fc1, relu, fc2, sigmoid; scales its input.
@@ -33,6 +34,7 @@ class TransformImpl : public torch::nn::Module {
 
  private:
   Kind kind_;
+  bool inplace_ = true;
   torch::nn::Conv3d a_{nullptr}, b_{nullptr}, c_{nullptr};
   BatchNorm3d aBn_{nullptr}, bBn_{nullptr}, cBn_{nullptr};
   SE se_{nullptr};
@@ -48,6 +50,7 @@ class ResBlockImpl : public torch::nn::Module {
   torch::nn::Conv3d branch1_{nullptr};
   BatchNorm3d branch1Bn_{nullptr};
   Transform branch2_{nullptr};
+  bool inplaceRelu_ = true;
 };
 TORCH_MODULE(ResBlock);
 
@@ -75,6 +78,7 @@ struct StageArgs {
   std::vector<int64_t> nonlocal_group;                  ///< per pathway (NONLOCAL.GROUP); empty: 1
   TransformImpl::Kind kind = TransformImpl::Kind::Bottleneck;
   bool stride_1x1 = false;
+  bool inplace_relu = true;
 };
 
 /// One stage (s2..s5) for every pathway: blocks "pathway{p}_res{i}", non-local "pathway{p}_nonlocal{i}".

@@ -58,7 +58,7 @@ class PathwayStemImpl : public torch::nn::Module {
   }
   torch::Tensor forward(torch::Tensor x) {
     if (convXy_) x = run(convXy_, x);
-    x = torch::relu(bn_(run(conv_, x)));
+    x = models::relu(bn_(run(conv_, x)));
     return convXy_ ? x : torch::max_pool3d(x, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
   }
 
@@ -106,7 +106,7 @@ class FuseImpl : public torch::nn::Module {
     bn_ = register_module("bn", batchNorm(dimIn * ratio));
   }
   std::vector<torch::Tensor> forward(std::vector<torch::Tensor> x) {
-    auto fuse = torch::relu(bn_(run(conv_, x[1])));
+    auto fuse = models::relu(bn_(run(conv_, x[1])));
     return {torch::cat({x[0], fuse}, 1), x[1]};
   }
 
@@ -165,11 +165,11 @@ class X3DHeadImpl : public torch::nn::Module {
     projection_ = register_module("projection", torch::nn::Linear(dimOut, classes));
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
-    auto y = torch::relu(conv5Bn_(run(conv5_, x[0])));
+    auto y = models::relu(conv5Bn_(run(conv5_, x[0])));
     y = pool_.empty() ? torch::adaptive_avg_pool3d(y, {1, 1, 1}) : torch::avg_pool3d(y, torch::IntArrayRef(pool_), 1);
     y = run(lin5_, y);
     if (lin5Bn_) y = lin5Bn_(y);
-    y = torch::relu(y).permute({0, 2, 3, 4, 1});
+    y = models::relu(y).permute({0, 2, 3, 4, 1});
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
     return finishHead(run(projection_, y), is_training(), act_);
   }
@@ -286,6 +286,9 @@ class ResNetNetImpl : public VideoNetImpl {
     int64_t prevOut = width;
     for (size_t s = 0; s < 4; ++s) {
       StageArgs a = stageBase(c, s, paths);
+      // RESNET.INPLACE_RELU reaches ResNet's stages only, as in PySlowFast; its SlowFast, X3D
+      // and stems keep nn.ReLU's in-place default.
+      a.inplace_relu = slowfast_ || c.getBool("RESNET.INPLACE_RELU");
       const int64_t out = width * 4 * mult[s];
       a.dim_in = slowfast_ ? std::vector<int64_t>{prevOut + prevOut / outDimRatio, prevOut / betaInv} : std::vector<int64_t>{prevOut};
       a.dim_out = perPath(out);

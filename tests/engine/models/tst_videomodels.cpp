@@ -1,5 +1,7 @@
 #include <QtTest>
 
+#include <ATen/record_function.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -208,6 +210,75 @@ class TestVideoModels : public QObject {
     net->train();
     torch::NoGradGuard noGrad;
     QVERIFY(torch::equal(net->forward(x), net->forward(x)));
+  }
+
+  // RESNET.INPLACE_RELU as PySlowFast passes it: ResNet's stages apply ReLU in place (aten::relu_)
+  // when set and out of place when not, with bit-identical outputs and gradients; its stem, and
+  // SlowFast and X3D everywhere, stay in place whatever the key says. Training batch norm's
+  // sub-batch groups (a view) are done out of place.
+  void inplaceReluAsPySlowFast_data() {
+    QTest::addColumn<QString>("cfg");
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<bool>("honoursKey");
+    QTest::newRow("slow") << "Kinetics/SLOW_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "4"} << true;
+    QTest::newRow("slow sub-bn") << "Kinetics/SLOW_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "4"} << true;
+    QTest::newRow("slowfast") << "Kinetics/SLOWFAST_8x8_R50.yaml" << QStringList{"DATA.NUM_FRAMES", "8"} << false;
+    QTest::newRow("x3d") << "Kinetics/X3D_XS.yaml" << QStringList{"X3D.DIM_C5", "64", "DATA.NUM_FRAMES", "4"} << false;
+  }
+  void inplaceReluAsPySlowFast() {
+    QFETCH(QString, cfg);
+    QFETCH(QStringList, extra);
+    QFETCH(bool, honoursKey);
+    struct Pass {
+      torch::Tensor out;
+      std::vector<torch::Tensor> grads;
+      int inPlace = 0, outOfPlace = 0;
+    };
+    const bool subBn = QString(QTest::currentDataTag()).endsWith("sub-bn");  // 2 groups, as multigrid sets them
+    auto pass = [&](bool inplace) {
+      std::vector<std::string> ov;
+      for (const auto& e : extra) ov.push_back(e.toStdString());
+      ov.insert(ov.end(), {"RESNET.INPLACE_RELU", inplace ? "True" : "False"});
+      const auto c = load(cfg.toStdString(), tiny(ov));
+      torch::manual_seed(5);
+      auto net = models::buildVideoNet(c);
+      if (subBn) models::setBatchNormSplits(*net, 2);
+      net->train();
+      torch::manual_seed(6);
+      const auto x = inputs(c, 2, 64);
+      Pass r;
+      static thread_local Pass* counting = nullptr;
+      counting = &r;
+      const auto handle = at::addThreadLocalCallback(at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+        const std::string name = fn.name();
+        if (name == "aten::relu_") ++counting->inPlace;
+        if (name == "aten::relu") ++counting->outOfPlace;
+        return nullptr;
+      }));
+      r.out = net->forward(x);
+      at::removeCallback(handle);
+      r.out.pow(2).sum().backward();
+      for (const auto& p : net->parameters()) r.grads.push_back(p.grad().clone());
+      return r;
+    };
+    const Pass on = pass(true), off = pass(false);
+    QVERIFY(torch::equal(on.out, off.out));
+    QCOMPARE(on.grads.size(), off.grads.size());
+    for (size_t i = 0; i < on.grads.size(); ++i) QVERIFY2(torch::equal(on.grads[i], off.grads[i]), std::to_string(i).c_str());
+    const int total = on.inPlace + on.outOfPlace;
+    QCOMPARE(off.inPlace + off.outOfPlace, total);
+    QVERIFY(total > 10);
+    if (subBn) {
+      QVERIFY(on.outOfPlace > 0);  // a batch norm's output is a view of its groups: out of place
+      QVERIFY(on.inPlace > 0);     // the blocks' sums are not
+      QCOMPARE(off.inPlace, 0);
+    } else if (honoursKey) {
+      QCOMPARE(on.outOfPlace, 0);  // nn.ReLU(inplace=True) everywhere by default
+      QCOMPARE(off.inPlace, 1);    // the key reaches ResNet's stages; the stem stays in place
+    } else {                       // the key changes nothing (X3D's squeeze-excitation ReLU is out of place, as PySlowFast's)
+      QVERIFY(on.inPlace > 10);
+      QCOMPARE(off.inPlace, on.inPlace);
+    }
   }
 
   void flopsMatchTheModelZoo() {
