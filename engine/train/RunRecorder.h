@@ -31,9 +31,8 @@ class RunRecorder {
   runlog::RunMetadata meta;
 
   /// Rank 0: writes run.json and the user's config (config.yaml), then opens the metrics log for
-  /// appending.
-  /// `time` continues from the last line an earlier start of the run left. Returns whether there
-  /// was such a line; throws with the file's message when something cannot be written.
+  /// appending; `time` continues from the last line an earlier start of the run left. Returns
+  /// whether there was such a line; throws with the file's message when something cannot be written.
   bool open(const config::Config& userConfig);
   /// Writes run.json now (rank 0); its error is ignored, as the run's last word must not throw.
   void writeMetadata();

@@ -1,5 +1,6 @@
 // The engine thread's run (Trainer::run): PySlowFast's run_net for one process, split by
-// responsibility into the methods of Trainer::Impl, whose members are the run's state.
+// responsibility into the methods of Trainer::Impl (TrainerImpl.h), whose members are the run's
+// state. This file: the run from start to end, the model and its position, the epochs and steps.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,53 +13,17 @@
 
 #include "audit/NonFiniteGrad.h"
 #include "config/ConfigWriter.h"
-#include "data/VideoLoader.h"
-#include "models/VideoModels.h"
-#include "multigrid/Schedule.h"
 #include "runlog/CheckpointFiles.h"
 #include "system/DeviceInfo.h"
 #include "system/MemoryProbe.h"
 #include "train/Checkpoint.h"
-#include "train/DataParallel.h"
 #include "train/ErrorText.h"
-#include "train/LossExplosion.h"
-#include "train/LrSchedule.h"
-#include "train/Mixup.h"
-#include "train/MultiViewTest.h"
 #include "train/Optimizer.h"
-#include "train/PreciseBn.h"
-#include "train/RunRecorder.h"
-#include "train/TrainStep.h"
-#include "train/Trainer.h"
+#include "train/TrainerImpl.h"
 #include "util/FaultInjection.h"
 
 namespace amp::train {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// Top-k error (%) of a batch: PySlowFast's topks_correct.
-std::pair<double, double> topErrors(const torch::Tensor& logits, const torch::Tensor& labels) {
-  const int64_t k = std::min<int64_t>(5, logits.size(1));
-  const auto top = std::get<1>(logits.topk(k, 1));
-  const auto hit = top.eq(labels.unsqueeze(1));
-  const double n = static_cast<double>(labels.size(0));
-  const double top1 = hit.narrow(1, 0, 1).any(1).sum().item<double>();
-  const double top5 = hit.any(1).sum().item<double>();
-  return {100.0 * (1.0 - top1 / n), 100.0 * (1.0 - top5 / n)};
-}
-
-// The batch's clips on the device, in tensors that own their memory (the batch's buffers go
-// back to the loader): a copy to the GPU, a clone on the CPU.
-std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device, bool channelsLast) {
-  std::vector<torch::Tensor> x;
-  if (b.slow_frames > 0) x.push_back(torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
-  x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}));
-  for (auto& t : x) t = device.is_cpu() ? t.clone() : t.to(device);
-  return toDevice(std::move(x), device, channelsLast);
-}
 
 runlog::RunStatus runStatus(TrainerState s) {
   return s == TrainerState::Finished  ? runlog::RunStatus::Finished
@@ -68,91 +33,25 @@ runlog::RunStatus runStatus(TrainerState s) {
 
 }  // namespace
 
-// The members are built in this order (prepare(), then the data, the model, the position) and
-// destroyed in reverse: the model and the loaders before the process group they use.
-struct Trainer::Impl {
-  Impl(Trainer& trainer, RunRecorder& record) : t(trainer), rec(record) {}
+double Trainer::Impl::since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-  Trainer& t;
-  RunRecorder& rec;
+std::pair<double, double> Trainer::Impl::topErrors(const torch::Tensor& logits, const torch::Tensor& labels) {
+  const int64_t k = std::min<int64_t>(5, logits.size(1));
+  const auto top = std::get<1>(logits.topk(k, 1));
+  const auto hit = top.eq(labels.unsqueeze(1));
+  const double n = static_cast<double>(labels.size(0));
+  const double top1 = hit.narrow(1, 0, 1).any(1).sum().item<double>();
+  const double top5 = hit.any(1).sum().item<double>();
+  return {100.0 * (1.0 - top1 / n), 100.0 * (1.0 - top5 / n)};
+}
 
-  // An epoch's training averages (the "epoch" record).
-  struct EpochTotals {
-    double loss = 0, top1 = 0, top5 = 0;
-    int iterations = 0;
-  };
-
-  // The run: multigrid's schedule, the config it trains with (the user's, or the first phase's),
-  // device, process group and precision.
-  std::optional<multigrid::Schedule> mg;
-  int machineProcesses = 1;
-  const multigrid::Phase* firstPhase = nullptr;
-  config::Config c;
-  torch::Device device{torch::kCPU};
-  std::unique_ptr<DataParallel> ddp;
-  PrecisionPolicy policy;
-  bool channelsLast = false;
-  bool cuda = false;
-  bool tensorBoardWanted = false;
-  bool earlierLog = false;  // the metrics log holds lines of an earlier start in this folder
-  std::string resumeFrom;
-
-  // Data: loaders rebuilt for each multigrid phase.
-  data::KineticsList trainList, valList;
-  std::int64_t accum = 1;
-  std::unique_ptr<data::VideoLoader> trainLoader, valLoader, preciseLoader;
-  std::int64_t itersPerEpoch = 0;
-  const multigrid::Phase* loadersPhase = nullptr;
-  std::int64_t totalSteps = 0;
-
-  // Model, optimizer, schedule, precision.
-  std::shared_ptr<models::VideoNetImpl> net;
-  std::vector<double> layerDecay;  // SOLVER.LAYER_DECAY's multiplier of each parameter group
-  std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::unique_ptr<TrainStep> stepper;
-  bool scaling = false;
-  std::string noScaler;
-  MicroBatch syntheticBatch;
-  std::unique_ptr<LrSchedule> schedule;
-  MixupParams mixup;
-  double killFactor = 0;
-  int maxEpoch = 0, evalPeriod = 1, checkpointPeriod = 1;
-  std::int64_t maxSkipped = 0;
-  double minScale = 0;
-
-  // Where the run is.
-  int startEpoch = 0;
-  std::int64_t step = 0, startIter = 0;
-  double bestTop1 = 100.0;
-  const multigrid::Phase* phase = nullptr;
-  int skippedInARow = 0;
-  std::unique_ptr<LossExplosionGuard> explosion;
-
-  void run();
-  void prepare();
-  void describeRun();
-  void finish(TrainerState s, const std::string& err);
-  bool multiViewTest(models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch);
-  void testOnly();
-  data::KineticsList readList(const char* split) const;
-  std::unique_ptr<data::VideoLoader> makeTrainLoader(const config::Config& pc, const multigrid::Phase* ph) const;
-  void buildLoaders(const config::Config& pc, const multigrid::Phase* ph);
-  void prepareData();
-  void buildModel();
-  void restore();
-  void enterPhase(int epoch);
-  void checkpoint(int epochsDone, std::int64_t iterInEpoch);
-  bool stopAgreed();
-  void validate(int epoch, int tbEpoch);
-  bool waitWhilePaused();
-  std::vector<MicroBatch> nextMicroBatches(int epoch, std::int64_t it, double& dataWait);
-  void checkStep(const StepOutcome& out, double fracEpoch);
-  void recordStep(const StepOutcome& out, double top1, double top5, double lr, double iterTime, double dataWait, int epoch,
-                  std::int64_t it);
-  bool trainEpoch(int epoch);
-  void preciseBn(int epoch);
-  void endEpoch(int epoch, const EpochTotals& totals);
-};
+std::vector<torch::Tensor> Trainer::Impl::batchTensors(data::Batch& b, const torch::Device& device, bool channelsLast) {
+  std::vector<torch::Tensor> x;
+  if (b.slow_frames > 0) x.push_back(torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
+  x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}));
+  for (auto& v : x) v = device.is_cpu() ? v.clone() : v.to(device);
+  return toDevice(std::move(x), device, channelsLast);
+}
 
 void Trainer::run() {
   struct ReleaseLast {  // declared first: the run's files are closed before another writer may come
@@ -291,132 +190,6 @@ void Trainer::Impl::describeRun() {
           (ddp->active() ? ", data parallel over " + ddp->backend() : std::string()));
 }
 
-// PySlowFast's run_net: train when TRAIN.ENABLE, then the multi-view test when TEST.ENABLE, in
-// FP32 on the model as trained (the last checkpoint) unless TEST.CHECKPOINT_FILE_PATH names
-// another. With several ranks each tests its share of the views. False when stopped meanwhile.
-bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch) {
-  const config::Config& cfg = t.cfg_;
-  if (const std::string other = cfg.getString("TEST.CHECKPOINT_FILE_PATH"); !other.empty()) {
-    loadTestWeights(cfg, other, model);
-    weights = other;
-  }
-  // TEST.NUM_TEMPORAL_CLIPS: one test per number of temporal clips, as test_net.py.
-  for (const int clips : temporalClipCounts(cfg)) {
-    const config::Config tc = withTemporalClips(cfg, clips);
-    const auto params = data::ClipParams::fromConfig(tc);
-    rec.event("testing", "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
-                             " views per video (" + std::to_string(clips) + " temporal clips x TEST.NUM_SPATIAL_CROPS)",
-              atStep, atEpoch);
-    TestOptions options;
-    options.cancel = &t.stopRequested_;
-    TestResult r;
-    try {
-      testLoadedModel(tc, model, device, channelsLast, *ddp, options, r);
-    } catch (const TestCancelled&) {
-      return false;  // stopped while testing, here or on another rank: the run is complete otherwise
-    } catch (const std::exception&) {
-      if (t.stopRequested_) return false;
-      throw;
-    }
-    runlog::MetricEvent e;
-    e.kind = runlog::kind::kTest;
-    e.step = atStep;
-    e.epoch = atEpoch;
-    e.values = {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err},
-                {"videos", static_cast<double>(r.videos)}, {"views_per_video", static_cast<double>(r.views_per_video)},
-                {"temporal_clips", static_cast<double>(clips)}};
-    rec.record(e);
-    char line[240];
-    std::snprintf(line, sizeof line,
-                  "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (%d temporal clips; one view: %.2f%%)",
-                  r.top1_err, r.top5_err, r.videos, r.views_per_video, clips, r.view_top1_err);
-    rec.log(line);
-  }
-  return true;
-}
-
-// TRAIN.ENABLE False: PySlowFast's test_net on the checkpoint it names or the run's last.
-void Trainer::Impl::testOnly() {
-  if (t.synthetic_) throw std::runtime_error("TRAIN.ENABLE: False; random clips are for training benchmarks");
-  if (!c.getBool("TEST.ENABLE"))
-    throw std::runtime_error("TRAIN.ENABLE and TEST.ENABLE are both False: nothing to run; set one of them to True");
-  const std::string weights = testCheckpoint(c);
-  if (weights.empty())
-    throw std::runtime_error("TRAIN.ENABLE: False, and there is no checkpoint to test: set TEST.CHECKPOINT_FILE_PATH (or "
-                             "TRAIN.CHECKPOINT_FILE_PATH), or train into OUTPUT_DIR first");
-  net = models::buildVideoNet(c);
-  loadTestWeights(c, weights, *net);
-  net->to(device);
-  if (channelsLast) toChannelsLast3d(*net);
-  finish(multiViewTest(*net, weights, 0, 0) ? TrainerState::Finished : TrainerState::Stopped, "");
-}
-
-data::KineticsList Trainer::Impl::readList(const char* split) const {
-  data::KineticsList list;
-  std::string err;
-  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), split, c.getString("DATA.PATH_LABEL_SEPARATOR"),
-                              c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
-    throw std::runtime_error(err);
-  if (const auto classes = c.getInt("MODEL.NUM_CLASSES"); list.maxLabel >= classes)
-    throw std::runtime_error(list.csvPath + ": labels go up to " + std::to_string(list.maxLabel) + " but MODEL.NUM_CLASSES is " +
-                             std::to_string(classes) + " (labels are 0 .. NUM_CLASSES-1)");
-  return list;
-}
-
-std::unique_ptr<data::VideoLoader> Trainer::Impl::makeTrainLoader(const config::Config& pc, const multigrid::Phase* ph) const {
-  auto trainOptions = data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp->rank(), ddp->worldSize());
-  if (ph && mg->short_cycle)  // ShortCycleBatchSampler: the batch and crop change every iteration
-    for (std::int64_t k = 0; k < 3; ++k) {
-      const auto sc = multigrid::shortCycleStep(*ph, k);
-      trainOptions.short_cycle.push_back(
-          {static_cast<int>(sc.per_device_batch), static_cast<int>(sc.crop), static_cast<int>(sc.jitter_min_scale)});
-    }
-  return std::make_unique<data::VideoLoader>(trainList, data::ClipParams::fromConfig(pc), data::Split::Train, trainOptions);
-}
-
-void Trainer::Impl::buildLoaders(const config::Config& pc, const multigrid::Phase* ph) {
-  const auto params = data::ClipParams::fromConfig(pc);
-  trainLoader = makeTrainLoader(pc, ph);
-  valLoader = std::make_unique<data::VideoLoader>(valList, params, data::Split::Val,
-                                                  data::LoaderOptions::fromConfig(pc, data::Split::Val, ddp->rank(), ddp->worldSize()));
-  // BN.USE_PRECISE_STATS: PySlowFast's separate training loader for precise BN (training
-  // augmentation, its own shuffle: here its own seed; never short cycles).
-  preciseLoader.reset();
-  if (pc.getBool("BN.USE_PRECISE_STATS") && !t.synthetic_) {
-    auto o = data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp->rank(), ddp->worldSize());
-    o.seed += 1;
-    preciseLoader = std::make_unique<data::VideoLoader>(trainList, params, data::Split::Train, o);
-  }
-  itersPerEpoch = t.synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader->batchesPerEpoch()) / accum;
-  if (itersPerEpoch == 0)
-    throw std::runtime_error("TRAIN.BATCH_SIZE: " + std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " clips x SOLVER.GRAD_ACCUM_STEPS " +
-                             std::to_string(accum) + " is more than the training set holds; no full optimizer step" +
-                             (ph ? " (multigrid phase " + std::to_string(ph->index) + ")" : std::string()));
-}
-
-// The lists and loaders; random clips (bench overhead) need no dataset: the lists stay empty and
-// an epoch is 1000 steps.
-void Trainer::Impl::prepareData() {
-  if (!t.synthetic_) {
-    trainList = readList("train");
-    valList = readList("val");
-  }
-  accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
-  buildLoaders(c, firstPhase);
-  loadersPhase = firstPhase;
-  // The run's optimizer steps, for progress and ETAs: with long cycles each phase's epochs at
-  // its own iterations per epoch.
-  totalSteps = static_cast<std::int64_t>(c.getInt("SOLVER.MAX_EPOCH")) * itersPerEpoch;
-  if (mg && !t.synthetic_) {
-    totalSteps = 0;
-    for (const auto& ph : mg->phases) {
-      const auto loader = makeTrainLoader(multigrid::phaseConfig(t.cfg_, *mg, ph, machineProcesses), &ph);
-      const auto batches = static_cast<std::int64_t>(loader->batchesPerEpoch());
-      totalSteps += (ph.end_epoch - ph.start_epoch) * (batches / accum);
-    }
-  }
-}
-
 void Trainer::Impl::buildModel() {
   net = models::buildVideoNet(c);
   net->to(device);
@@ -491,60 +264,6 @@ void Trainer::Impl::restore() {
   ddp->attach(*net, *stepper, step);  // rank 0's weights to every rank; gradients averaged from here on
 }
 
-// Multigrid: entering a phase (at the start, on resuming, at each long-cycle boundary) builds its
-// loaders and batch norm; weights, optimizer state, the loss scaler and the random state carry
-// over (PySlowFast rebuilds the model and optimizer from the boundary's checkpoint and starts a
-// new gradient scaler; the head pools globally here, so the model need not change).
-void Trainer::Impl::enterPhase(int epoch) {
-  const multigrid::Phase& ph = multigrid::phaseAtEpoch(*mg, epoch);
-  if (phase && phase->index == ph.index) return;
-  std::string note;
-  const config::Config pc = multigrid::phaseConfig(t.cfg_, *mg, ph, machineProcesses, &note);
-  if (&ph != loadersPhase) {
-    buildLoaders(pc, &ph);
-    loadersPhase = &ph;
-  }
-  const std::string norm = pc.getString("BN.NORM_TYPE");
-  const std::int64_t splits = norm == "sub_batchnorm" ? pc.getInt("BN.NUM_SPLITS") : 1;
-  ddp->setBatchNormSync(*net, "batchnorm", 1);
-  models::setBatchNormSplits(*net, splits);
-  ddp->setBatchNormSync(*net, norm, static_cast<int>(pc.getInt("BN.NUM_SYNC_DEVICES")));
-  phase = &ph;
-  {
-    std::lock_guard<std::mutex> lock(t.mutex_);
-    t.progress_.steps_per_epoch = itersPerEpoch;
-  }
-  if (!note.empty()) rec.log("multigrid: " + note);
-  const std::int64_t perProcess = dist::perProcessBatch(pc, false);
-  std::string msg = "multigrid phase " + std::to_string(ph.index + 1) + "/" + std::to_string(mg->phases.size()) + " (epochs " +
-                    std::to_string(ph.start_epoch) + "-" + std::to_string(ph.end_epoch) + "): batch " +
-                    std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " (" + std::to_string(perProcess) + " per process), " +
-                    std::to_string(pc.getInt("DATA.NUM_FRAMES")) + " frames, crop " + std::to_string(pc.getInt("DATA.TRAIN_CROP_SIZE"));
-  const auto maxRate = pc.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE");
-  if (maxRate > pc.getInt("DATA.SAMPLING_RATE"))
-    msg += ", sampling rate " + std::to_string(pc.getInt("DATA.SAMPLING_RATE")) + "-" + std::to_string(maxRate);
-  msg += ", " + norm + (splits > 1 ? " (" + std::to_string(splits) + " splits)" : std::string()) +
-         (norm == "sync_batchnorm" ? " (" + std::to_string(pc.getInt("BN.NUM_SYNC_DEVICES")) + " devices)" : std::string());
-  if (mg->short_cycle) {
-    msg += "; short cycle crop:batch";
-    for (std::int64_t k = 0; k < 3; ++k) {
-      const auto sc = multigrid::shortCycleStep(ph, k);
-      msg += " " + std::to_string(sc.crop) + ":" + std::to_string(sc.per_device_batch);
-    }
-  }
-  msg += "; " + std::to_string(itersPerEpoch) + " iterations per epoch";
-  rec.event("shape_change", msg, step, epoch,
-            {{"phase", ph.index},
-             {"batch_size", static_cast<double>(pc.getInt("TRAIN.BATCH_SIZE"))},
-             {"per_process_batch", static_cast<double>(perProcess)},
-             {"frames", static_cast<double>(pc.getInt("DATA.NUM_FRAMES"))},
-             {"crop", static_cast<double>(pc.getInt("DATA.TRAIN_CROP_SIZE"))},
-             {"max_sampling_rate", static_cast<double>(std::max(maxRate, pc.getInt("DATA.SAMPLING_RATE")))},
-             {"bn_splits", static_cast<double>(splits)},
-             {"iterations_per_epoch", static_cast<double>(itersPerEpoch)},
-             {"run_steps", static_cast<double>(totalSteps)}});
-}
-
 void Trainer::Impl::checkpoint(int epochsDone, std::int64_t iterInEpoch) {
   CheckpointInfo info;
   info.epochs_done = epochsDone;
@@ -568,73 +287,6 @@ bool Trainer::Impl::stopAgreed() {
   return t.stopRequested_.load();
 }
 
-// Validation, in FP32 as PySlowFast, of the clips the loader draws for `epoch` (0-based); the
-// records carry epoch + 1, TensorBoard's steps are len(val_loader) * tbEpoch + cur_iter.
-void Trainer::Impl::validate(int epoch, int tbEpoch) {
-  torch::NoGradGuard noGrad;
-  net->eval();
-  valLoader->startEpoch(epoch);
-  double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
-  std::vector<double> batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
-  const std::string headAct = t.cfg_.getString("MODEL.HEAD_ACT");
-  while (auto vb = valLoader->next()) {
-    if (t.stopRequested_) break;
-    auto inputs = batchTensors(*vb, device, channelsLast);
-    auto labels = torch::tensor(vb->labels, torch::kLong).to(device);
-    auto probs = net->forward(inputs);
-    // Cross entropy from what the head gives: probabilities (softmax) or logits (none); a sigmoid
-    // head's outputs are no distribution over the classes, so no loss is logged.
-    if (headAct == "softmax")
-      lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
-    else if (headAct == "none")
-      lossSum += torch::nn::functional::cross_entropy(probs.to(torch::kFloat), labels).item<double>() * labels.size(0);
-    const auto [e1, e5] = topErrors(probs, labels);
-    correct1 += (100.0 - e1) * labels.size(0) / 100.0;
-    correct5 += (100.0 - e5) * labels.size(0) / 100.0;
-    n += static_cast<double>(labels.size(0));
-    if (tensorBoardWanted)
-      batchCounts.insert(batchCounts.end(),
-                         {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0, static_cast<double>(labels.size(0))});
-    valLoader->recycle(std::move(*vb));
-    util::killIfArmed("validation");
-  }
-  valLoader->stop();
-  if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
-  const bool stopped = stopAgreed();  // a rank stopped inside: no result for the set
-  // Each rank evaluated its own share: the counts add up to one process's over the whole set.
-  std::tie(correct1, correct5, n, lossSum) = ddp->sum(correct1, correct5, n, lossSum);
-  if (tensorBoardWanted) {
-    // PySlowFast: each batch's errors averaged over the ranks, at len(val_loader) * cur_epoch +
-    // cur_iter. Ranks' shares differ by at most one clip; batch i pools rank r's batch i.
-    auto batches = torch::tensor({static_cast<double>(batchCounts.size() / 3)}, torch::kDouble);
-    ddp->maxInPlace(batches, "validation batches");
-    const auto perRank = static_cast<std::int64_t>(batches.item<double>());
-    auto counts = torch::zeros({perRank * 3}, torch::kDouble);
-    std::copy(batchCounts.begin(), batchCounts.end(), counts.data_ptr<double>());
-    ddp->sumInPlace(counts, "validation batch errors");
-    const double* k = counts.data_ptr<double>();
-    for (std::int64_t i = 0; i < perRank && !stopped; ++i)
-      if (k[3 * i + 2] > 0)
-        rec.toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]}, {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
-                          perRank * tbEpoch + i, step, epoch + 1);
-  }
-  if (n > 0 && !stopped) {
-    const double top1 = 100.0 * (1.0 - correct1 / n), top5 = 100.0 * (1.0 - correct5 / n);
-    bestTop1 = std::min(bestTop1, top1);
-    runlog::MetricEvent v;
-    v.kind = runlog::kind::kVal;
-    v.step = step;
-    v.epoch = epoch + 1;
-    v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}};
-    if (headAct != "sigmoid") v.values["loss"] = lossSum / n;
-    rec.record(v);
-    char line[160];
-    std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch, top1,
-                  top5, bestTop1);
-    rec.log(line);
-  }
-}
-
 // Pause and stop between iterations; with several ranks, any rank's request holds for all.
 // True when the ranks agreed to stop.
 bool Trainer::Impl::waitWhilePaused() {
@@ -646,35 +298,6 @@ bool Trainer::Impl::waitWhilePaused() {
   }
   if (t.state_ == TrainerState::Paused) t.state_ = TrainerState::Running;
   return control.stop;
-}
-
-// The step's SOLVER.GRAD_ACCUM_STEPS micro-batches from the loader (or the fixed random one),
-// mixed by MIXUP.* as train_net.py does before the forward; `dataWait` gets the seconds waited.
-std::vector<MicroBatch> Trainer::Impl::nextMicroBatches(int epoch, std::int64_t it, double& dataWait) {
-  std::vector<MicroBatch> micro;
-  dataWait = 0;
-  if (t.synthetic_) return std::vector<MicroBatch>(static_cast<std::size_t>(accum), syntheticBatch);
-  for (std::int64_t k = 0; k < accum; ++k) {
-    const auto t0 = Clock::now();
-    auto batch = trainLoader->next();
-    dataWait += since(t0);
-    if (!batch) throw std::runtime_error(trainLoader->error().empty() ? "the training loader ended early" : trainLoader->error());
-    for (const auto& f : trainLoader->takeFailures())
-      rec.event("decode_failure", f.path + ": " + f.reason, step, epoch,
-                {{"decode_failures_total", static_cast<double>(trainLoader->totalFailures())}});
-    MicroBatch mb;
-    mb.inputs = batchTensors(*batch, device, channelsLast);
-    mb.labels = torch::tensor(batch->labels, torch::kLong).to(device);
-    trainLoader->recycle(std::move(*batch));
-    if (mixup.enabled) {
-      const auto& x = mb.inputs.front();
-      const auto mix = drawMix(mixup, x.size(-2), x.size(-1), mixSeed(static_cast<std::uint64_t>(c.getInt("RNG_SEED")), epoch, it, k, ddp->rank()));
-      applyMix(mb.inputs, mix);
-      mb.targets = mixTargets(mb.labels, mixup.num_classes, mix.lam, mixup.smoothing);
-    }
-    micro.push_back(std::move(mb));
-  }
-  return micro;
 }
 
 // What a step's outcome says of the run's health: divergence ends it with a message naming the
@@ -783,29 +406,6 @@ bool Trainer::Impl::trainEpoch(int epoch) {
   }
   endEpoch(epoch, totals);
   return true;
-}
-
-// PySlowFast: precise BN statistics before the checkpoint and the evaluation, in FP32.
-void Trainer::Impl::preciseBn(int epoch) {
-  const int want = static_cast<int>(
-      std::min<std::int64_t>(c.getInt("BN.NUM_BATCHES_PRECISE"), static_cast<std::int64_t>(preciseLoader->batchesPerEpoch())));
-  preciseLoader->startEpoch(epoch);
-  const bool canStop = !ddp->active();  // with several ranks every one runs all batches (sync BN meets in them)
-  const auto pr = updatePreciseBnStats(*net, want, [&](std::vector<torch::Tensor>& in) {
-    if (canStop && t.stopRequested_) return false;
-    auto b = preciseLoader->next();
-    if (!b) return false;
-    in = batchTensors(*b, device, channelsLast);
-    preciseLoader->recycle(std::move(*b));
-    return true;
-  });
-  preciseLoader->stop();
-  if (!preciseLoader->error().empty()) throw std::runtime_error(preciseLoader->error());
-  if (pr.layers > 0 && !pr.aborted)
-    rec.event("precise_bn",
-              "running statistics of " + std::to_string(pr.layers) + " batch norms recomputed over " + std::to_string(pr.batches) +
-                  " training batches (BN.USE_PRECISE_STATS, BN.NUM_BATCHES_PRECISE)",
-              step, epoch + 1, {{"layers", pr.layers}, {"batches", pr.batches}});
 }
 
 void Trainer::Impl::endEpoch(int epoch, const EpochTotals& totals) {
