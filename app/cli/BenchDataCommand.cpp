@@ -193,6 +193,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   addBenchStepCommand(*bench, exitCode);
   addBenchDdpCommand(*bench, exitCode);
   addBenchMultigridCommand(*bench, exitCode);
+  addBenchMultigridTimeCommand(*bench, exitCode);
 }
 
 }  // namespace amp::cli

@@ -15,6 +15,7 @@ void addBenchDataCommand(CLI::App& bench, int& exitCode);
 void addBenchStepCommand(CLI::App& bench, int& exitCode);
 void addBenchDdpCommand(CLI::App& bench, int& exitCode);
 void addBenchMultigridCommand(CLI::App& bench, int& exitCode);
+void addBenchMultigridTimeCommand(CLI::App& bench, int& exitCode);
 void addInfoCommand(CLI::App& app, int& exitCode);
 void addModelCommand(CLI::App& app, int& exitCode);
 void addMultigridCommand(CLI::App& app, int& exitCode);

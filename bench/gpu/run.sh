@@ -22,6 +22,11 @@
 #   actckpt    bench step on MViTv2-S 16x4, FP32 / AMP x MODEL.ACT_CHECKPOINT off / on
 #   maxbatch   the largest batch of SlowFast 8x8 R50 in FP32 and in float16 (doubling from 8,
 #              then bisection to 1/16)
+#   multigrid  bench multigrid-time on PySlowFast's SLOWFAST_8x8_R50_stepwise_multigrid.yaml (8
+#              GPUs' per-GPU shapes, 240,000 clips): the plain and multigrid runs' training steps
+#              priced by each shape's step on this GPU, FP32 and float16 (MG_PRECISION); #15's
+#              CUDA table. Ten shapes, each with cuDNN's algorithm search: run it on its own,
+#              PACK=$OUT/mg.tar.gz DEADLINE_S=540 bench/gpu/run.sh /tmp/mg build multigrid
 # Measured on an H200 (docs/benchmarks.md): build 80 s on 16 cores, check 10 s, one SlowFast
 # --precision all 135 s (three processes, each with cuDNN's algorithm search), X3D-M 55 s,
 # actckpt 25 s.
@@ -42,7 +47,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-bench-gpu-out}
 shift || true
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build check teardown overhead ddp strictfp32 precision channelslast actckpt maxbatch)
+[ ${#stages[@]} -gt 0 ] || stages=(build check teardown overhead ddp strictfp32 precision channelslast actckpt maxbatch multigrid)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
@@ -175,5 +180,10 @@ if begin actckpt; then
     --act-checkpoint both NUM_GPUS 1 2>&1 | tee "$out/bench-actckpt-mvitv2-s.txt" || status=1
 fi
 bench maxbatch slowfast-8x8-r50-maxbatch $sf 8 --precision both --max-batch
+if begin multigrid; then
+  log "bench multigrid-time: SlowFast 8x8 R50, PySlowFast's stepwise multigrid schedule, its 8 GPUs' per-GPU shapes timed on this one"
+  limited "$cli" bench multigrid-time --cfg tests/data/multigrid/SLOWFAST_8x8_R50_stepwise_multigrid.yaml --samples 240000 \
+    --precision "${MG_PRECISION:-both}" --iterations "${MG_ITERS:-5}" --warmup 2 2>&1 | tee "$out/bench-multigrid-time-slowfast-8x8-r50.txt" || status=1
+fi
 log "done (status $status); results in $out/"
 exit $status

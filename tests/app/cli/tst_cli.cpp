@@ -7,6 +7,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <cmath>
+#include <map>
+
 #include "CliRun.h"
 
 #include "runlog/MetricsReader.h"
@@ -301,6 +304,58 @@ class TestCli : public QObject {
     auto again = runCli(QStringList{"bench", "multigrid", "--cfg", config("demo/DEMO_X3D_TINY.yaml"), "--out", mgOut} + dataArgs);
     QCOMPARE(again.exitCode, 2);
     QVERIFY2(again.err.contains("not empty"), qPrintable(again.err));
+  }
+
+  // bench multigrid-time: each shape of the demo's long-cycle schedule timed once, priced by its
+  // steps. 64 clips: phase 0 trains 6 epochs of 64 // 64 = 1 step, phase 1 3 epochs of 64 // 32
+  // = 2, phase 2 one of 4, phases 3 and 4 one of 8 each: 32 steps; the plain run 8 epochs of 8.
+  void benchMultigridTimePricesEachShape() {
+    const QStringList tiny{"--iterations", "1", "--warmup", "0", "X3D.DIM_C5", "32", "DATA.PATH_TO_DATA_DIR", "/nonexistent-dataset"};
+    auto j = runCli(QStringList{"bench", "multigrid-time", "--cfg", config("demo/DEMO_X3D_TINY_stepwise_multigrid.yaml"), "--samples",
+                                "64", "--precision", "fp32", "--rounds", "2", "--json"} + tiny);
+    QVERIFY2(j.exitCode == 0, qPrintable(j.out + j.err));
+    const auto o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    QCOMPARE(o["plain"].toObject()["steps"].toInt(), 64);
+    QCOMPARE(o["multigrid"].toObject()["steps"].toInt(), 32);
+    QCOMPARE(o["iteration_saving"].toDouble(), 2.0);
+    QCOMPARE(o["rounds"].toInt(), 2);
+    const auto shapes = o["shapes"].toArray();
+    QCOMPARE(shapes.size(), 4);
+    std::map<QString, double> step;  // "clips x frames x crop" -> seconds
+    for (const auto& s : shapes) {
+      const auto so = s.toObject();
+      step[QString("%1x%2x%3").arg(so["clips"].toInt()).arg(so["frames"].toInt()).arg(so["crop"].toInt())] =
+          so["step"].toObject()["fp32"].toObject()["median_step_s"].toDouble();
+    }
+    QCOMPARE(step.size(), size_t{4});
+    for (const auto& [key, seconds] : step) QVERIFY2(seconds > 0, qPrintable(key));
+    const double mgExpected = 6 * step["64x2x45"] + 6 * step["32x4x45"] + 4 * step["16x4x64"] + 16 * step["8x8x64"];
+    const double mgSeconds = o["multigrid"].toObject()["seconds"].toObject()["fp32"].toDouble();
+    QVERIFY2(std::abs(mgSeconds - mgExpected) <= 1e-9 * mgExpected, qPrintable(j.out));
+    const double plainSeconds = o["plain"].toObject()["seconds"].toObject()["fp32"].toDouble();
+    QVERIFY2(std::abs(plainSeconds - 64 * step["8x8x64"]) <= 1e-9 * plainSeconds, qPrintable(j.out));
+    const auto phases = o["multigrid"].toObject()["phases"].toArray();
+    QCOMPARE(phases.size(), 5);
+    QCOMPARE(phases[0].toObject()["per_epoch"].toArray()[0].toObject()["shape"].toString(), QString("64 x 2 x 45, sub_batchnorm 8"));
+
+    // Text, both precisions, short cycles turned on over the plain stepwise config: one phase of
+    // 12 epochs, each 56 clips = one cycle of 32, 16 and 8 clips (3 steps).
+    auto t = runCli(QStringList{"bench", "multigrid-time", "--cfg", config("demo/DEMO_X3D_TINY_stepwise.yaml"), "--cycles", "short",
+                                "--samples", "56", "--rounds", "1"} + tiny);
+    QVERIFY2(t.exitCode == 0, qPrintable(t.out + t.err));
+    for (const char* line : {", short cycles; 56 training clips over 1 process", "\nmultigrid 0   0-12      3  ",
+                             "\nfp32: multigrid's 36 steps take ", "against the plain run's 56 in ", "\nbf16: multigrid's 36 steps",
+                             "\nbf16 with multigrid against fp32 without: ", "\nsteps alone: 1.56x fewer"})
+      QVERIFY2(t.out.contains(line), line);
+
+    // The clip count comes from the training list unless --samples gives it.
+    auto none = runCli(QStringList{"bench", "multigrid-time", "--cfg", config("demo/DEMO_X3D_TINY_stepwise_multigrid.yaml")} + tiny);
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains("/nonexistent-dataset") && none.err.contains("pass --samples N"), qPrintable(none.err));
+    auto few = runCli(QStringList{"bench", "multigrid-time", "--cfg", config("demo/DEMO_X3D_TINY_stepwise_multigrid.yaml"), "--samples",
+                                  "4"} + tiny);
+    QCOMPARE(few.exitCode, 2);
+    QVERIFY2(few.err.contains("4 training clips over 1 process make no whole batch"), qPrintable(few.err));
   }
 
   void benchStepComparesPrecisions() {
