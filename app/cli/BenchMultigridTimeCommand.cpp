@@ -112,6 +112,11 @@ int runTime(const TimeArgs& a) {
     std::cerr << a.cfg << ": " << e.what() << "\n";
     return 2;
   }
+  if (cfg.getInt("SOLVER.GRAD_ACCUM_STEPS") != 1) {  // a step would be several timed micro-batches; not modelled
+    std::cerr << "bench multigrid-time: SOLVER.GRAD_ACCUM_STEPS " << cfg.getInt("SOLVER.GRAD_ACCUM_STEPS")
+              << ": the estimate prices one batch per optimizer step; set it to 1 (a step of accumulated micro-batches is not modelled)\n";
+    return 2;
+  }
   multigrid::Schedule schedule;
   try {
     schedule = multigrid::buildSchedule(mg);
@@ -140,6 +145,12 @@ int runTime(const TimeArgs& a) {
               << " make no whole batch in a run; pass a larger --samples\n";
     return 2;
   }
+  for (const auto& p : mgSteps.phases)
+    if (p.stepsPerEpoch() == 0) {  // the trainer stops there: "no full optimizer step"
+      std::cerr << "bench multigrid-time: multigrid phase " << p.phase << " makes no whole batch of " << plainSteps.samples_per_process
+                << " clips per process, and training would stop there; pass a larger --samples\n";
+      return 2;
+    }
   const auto shapes = multigrid::distinctShapes({&plainSteps, &mgSteps});
 
   const bool cuda = cfg.getInt("NUM_GPUS") > 0;
@@ -244,7 +255,10 @@ int runTime(const TimeArgs& a) {
     };
     std::cout << json{{"config", a.cfg}, {"cycles", cyclesText(mg)}, {"samples", samples}, {"world_size", world},
                       {"samples_per_process", plainSteps.samples_per_process}, {"device", device},
-                      {"iterations", a.iterations}, {"warmup", a.warmup}, {"rounds", a.rounds}, {"precisions", labels}, {"shapes", js},
+                      {"iterations", a.iterations}, {"warmup", a.warmup}, {"rounds", a.rounds},
+                      {"not_counted", "decoding, evaluation and precise BN, checkpoints, the gradient all-reduce between processes, "
+                                      "sync batch norm's exchange (its shapes are timed with plain batch norm)"},
+                      {"precisions", labels}, {"shapes", js},
                       {"plain", runJson(plainSteps, plainS)}, {"multigrid", runJson(mgSteps, mgS)},
                       {"iteration_saving", static_cast<double>(plainSteps.totalSteps()) / static_cast<double>(mgSteps.totalSteps())}}
                      .dump(2)
@@ -257,7 +271,7 @@ int runTime(const TimeArgs& a) {
             << " process" << (world > 1 ? "es" : "") << " (" << plainSteps.samples_per_process << " per process and epoch)\n"
             << "each shape's step (forward, loss, backward, optimizer) on random clips, median of " << a.iterations << " after "
             << a.warmup << " warm-up, median of " << a.rounds << " round" << (a.rounds > 1 ? "s" : "") << " over the shapes, on " << (onCuda ? device : "the CPU (" + std::to_string(probe.cpu_cores) + " cores)")
-            << "; not counted: decoding, evaluation, checkpoints" << (world > 1 ? ", the gradient all-reduce between processes" : "")
+            << "; not counted: decoding, evaluation and precise BN, checkpoints" << (world > 1 ? ", the gradient all-reduce between processes" : "")
             << "\n\n";
   std::cout << std::left << std::setw(40) << "step shape (clips x frames x crop, BN)";
   for (const auto& l : labels) {

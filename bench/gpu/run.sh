@@ -25,7 +25,7 @@
 #   multigrid  bench multigrid-time on PySlowFast's SLOWFAST_8x8_R50_stepwise_multigrid.yaml (8
 #              GPUs' per-GPU shapes, 240,000 clips): the plain and multigrid runs' training steps
 #              priced by each shape's step on this GPU, FP32 and float16 (MG_PRECISION); #15's
-#              CUDA table. Ten shapes, each with cuDNN's algorithm search: run it on its own,
+#              CUDA table. Ten shapes, each with cuDNN's algorithm search: not a default stage, run it on its own,
 #              PACK=$OUT/mg.tar.gz DEADLINE_S=540 bench/gpu/run.sh /tmp/mg build multigrid
 # Measured on an H200 (docs/benchmarks.md): build 80 s on 16 cores, check 10 s, one SlowFast
 # --precision all 135 s (three processes, each with cuDNN's algorithm search), X3D-M 55 s,
@@ -47,7 +47,7 @@ cd "$(dirname "$0")/../.."
 out=${1:-bench-gpu-out}
 shift || true
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(build check teardown overhead ddp strictfp32 precision channelslast actckpt maxbatch multigrid)
+[ ${#stages[@]} -gt 0 ] || stages=(build check teardown overhead ddp strictfp32 precision channelslast actckpt maxbatch)  # multigrid: on its own
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}

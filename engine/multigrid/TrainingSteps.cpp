@@ -102,6 +102,11 @@ RunSteps multigridRunSteps(const config::Config& c, const Schedule& s, std::int6
     if (s.long_cycle) {
       base.norm_type = ph.bn.norm_type;
       base.bn_count = bnCountOf(ph.bn.norm_type, ph.bn.num_splits, ph.bn.num_sync_devices);
+      // As phaseConfig: a sync group larger than the machine's processes trains with plain BN.
+      if (base.norm_type == "sync_batchnorm" && base.bn_count > dist::processesPerShard(c)) {
+        base.norm_type = "batchnorm";
+        base.bn_count = 1;
+      }
     } else {  // short cycles alone keep the configured batch norm
       base.norm_type = c.getString("BN.NORM_TYPE");
       base.bn_count = bnCountOf(base.norm_type, c.getInt("BN.NUM_SPLITS"), c.getInt("BN.NUM_SYNC_DEVICES"));
@@ -110,16 +115,18 @@ RunSteps multigridRunSteps(const config::Config& c, const Schedule& s, std::int6
     // loader: whole cycles first, then what the rest of the epoch holds of the next one.
     const std::int64_t cycleLength = ph.short_cycle.empty() ? 1 : 3;
     std::int64_t perCycle = 0;
-    for (std::int64_t k = 0; k < cycleLength; ++k) perCycle += shortCycleStep(ph, k).per_device_batch;
+    // The loader takes at least one clip per batch (a short-cycle multiplier can round to 0).
+    auto batchOf = [&](std::int64_t k) { return std::max<std::int64_t>(1, shortCycleStep(ph, k).per_device_batch); };
+    for (std::int64_t k = 0; k < cycleLength; ++k) perCycle += batchOf(k);
     const std::int64_t cycles = r.samples_per_process / perCycle;
     std::int64_t left = r.samples_per_process - cycles * perCycle;
     for (std::int64_t k = 0; k < cycleLength; ++k) {
-      const ShortCycleStep st = shortCycleStep(ph, k);
-      const bool oneMore = left >= st.per_device_batch;
-      left = oneMore ? left - st.per_device_batch : -1;  // nothing after the first batch that does not fit
+      const std::int64_t batch = batchOf(k);
+      const bool oneMore = left >= batch;
+      left = oneMore ? left - batch : -1;  // nothing after the first batch that does not fit
       StepShape shape = base;
-      shape.clips = st.per_device_batch * perVideo;
-      shape.crop = st.crop;
+      shape.clips = batch * perVideo;
+      shape.crop = shortCycleStep(ph, k).crop;
       if (cycles + (oneMore ? 1 : 0) > 0) addSteps(p.per_epoch, shape, cycles + (oneMore ? 1 : 0));
     }
     r.phases.push_back(p);

@@ -68,8 +68,9 @@ RunSteps plainRunSteps(const config::Config& c, std::int64_t samples);
 
 /// The multigrid run of schedule `s` built from `c`: per phase its epochs and, per epoch, the
 /// whole batches of each short-cycle shape in cycle order (the loader's count, not the mean
-/// batch of ShortCycleBatchSampler's len()). Batch norm as the phase chooses it; with short
-/// cycles alone, as configured.
+/// batch of ShortCycleBatchSampler's len()). Batch norm as the phase chooses it (a sync group
+/// larger than the machine's processes: plain, as phaseConfig); with short cycles alone, as
+/// configured. A phase too short for one batch is kept with no steps (the trainer refuses it).
 RunSteps multigridRunSteps(const config::Config& c, const Schedule& s, std::int64_t samples);
 
 /// Every shape either run trains at, each once, sorted.

@@ -356,6 +356,15 @@ class TestCli : public QObject {
                                   "4"} + tiny);
     QCOMPARE(few.exitCode, 2);
     QVERIFY2(few.err.contains("4 training clips over 1 process make no whole batch"), qPrintable(few.err));
+    // 32 clips are 4 plain steps an epoch, but multigrid's first phase needs 64: training would stop there.
+    auto short32 = runCli(QStringList{"bench", "multigrid-time", "--cfg", config("demo/DEMO_X3D_TINY_stepwise_multigrid.yaml"),
+                                      "--samples", "32"} + tiny);
+    QCOMPARE(short32.exitCode, 2);
+    QVERIFY2(short32.err.contains("multigrid phase 0 makes no whole batch of 32 clips per process"), qPrintable(short32.err));
+    auto accum = runCli(QStringList{"bench", "multigrid-time", "--cfg", config("demo/DEMO_X3D_TINY_stepwise_multigrid.yaml"),
+                                    "--samples", "64", "SOLVER.GRAD_ACCUM_STEPS", "2"} + tiny);
+    QCOMPARE(accum.exitCode, 2);
+    QVERIFY2(accum.err.contains("SOLVER.GRAD_ACCUM_STEPS 2: the estimate prices one batch per optimizer step"), qPrintable(accum.err));
   }
 
   void benchStepComparesPrecisions() {

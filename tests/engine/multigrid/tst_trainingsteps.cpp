@@ -120,6 +120,33 @@ class TestTrainingSteps : public QObject {
     checkPhase(twoSteps.phases[0], 0, 0, 12, {{shape(64, 8, 32), 14}, {shape(32, 8, 45), 14}, {shape(16, 8, 64), 14}});
   }
 
+  // A short-cycle batch multiplier that rounds to 0 is one clip, as the loader clamps it:
+  // SHORT_CYCLE_FACTORS [0.5, 1.0] in phase 0 (S = round(64 x 0.7071) = 45, 64 clips): crop 32
+  // takes 64 x round((45/32)^2) = 128 clips, crop 64 takes 64 x round((45/64)^2 = 0.49) = 0 -> 1,
+  // the phase's own 45 takes 64: 193 a cycle, 800 // 193 = 4 cycles (772), 28 left < 128.
+  void zeroShortCycleBatchIsOneClip() {
+    const auto c = demo({"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.SHORT_CYCLE", "True", "MULTIGRID.SHORT_CYCLE_FACTORS", "[0.5, 1.0]"});
+    const auto mg = multigrid::multigridRunSteps(c, multigrid::buildSchedule(c), 800);
+    checkPhase(mg.phases[0], 0, mg.phases[0].start_epoch, mg.phases[0].end_epoch,
+               {{shape(128, 2, 32, "sub_batchnorm", 8), 4}, {shape(1, 2, 64, "sub_batchnorm", 8), 4}, {shape(64, 2, 45, "sub_batchnorm", 8), 4}});
+  }
+
+  // sync_batchnorm over more devices than the machine trains with becomes plain batch norm (as
+  // phaseConfig does): BN_BASE_SIZE 16 on one process gives phase 3's 8 clips a factor of 0.5, a
+  // sync group of 2 > 1. Over two CPU processes with BN_BASE_SIZE 8, phase 3 has 4 clips per
+  // process, a group of 2 that the machine has: it stays.
+  void syncBatchNormAsThePhaseTrainsIt() {
+    const auto one = demo({"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.BN_BASE_SIZE", "16"});
+    const auto s1 = multigrid::buildSchedule(one);
+    QCOMPARE(QString::fromStdString(s1.phases[3].bn.norm_type), QString("sync_batchnorm"));
+    const auto r1 = multigrid::multigridRunSteps(one, s1, 800);
+    checkPhase(r1.phases[3], 3, 10, 11, {{shape(8, 8, 64), 100}});
+    const auto two = demo({"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.BN_BASE_SIZE", "8", "DIST.CPU_PROCESSES", "2"});
+    const auto r2 = multigrid::multigridRunSteps(two, multigrid::buildSchedule(two), 800);
+    QCOMPARE(r2.samples_per_process, std::int64_t{400});
+    checkPhase(r2.phases[3], 3, 10, 11, {{shape(4, 8, 64, "sync_batchnorm", 2), 100}});
+  }
+
   // PySlowFast's Kinetics SlowFast 8x8 stepwise multigrid, 8 GPUs: 240,000 clips are 30,000 per
   // process. Phase 0 (epochs 0-73): short-cycle batches 128 at 112 px, 64 at 158, 64 at 158 (the
   // short factor 0.7071 and the phase's own crop both give 158): 256 clips a cycle, 30000 // 256 =
