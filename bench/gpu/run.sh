@@ -24,7 +24,9 @@
 #              then bisection to 1/16)
 #   multigrid  bench multigrid-time on PySlowFast's SLOWFAST_8x8_R50_stepwise_multigrid.yaml (8
 #              GPUs' per-GPU shapes, 240,000 clips): the plain and multigrid runs' training steps
-#              priced by each shape's step on this GPU, FP32 and float16 (MG_PRECISION); #15's
+#              priced by each shape's step on this GPU, FP32 and float16 (MG_PRECISION, MG_ROUNDS
+#              rounds over the shapes, default 2; each shape's time goes to the log as it is
+#              measured, so a run cut off at DEADLINE_S keeps what it timed); #15's
 #              CUDA table. Ten shapes, each with cuDNN's algorithm search: not a default stage, run it on its own,
 #              PACK=$OUT/mg.tar.gz DEADLINE_S=540 bench/gpu/run.sh /tmp/mg build multigrid
 # Measured on an H200 (docs/benchmarks.md): build 80 s on 16 cores, check 10 s, one SlowFast
@@ -32,7 +34,7 @@
 # actckpt 25 s.
 # yaml-cpp, nlohmann-json and CLI11 come from the system or from .gpu-deps/ (bench/gpu/pack-deps.sh).
 #
-# Usage: bench/gpu/run.sh [OUTDIR [STAGE ...]]   (default bench-gpu-out/, every stage)
+# Usage: bench/gpu/run.sh [OUTDIR [STAGE ...]]   (default bench-gpu-out/, every stage but multigrid)
 #   BUDGET_S=N   a stage that would start after N seconds is skipped (and says so)
 #   DEADLINE_S=N every command after the build is cut off at N seconds (timeout), so the script
 #                ends, and packs, before the device's limit on one command
@@ -183,7 +185,7 @@ bench maxbatch slowfast-8x8-r50-maxbatch $sf 8 --precision both --max-batch
 if begin multigrid; then
   log "bench multigrid-time: SlowFast 8x8 R50, PySlowFast's stepwise multigrid schedule, its 8 GPUs' per-GPU shapes timed on this one"
   limited "$cli" bench multigrid-time --cfg tests/data/multigrid/SLOWFAST_8x8_R50_stepwise_multigrid.yaml --samples 240000 \
-    --precision "${MG_PRECISION:-both}" --iterations "${MG_ITERS:-5}" --warmup 2 2>&1 | tee "$out/bench-multigrid-time-slowfast-8x8-r50.txt" || status=1
+    --precision "${MG_PRECISION:-both}" --iterations "${MG_ITERS:-5}" --warmup 2 --rounds "${MG_ROUNDS:-2}" 2>&1 | tee "$out/bench-multigrid-time-slowfast-8x8-r50.txt" || status=1
 fi
 log "done (status $status); results in $out/"
 exit $status
