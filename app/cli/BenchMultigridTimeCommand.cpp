@@ -235,8 +235,11 @@ int runTime(const TimeArgs& a) {
     json js = json::array();
     for (size_t i = 0; i < shapes.size(); ++i) {
       json t = json::object();
-      for (const auto& r : timed[i])
-        t[r.precision] = {{"median_step_s", r.median_step_s}, {"clips_per_s", r.clips_per_s}, {"peak_bytes", onCuda ? r.peak_bytes : 0}};
+      for (size_t k = 0; k < timed[i].size(); ++k) {
+        const auto& r = timed[i][k];
+        t[r.precision] = {{"median_step_s", r.median_step_s}, {"round_step_s", roundSeconds[i][k]}, {"clips_per_s", r.clips_per_s},
+                          {"peak_bytes", onCuda ? r.peak_bytes : 0}};
+      }
       js.push_back({{"clips", shapes[i].clips}, {"frames", shapes[i].frames}, {"crop", shapes[i].crop},
                     {"norm_type", shapes[i].norm_type}, {"bn_count", shapes[i].bn_count}, {"step", t}});
     }
