@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "util/BoundedInput.h"
+
 namespace amp::runlog {
 namespace {
 
@@ -23,7 +25,9 @@ std::optional<double> decode(const nlohmann::json& v) {
   return std::nullopt;
 }
 
-bool sameValue(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+bool sameValue(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
+}
 
 }  // namespace
 
@@ -59,8 +63,10 @@ std::string toJsonLine(const MetricEvent& e) {
 }
 
 std::optional<MetricEvent> parseJsonLine(const std::string& line) {
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  // Depth-limited: a line of nested brackets must not build a deep value (util/BoundedInput.h).
+  const auto parsed = util::parseJson(line);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  const nlohmann::json& j = *parsed;
   MetricEvent e;
   auto str = [&](const char* k, std::string& out) {
     if (auto it = j.find(k); it != j.end() && it->is_string()) out = it->get<std::string>();
@@ -73,8 +79,10 @@ std::optional<MetricEvent> parseJsonLine(const std::string& line) {
   if (auto it = j.find("step"); it != j.end()) {
     // An integer, or a float an integer can hold (a float beyond that range, as a damaged or
     // foreign log may have, must not be cast: found by fuzzing).
-    if (it->is_number_integer()) e.step = it->get<std::int64_t>();
-    else if (it->is_number_float() && std::abs(it->get<double>()) < 9.0e18) e.step = static_cast<std::int64_t>(it->get<double>());
+    if (it->is_number_integer())
+      e.step = it->get<std::int64_t>();
+    else if (it->is_number_float() && std::abs(it->get<double>()) < 9.0e18)
+      e.step = static_cast<std::int64_t>(it->get<double>());
   }
   num("epoch", e.epoch);
   num("time", e.time_s);

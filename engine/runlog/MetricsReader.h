@@ -12,9 +12,15 @@ namespace amp::runlog {
 /// Incremental reader: each poll() returns the complete lines appended since the last poll.
 /// A path named json_stats.log or stdout.log is read as PySlowFast's log (runlog/PySlowFastLog).
 /// A line without its newline yet is kept back until it is completed (the writer may be
-/// mid-write); lines that are not JSON are skipped and counted.
+/// mid-write); lines that are not JSON are skipped and counted. A line longer than kMaxLineBytes
+/// is skipped to its newline and named in problems(): the reader never holds more than that of
+/// a line, reads in 64 KiB chunks, and does not read the holes of a sparse file.
 class MetricsReader {
  public:
+  /// Our lines are under 1 KB and PySlowFast's json_stats lines a few KB; a longer line is damage
+  /// or not a metrics log at all.
+  static constexpr std::size_t kMaxLineBytes = std::size_t(1) << 20;
+
   explicit MetricsReader(std::string path);
 
   /// New complete events since the last call (empty when none or the file does not exist yet).
@@ -36,16 +42,21 @@ class MetricsReader {
     std::vector<std::string> problems;
   };
   static std::vector<MetricEvent> readAll(const std::string& path, ReadStats* stats = nullptr);
-  /// Applies the resume rule to events already read (in file order).
+  /// Applies the resume rule to events already read (in file order); linear in their count.
   static void applyResumes(std::vector<MetricEvent>& events);
 
  private:
   std::vector<MetricEvent> readNew(bool final);
+  void consume(const char* data, std::size_t size, std::vector<MetricEvent>& out);
+  void handleLine(const std::string& line, std::vector<MetricEvent>& out);
+  void problem(std::uint64_t line, const std::string& why);
   std::string path_;
   std::uint64_t offset_ = 0;
   std::uint64_t lineNo_ = 0;
   std::uint64_t inode_ = 0;
-  std::string pending_;
+  std::string pending_;       ///< the line being read, at most kMaxLineBytes
+  bool skipping_ = false;     ///< inside a line longer than kMaxLineBytes: dropped to its newline
+  bool refusedType_ = false;  ///< said once that the path is not a regular file
   std::size_t skipped_ = 0;
   std::vector<std::string> problems_;
   bool restarted_ = false;

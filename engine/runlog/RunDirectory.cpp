@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +14,7 @@
 #include <filesystem>
 
 #include "util/AtomicFile.h"
+#include "util/BoundedInput.h"
 
 namespace fs = std::filesystem;
 
@@ -25,18 +27,30 @@ std::string RunDirectory::ensureExists() const {
   return "";
 }
 
-bool RunDirectory::exists() const { return fs::is_regular_file(metadataPath()) || isPySlowFast(); }
+bool RunDirectory::exists() const {
+  return fs::is_regular_file(metadataPath()) || isPySlowFast();
+}
 
-bool RunDirectory::isPySlowFast() const { return !pySlowFastStatsFile(dir_).empty(); }
+bool RunDirectory::isPySlowFast() const {
+  return !pySlowFastStatsFile(dir_).empty();
+}
 
-std::string RunDirectory::metadataPath() const { return (fs::path(dir_) / kMetadataFile).string(); }
-std::string RunDirectory::configPath() const { return (fs::path(dir_) / kConfigFile).string(); }
+std::string RunDirectory::metadataPath() const {
+  return (fs::path(dir_) / kMetadataFile).string();
+}
+std::string RunDirectory::configPath() const {
+  return (fs::path(dir_) / kConfigFile).string();
+}
 std::string RunDirectory::metricsPath() const {
   if (const std::string theirs = pySlowFastStatsFile(dir_); !theirs.empty()) return theirs;
   return (fs::path(dir_) / kMetricsFile).string();
 }
-std::string RunDirectory::logPath() const { return (fs::path(dir_) / kLogFile).string(); }
-std::string RunDirectory::checkpointsDir() const { return (fs::path(dir_) / kCheckpointsDir).string(); }
+std::string RunDirectory::logPath() const {
+  return (fs::path(dir_) / kLogFile).string();
+}
+std::string RunDirectory::checkpointsDir() const {
+  return (fs::path(dir_) / kCheckpointsDir).string();
+}
 
 std::optional<RunMetadata> RunDirectory::readMetadata(std::string* error) const {
   if (const std::string theirs = pySlowFastStatsFile(dir_); !theirs.empty()) {
@@ -47,25 +61,30 @@ std::optional<RunMetadata> RunDirectory::readMetadata(std::string* error) const 
     m.status = RunStatus::Finished;
     m.model = "PySlowFast run";
     m.configSource = theirs;
-    std::error_code ec;
-    const auto mtime = fs::last_write_time(theirs, ec);
-    if (!ec) {
-      const auto since = std::chrono::duration_cast<std::chrono::seconds>(mtime - fs::file_time_type::clock::now()).count();
-      m.updatedAt = m.endedAt = unixTimeNow() + static_cast<double>(since);
+    // The stats file's mtime from stat(): a copied folder may carry any timestamp, and
+    // std::filesystem's clock cannot hold some (last_write_time fails with EOVERFLOW for 2400).
+    struct stat st {};
+    if (::stat(theirs.c_str(), &st) == 0) {
+      m.updatedAt = m.endedAt =
+          static_cast<double>(st.st_mtim.tv_sec) + 1e-9 * static_cast<double>(st.st_mtim.tv_nsec);
       m.createdAt = m.startedAt = m.endedAt;
     }
     m.extra["source_format"] = "pyslowfast";  // "format" is run.json's own key
     return m;
   }
   std::string text;
-  if (!util::readFile(metadataPath(), text, error)) return std::nullopt;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    if (error) *error = metadataPath() + ": not valid JSON";
+  // Bounded in size and depth: the run list reads every run.json at each 2-s refresh on the GUI
+  // thread, and a run.json linked to /dev/zero or nesting 100,000 brackets must be refused there.
+  if (!util::readFile(metadataPath(), text, error, kMaxMetadataBytes)) return std::nullopt;
+  std::string why;
+  const auto j = util::parseJson(text, &why);
+  if (!j) {
+    if (error)
+      *error =
+          metadataPath() + ": " + why + "; a run.json is a JSON object nested 3 deep: is this one?";
     return std::nullopt;
   }
-  std::string why;
-  auto m = RunMetadata::fromJson(j, &why);
+  auto m = RunMetadata::fromJson(*j, &why);
   if (!m && error) *error = metadataPath() + ": " + why;
   return m;
 }
@@ -76,7 +95,7 @@ std::string RunDirectory::writeMetadata(const RunMetadata& m) const {
 
 std::string RunDirectory::appendLog(const std::string& line) const {
   const std::time_t now = std::time(nullptr);
-  std::tm tm {};
+  std::tm tm{};
   localtime_r(&now, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "[%Y-%m-%d %H:%M:%S] ", &tm);
@@ -87,7 +106,8 @@ std::string RunDirectory::appendLog(const std::string& line) const {
   const ssize_t n = ::write(fd, text.data(), text.size());
   const int err = errno;
   ::close(fd);
-  if (n != static_cast<ssize_t>(text.size())) return "cannot append to '" + logPath() + "': " + std::strerror(err);
+  if (n != static_cast<ssize_t>(text.size()))
+    return "cannot append to '" + logPath() + "': " + std::strerror(err);
   return "";
 }
 
@@ -101,7 +121,8 @@ std::vector<std::string> RunDirectory::findRuns(const std::string& root) {
   std::error_code ec;
   if (RunDirectory(root).exists()) out.push_back(root);
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory(ec) && RunDirectory(it->path().string()).exists()) out.push_back(it->path().string());
+    if (it->is_directory(ec) && RunDirectory(it->path().string()).exists())
+      out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;

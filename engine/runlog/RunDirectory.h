@@ -1,6 +1,7 @@
 #pragma once
 // A run directory (OUTPUT_DIR): the contract between engine, CLI, GUI and other machines.
 // Layout and formats: docs/run-format.md.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ class RunDirectory {
   static constexpr const char* kMetricsFile = "metrics.jsonl";
   static constexpr const char* kLogFile = "log.txt";
   static constexpr const char* kCheckpointsDir = "checkpoints";
+  /// The largest run.json read: ours are about 1 KB (a few extra fields from other versions do
+  /// not change that); a bigger one is not a run.json, and is refused by name.
+  static constexpr std::size_t kMaxMetadataBytes = std::size_t(1) << 20;
 
   explicit RunDirectory(std::string dir) : dir_(std::move(dir)) {}
 

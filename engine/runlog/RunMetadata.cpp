@@ -3,19 +3,26 @@
 #include <algorithm>
 #include <cmath>
 
+#include "util/BoundedInput.h"
+
 namespace amp::runlog {
 namespace {
-const char* const kKnown[] = {"format", "format_version", "name", "status", "error", "device", "precision", "model",
-                              "config_source", "host", "pid", "created_at", "started_at", "ended_at",
-                              "updated_at", "versions", "world_size", "dist_backend"};
+const char* const kKnown[] = {
+    "format",     "format_version", "name",          "status",   "error",      "device",
+    "precision",  "model",          "config_source", "host",     "pid",        "created_at",
+    "started_at", "ended_at",       "updated_at",    "versions", "world_size", "dist_backend"};
 }
 
 const char* toString(RunStatus s) {
   switch (s) {
-    case RunStatus::Running: return "running";
-    case RunStatus::Finished: return "finished";
-    case RunStatus::Stopped: return "stopped";
-    case RunStatus::Failed: return "failed";
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Finished:
+      return "finished";
+    case RunStatus::Stopped:
+      return "stopped";
+    case RunStatus::Failed:
+      return "failed";
   }
   return "unknown";
 }
@@ -32,8 +39,10 @@ nlohmann::json RunMetadata::toJson() const {
   j["format_version"] = kRunFormatVersion;
   j["name"] = name;
   j["status"] = toString(status);
-  if (!error.empty()) j["error"] = error;
-  else j.erase("error");
+  if (!error.empty())
+    j["error"] = error;
+  else
+    j.erase("error");
   j["device"] = device;
   j["precision"] = precision;
   j["model"] = model;
@@ -46,8 +55,10 @@ nlohmann::json RunMetadata::toJson() const {
   j["updated_at"] = updatedAt;
   j["versions"] = versions;
   j["world_size"] = worldSize;
-  if (!distBackend.empty()) j["dist_backend"] = distBackend;
-  else j.erase("dist_backend");
+  if (!distBackend.empty())
+    j["dist_backend"] = distBackend;
+  else
+    j.erase("dist_backend");
   return j;
 }
 
@@ -57,10 +68,19 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
     return std::nullopt;
   };
   if (!j.is_object()) return fail("run.json is not a JSON object");
+  // Unknown fields are copied into `extra` and written back: nlohmann's copy and dump recurse
+  // once per level, so a value nested 100,000 deep would overflow the stack.
+  if (util::jsonDeeperThan(j, util::kJsonMaxDepth))
+    return fail("run.json nests more than " + std::to_string(util::kJsonMaxDepth) +
+                " levels deep (a run.json nests 3); is it a run.json?");
   // Every field is read by type: a field of another type counts as absent (json's value() would
   // throw, which ended `runs list` and the studio on one odd run.json; found by fuzzing).
-  auto str = [&](const char* k) { return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string(); };
-  auto num = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  auto str = [&](const char* k) {
+    return j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string();
+  };
+  auto num = [&](const char* k) {
+    return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0;
+  };
   // An integer field within [lo, hi] (a double outside an integer's range must not be cast).
   auto integer = [&](const char* k, double lo, double hi, double fallback) {
     const double v = num(k);
@@ -88,7 +108,8 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
   m.worldSize = static_cast<int>(integer("world_size", 1, 1 << 24, 1));
   m.distBackend = str("dist_backend");
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown)) m.extra[it.key()] = it.value();
+    if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown))
+      m.extra[it.key()] = it.value();
   return m;
 }
 

@@ -11,13 +11,16 @@
 namespace amp::runlog {
 
 void Series::truncateAfterStep(double lastStep) {
-  std::size_t keep = 0;
-  while (keep < step.size() && step[keep] <= lastStep) ++keep;
+  std::size_t keep = step.size();
+  while (keep > 0 && step[keep - 1] > lastStep) --keep;
   step.resize(keep), epoch.resize(keep), time.resize(keep), value.resize(keep);
 }
 
 void RunRecord::add(const MetricEvent& e) {
   if (e.kind == kind::kEvent && e.name == "resumed") {
+    // What the interrupted process wrote after S is at the back of every column (file order):
+    // popping it costs what it removes plus one look per series (at most kMaxSeries), so a log of
+    // many resumes stays linear (filtering every column at each resume was quadratic).
     const double s = static_cast<double>(e.step);
     bool dropped = false;
     for (auto& [name, ser] : series_) {
@@ -26,10 +29,12 @@ void RunRecord::add(const MetricEvent& e) {
       dropped = dropped || ser.size() != before;
     }
     const auto later = [s](const MetricEvent& x) { return static_cast<double>(x.step) > s; };
-    const std::size_t before = notable_.size() + rows_.size();
-    notable_.erase(std::remove_if(notable_.begin(), notable_.end(), later), notable_.end());
-    rows_.erase(std::remove_if(rows_.begin(), rows_.end(), later), rows_.end());
-    if (dropped || before != notable_.size() + rows_.size()) ++generation_;
+    for (auto* events : {&notable_, &rows_})
+      while (!events->empty() && later(events->back())) {
+        events->pop_back();
+        dropped = true;
+      }
+    if (dropped) ++generation_;
     count_ = notable_.size() + rows_.size();
   }
   ++count_;
@@ -40,14 +45,26 @@ void RunRecord::add(const MetricEvent& e) {
     notable_.push_back(e);
     return;
   }
-  rows_.push_back(e);
-  for (const auto& [name, v] : e.values) {
-    Series& s = series_[e.kind + "/" + name];
+  MetricEvent row = e;  // without the values of series beyond the cap, so the CSV agrees
+  for (auto v = row.values.begin(); v != row.values.end();) {
+    const std::string key = e.kind + "/" + v->first;
+    auto it = series_.find(key);
+    if (it == series_.end()) {
+      if (series_.size() >= kMaxSeries) {
+        ++droppedValues_;
+        v = row.values.erase(v);
+        continue;
+      }
+      it = series_.emplace(key, Series{}).first;
+    }
+    Series& s = it->second;
     s.step.push_back(static_cast<double>(e.step));
     s.epoch.push_back(e.epoch);
     s.time.push_back(e.time_s);
-    s.value.push_back(v);
+    s.value.push_back(v->second);
+    ++v;
   }
+  rows_.push_back(std::move(row));
 }
 
 void RunRecord::addAll(const std::vector<MetricEvent>& events) {
@@ -59,6 +76,7 @@ void RunRecord::clear() {
   notable_.clear();
   rows_.clear();
   count_ = 0;
+  droppedValues_ = 0;
   lastStep_ = lastEpoch_ = lastTime_ = 0;
   ++generation_;
 }
@@ -120,7 +138,8 @@ RunSummary RunRecord::summary() const {
   }
   if (const Series* s = series(kind::kTrain, "skipped"))
     for (double v : s->value) r.skippedSteps += v > 0.5 ? 1 : 0;
-  if (const Series* l = series(kind::kTrain, "loss"); l && r.steps == 0) r.steps = static_cast<std::int64_t>(l->size());
+  if (const Series* l = series(kind::kTrain, "loss"); l && r.steps == 0)
+    r.steps = static_cast<std::int64_t>(l->size());
   return r;
 }
 
@@ -133,21 +152,34 @@ std::string csvNumber(double v) {
   out << v;
   return out.str();
 }
+
+// RFC 4180: a field with a comma, quote or line break is quoted (names and kinds come from a
+// file, and must not shift the columns).
+std::string csvText(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
 }  // namespace
 
 std::string RunRecord::toCsv() const {
-  std::set<std::string> names;
+  std::set<std::string> distinct;
   for (const auto& e : rows_)
-    for (const auto& [name, v] : e.values) names.insert(name);
+    for (const auto& [name, v] : e.values) distinct.insert(name);
+  const std::vector<std::string> names(distinct.begin(), distinct.end());
   std::ostringstream out;
   out << "kind,step,epoch,time_s";
-  for (const auto& n : names) out << ',' << n;
+  for (const auto& n : names) out << ',' << csvText(n);
   out << '\n';
   for (const auto& e : rows_) {
-    out << e.kind << ',' << e.step << ',' << csvNumber(e.epoch) << ',' << csvNumber(e.time_s);
+    out << csvText(e.kind) << ',' << e.step << ',' << csvNumber(e.epoch) << ','
+        << csvNumber(e.time_s);
+    // Both sorted: one walk per row (a lookup per name and row was names x rows x log).
+    auto v = e.values.begin();
     for (const auto& n : names) {
       out << ',';
-      if (auto v = e.value(n)) out << csvNumber(*v);
+      if (v != e.values.end() && v->first == n) out << csvNumber((v++)->second);
     }
     out << '\n';
   }
@@ -167,7 +199,8 @@ bool RunRecord::loadRunDirectory(const std::string& dir, std::string* error) {
   return true;
 }
 
-std::optional<double> ratio(const std::optional<double>& value, const std::optional<double>& baseline) {
+std::optional<double> ratio(const std::optional<double>& value,
+                            const std::optional<double>& baseline) {
   if (!value || !baseline || *baseline == 0) return std::nullopt;
   return *value / *baseline;
 }

@@ -17,18 +17,21 @@ namespace amp::runlog {
 struct Series {
   std::vector<double> step, epoch, time, value;
   std::size_t size() const { return value.size(); }
-  void truncateAfterStep(double lastStep);  ///< drops points with step > lastStep
+  /// Drops the points at the end with step > lastStep (points are appended in file order, so
+  /// those are what an interrupted process wrote after it); costs what it removes.
+  void truncateAfterStep(double lastStep);
 };
 
 /// The run's figures for the summary table; absent where the run has no such data yet.
 struct RunSummary {
   std::optional<double> bestValTop1;   ///< percent (100 - the lowest val top-1 error)
   std::optional<double> finalValTop1;  ///< percent, the last validation
-  std::optional<double> finalLoss;     ///< the last epoch's mean training loss (else the mean of the last 20 steps)
-  std::optional<double> peakMemoryBytes;  ///< CUDA peak allocated, else peak process RSS
-  std::optional<double> itersPerSecond;   ///< steps / summed iteration time
-  std::optional<double> clipsPerSecond;   ///< mean over steps
-  std::optional<double> dataWaitFraction; ///< summed data wait / summed iteration time
+  std::optional<double>
+      finalLoss;  ///< the last epoch's mean training loss (else the mean of the last 20 steps)
+  std::optional<double> peakMemoryBytes;   ///< CUDA peak allocated, else peak process RSS
+  std::optional<double> itersPerSecond;    ///< steps / summed iteration time
+  std::optional<double> clipsPerSecond;    ///< mean over steps
+  std::optional<double> dataWaitFraction;  ///< summed data wait / summed iteration time
   std::int64_t steps = 0;
   std::int64_t skippedSteps = 0;
   double wallTimeSeconds = 0;  ///< time of the last event
@@ -36,6 +39,11 @@ struct RunSummary {
 
 class RunRecord {
  public:
+  /// Distinct (kind, metric) series a record keeps: ours write about 40, PySlowFast's about 10.
+  /// A log naming more (damaged or hostile) would make each resume and the CSV cost rows x names;
+  /// the values of further names are left out and counted (droppedValues).
+  static constexpr std::size_t kMaxSeries = 256;
+
   /// Adds one event; a "resumed" event at step S first drops everything after S (the work the
   /// interrupted process lost), as MetricsReader::applyResumes does.
   void add(const MetricEvent& e);
@@ -50,6 +58,8 @@ class RunRecord {
   const std::vector<MetricEvent>& notableEvents() const { return notable_; }
   /// Count of all events added (after resume truncation, the count kept).
   std::size_t eventCount() const { return count_; }
+  /// Values left out because the run names more than kMaxSeries series; 0 for real runs.
+  std::size_t droppedValues() const { return droppedValues_; }
   /// Bumped by every change that removes data (resume truncation, clear): views then rebuild.
   std::uint64_t generation() const { return generation_; }
   double lastStep() const { return lastStep_; }
@@ -58,7 +68,8 @@ class RunRecord {
 
   RunSummary summary() const;
 
-  /// Every event's values as CSV: kind, step, epoch, time_s, one column per metric name.
+  /// Every event's values as CSV: kind, step, epoch, time_s, one column per metric name (at most
+  /// kMaxSeries; linear in rows x columns). Text with a comma, quote or newline is quoted.
   std::string toCsv() const;
 
   /// Reads a run directory's metrics.jsonl (resume rule applied). False with `error`.
@@ -69,12 +80,14 @@ class RunRecord {
   std::vector<MetricEvent> notable_;
   std::vector<MetricEvent> rows_;  ///< non-event lines, for CSV export
   std::size_t count_ = 0;
+  std::size_t droppedValues_ = 0;
   std::uint64_t generation_ = 0;
   double lastStep_ = 0, lastEpoch_ = 0, lastTime_ = 0;
 };
 
 /// A summary figure against a baseline's: value / baseline, or nullopt when either is missing or
 /// the baseline is zero.
-std::optional<double> ratio(const std::optional<double>& value, const std::optional<double>& baseline);
+std::optional<double> ratio(const std::optional<double>& value,
+                            const std::optional<double>& baseline);
 
 }  // namespace amp::runlog

@@ -9,11 +9,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 
 #include "runlog/RunDirectory.h"
+#include "util/AtomicFile.h"
 
 #if AMPSTUDIO_WITH_TENSORBOARD
 #include <isa-l/crc.h>
@@ -25,13 +24,16 @@ namespace amp::runlog {
 
 namespace fs = std::filesystem;
 
-std::string tensorBoardLogDir(const std::string& outputDir, const std::string& logDir, const std::string& dataset) {
+std::string tensorBoardLogDir(const std::string& outputDir, const std::string& logDir,
+                              const std::string& dataset) {
   return (fs::path(outputDir) / (logDir.empty() ? "runs-" + dataset : logDir)).string();
 }
 
 #if AMPSTUDIO_WITH_TENSORBOARD
 
-std::string tensorBoardSupport() { return ""; }
+std::string tensorBoardSupport() {
+  return "";
+}
 
 std::uint32_t crc32c(const void* data, std::size_t size) {
   // ISA-L's iSCSI CRC is CRC-32C without the standard's initial and final inversion.
@@ -78,7 +80,9 @@ std::atomic<int> fileCounter{0};
 }  // namespace
 
 TensorBoardWriter::TensorBoardWriter() = default;
-TensorBoardWriter::~TensorBoardWriter() { close(); }
+TensorBoardWriter::~TensorBoardWriter() {
+  close();
+}
 
 std::string TensorBoardWriter::open(const std::string& logDir, double wallTime) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -87,10 +91,14 @@ std::string TensorBoardWriter::open(const std::string& logDir, double wallTime) 
   fs::create_directories(logDir, ec);
   if (ec) return "cannot create the TensorBoard folder '" + logDir + "': " + ec.message();
   char name[64];
-  std::snprintf(name, sizeof name, "events.out.tfevents.%010lld.", static_cast<long long>(wallTime));
-  path_ = (fs::path(logDir) / (name + hostName() + "." + std::to_string(::getpid()) + "." + std::to_string(fileCounter++))).string();
+  std::snprintf(name, sizeof name, "events.out.tfevents.%010lld.",
+                static_cast<long long>(wallTime));
+  path_ = (fs::path(logDir) / (name + hostName() + "." + std::to_string(::getpid()) + "." +
+                               std::to_string(fileCounter++)))
+              .string();
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) return "cannot create the TensorBoard events file '" + path_ + "': " + std::strerror(errno);
+  if (fd_ < 0)
+    return "cannot create the TensorBoard events file '" + path_ + "': " + std::strerror(errno);
   tb::Event e;
   e.set_wall_time(wallTime);
   e.set_file_version("brain.Event:2");
@@ -99,7 +107,8 @@ std::string TensorBoardWriter::open(const std::string& logDir, double wallTime) 
   return append(bytes);
 }
 
-std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step, double wallTime) {
+std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
+                                   double wallTime) {
   std::string bytes;
   for (const auto& s : scalars) {
     tb::Event e;
@@ -125,7 +134,9 @@ std::string TensorBoardWriter::append(const std::string& bytes) {
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return "cannot append to '" + path_ + "': " + (n < 0 ? std::strerror(errno) : "nothing was written");
+    if (n <= 0)
+      return "cannot append to '" + path_ +
+             "': " + (n < 0 ? std::strerror(errno) : "nothing was written");
     done += static_cast<std::size_t>(n);
   }
   return "";
@@ -142,18 +153,20 @@ void TensorBoardWriter::close() {
 
 TensorBoardFile readTensorBoardFile(const std::string& path) {
   TensorBoardFile out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    out.error = "cannot open '" + path + "'";
+  // A regular file only (a FIFO or /dev/zero behind the name would be read forever); its size
+  // bounds every record's announced length below.
+  std::string all, why;
+  if (!util::readFile(path, all, &why, util::kNoReadCap)) {
+    out.error = "cannot open '" + path + "' (" + why + ")";
     return out;
   }
-  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto* p = reinterpret_cast<const unsigned char*>(all.data());
   std::size_t at = 0;
   while (at < all.size()) {
     const std::string where = "'" + path + "' at byte " + std::to_string(at);
     if (all.size() - at < 12) {
-      out.error = where + ": a torn record (" + std::to_string(all.size() - at) + " bytes of its header)";
+      out.error =
+          where + ": a torn record (" + std::to_string(all.size() - at) + " bytes of its header)";
       return out;
     }
     const std::uint64_t len = getLe(p + at, 8);
@@ -161,7 +174,8 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
       out.error = where + ": the length's checksum does not match";
       return out;
     }
-    if (len > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {  // protobuf parses at most that
+    if (len > static_cast<std::uint64_t>(
+                  std::numeric_limits<int>::max())) {  // protobuf parses at most that
       out.error = where + ": a record of " + std::to_string(len) + " bytes is no event";
       return out;
     }
@@ -185,7 +199,8 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
     if (e.what_case() == tb::Event::kFileVersion) ev.file_version = e.file_version();
     if (e.what_case() == tb::Event::kSummary)
       for (const auto& v : e.summary().value())
-        if (v.value_case() == tb::SummaryValue::kSimpleValue) ev.scalars.push_back({v.tag(), v.simple_value()});
+        if (v.value_case() == tb::SummaryValue::kSimpleValue)
+          ev.scalars.push_back({v.tag(), v.simple_value()});
     out.events.push_back(std::move(ev));
     at += 12 + len + 4;
   }
@@ -195,18 +210,33 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
 #else  // built without protobuf or ISA-L
 
 std::string tensorBoardSupport() {
-  return "this build writes no TensorBoard event files (configured with AMPSTUDIO_WITH_TENSORBOARD OFF: no protobuf and ISA-L)";
+  return "this build writes no TensorBoard event files (configured with AMPSTUDIO_WITH_TENSORBOARD "
+         "OFF: no protobuf and ISA-L)";
 }
-std::uint32_t crc32c(const void*, std::size_t) { return 0; }
-std::uint32_t maskedCrc32c(const void*, std::size_t) { return 0; }
+std::uint32_t crc32c(const void*, std::size_t) {
+  return 0;
+}
+std::uint32_t maskedCrc32c(const void*, std::size_t) {
+  return 0;
+}
 TensorBoardWriter::TensorBoardWriter() = default;
 TensorBoardWriter::~TensorBoardWriter() = default;
-std::string TensorBoardWriter::open(const std::string&, double) { return tensorBoardSupport(); }
-std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t, double) { return tensorBoardSupport(); }
-bool TensorBoardWriter::isOpen() const { return false; }
-std::string TensorBoardWriter::append(const std::string&) { return tensorBoardSupport(); }
+std::string TensorBoardWriter::open(const std::string&, double) {
+  return tensorBoardSupport();
+}
+std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t, double) {
+  return tensorBoardSupport();
+}
+bool TensorBoardWriter::isOpen() const {
+  return false;
+}
+std::string TensorBoardWriter::append(const std::string&) {
+  return tensorBoardSupport();
+}
 void TensorBoardWriter::close() {}
-TensorBoardFile readTensorBoardFile(const std::string&) { return {{}, tensorBoardSupport()}; }
+TensorBoardFile readTensorBoardFile(const std::string&) {
+  return {{}, tensorBoardSupport()};
+}
 
 #endif
 

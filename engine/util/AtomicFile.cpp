@@ -2,19 +2,20 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "util/FaultInjection.h"
 
 namespace amp::util {
 
-std::string writeFileAtomically(const std::string& path, const std::string& contents, const char* faultSite) {
+std::string writeFileAtomically(const std::string& path, const std::string& contents,
+                                const char* faultSite) {
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
@@ -59,15 +60,46 @@ std::string writeFileAtomically(const std::string& path, const std::string& cont
   return "";
 }
 
-bool readFile(const std::string& path, std::string& contents, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (error) *error = "cannot read '" + path + "': " + std::strerror(errno);
+bool readFile(const std::string& path, std::string& contents, std::string* error,
+              std::size_t maxBytes) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = "cannot read '" + path + "': " + why;
     return false;
+  };
+  // O_NONBLOCK: opening a FIFO must not wait for a writer that never comes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return fail(std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(
+        "not a regular file (a FIFO, device or folder is never read whole); point it at a file");
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  contents = ss.str();
+  auto tooBig = [&] {
+    ::close(fd);
+    return fail("larger than the " + std::to_string(maxBytes) +
+                " bytes this file may have; is it the right file?");
+  };
+  if (static_cast<std::uint64_t>(st.st_size) > maxBytes) return tooBig();
+  std::string out;
+  out.reserve(static_cast<std::size_t>(st.st_size));
+  // The file may grow while it is read (or say size 0, as /proc does): read to its end, never
+  // past the cap.
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      return fail(why);
+    }
+    if (n == 0) break;
+    if (static_cast<std::size_t>(n) > maxBytes - out.size()) return tooBig();
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  contents = std::move(out);
   return true;
 }
 

@@ -2,6 +2,9 @@
 
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <fstream>
 
 #include "data/KineticsCsv.h"
@@ -49,7 +52,8 @@ class TestKineticsCsv : public QObject {
     KineticsList list;
     std::string error;
     QVERIFY(!readKineticsList(d, "test", " ", "", 0, list, &error));
-    QVERIFY2(error.find("test.csv:2: expected 'path<space>label'") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("test.csv:2: expected 'path<space>label'") != std::string::npos,
+             error.c_str());
     QVERIFY2(error.find("and 2 more malformed lines") != std::string::npos, error.c_str());
   }
 
@@ -59,10 +63,49 @@ class TestKineticsCsv : public QObject {
     QVERIFY(!readKineticsList(dir_.path().toStdString(), "nosplit", " ", "", 0, list, &error));
     QVERIFY2(error.find("has no nosplit.csv") != std::string::npos, error.c_str());
     QVERIFY(!readKineticsList("/no/such/dir", "train", " ", "", 0, list, &error));
-    QVERIFY2(error.find("DATA.PATH_TO_DATA_DIR '/no/such/dir' does not exist") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("DATA.PATH_TO_DATA_DIR '/no/such/dir' does not exist") != std::string::npos,
+             error.c_str());
     const auto d = write("empty", "\n\n");
     QVERIFY(!readKineticsList(d, "empty", " ", "", 0, list, &error));
     QVERIFY2(error.find("lists no videos") != std::string::npos, error.c_str());
+  }
+  // A line past 64 KiB is refused as `file:line: too long` without being held, and reading goes
+  // on after it (the old reader held the whole line, and quoted it whole in the message).
+  void aLineTooLongIsNamed() {
+    const auto d = write("long", "ok.mp4 1\n" + std::string(200000, 'p') + " 2\nb.mp4 3\n" +
+                                     std::string(100000, ' ') + "x\n");
+    KineticsList list;
+    std::string error;
+    QVERIFY(!readKineticsList(d, "long", " ", "", 0, list, &error));
+    QVERIFY2(error.find("long.csv:2: too long (more than 65536 bytes") != std::string::npos,
+             error.c_str());
+    QVERIFY2(error.find("and 1 more malformed lines") != std::string::npos, error.c_str());
+    QVERIFY2(error.size() < 400, error.c_str());
+  }
+
+  // A line of separators is refused with its start quoted, not split into 60,000 fields.
+  void aLineOfSeparatorsIsQuotedShort() {
+    const auto d = write("seps", "a.mp4 1\nx" + std::string(60000, ',') + "\n");
+    KineticsList list;
+    std::string error;
+    QVERIFY(!readKineticsList(d, "seps", ",", "", 0, list, &error));
+    QVERIFY2(error.find("seps.csv:2: expected 'path,label'") != std::string::npos, error.c_str());
+    QVERIFY2(error.size() < 400, std::to_string(error.size()).c_str());
+  }
+
+  // A list that is a FIFO or a device is refused by name: opening a FIFO waited for a writer,
+  // and /dev/zero was read forever.
+  void aListThatIsNoFileIsRefused() {
+    const std::string d = dir_.path().toStdString();
+    QCOMPARE(::mkfifo((d + "/fifo.csv").c_str(), 0600), 0);
+    std::filesystem::create_symlink("/dev/zero", d + "/zero.csv");
+    for (const char* split : {"fifo", "zero"}) {
+      KineticsList list;
+      std::string error;
+      QVERIFY(!readKineticsList(d, split, " ", "", 0, list, &error));
+      QVERIFY2(error.find(std::string(split) + ".csv: not a regular file") != std::string::npos,
+               error.c_str());
+    }
   }
 };
 

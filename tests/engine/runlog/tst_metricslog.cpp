@@ -1,6 +1,9 @@
 #include <QtTest>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +30,27 @@ MetricEvent trainEvent(std::int64_t step, double loss) {
 
 void appendRaw(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::app | std::ios::binary) << bytes;
+}
+
+// The process's peak resident memory so far, in bytes (Linux reports KiB).
+long long peakRss() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<long long>(u.ru_maxrss) * 1024;
+}
+
+bool anyContains(const std::vector<std::string>& lines, const std::string& part) {
+  for (const auto& l : lines)
+    if (l.find(part) != std::string::npos) return true;
+  return false;
+}
+
+MetricEvent resumedAt(std::int64_t step) {
+  MetricEvent e;
+  e.kind = kind::kEvent;
+  e.name = "resumed";
+  e.step = step;
+  return e;
 }
 
 }  // namespace
@@ -57,7 +81,8 @@ class TestMetricsLog : public QObject {
     }
     const auto read = MetricsReader::readAll(path);
     QCOMPARE(read.size(), written.size());
-    for (size_t i = 0; i < read.size(); ++i) QVERIFY2(read[i] == written[i], std::to_string(i).c_str());
+    for (size_t i = 0; i < read.size(); ++i)
+      QVERIFY2(read[i] == written[i], std::to_string(i).c_str());
     QVERIFY(std::isnan(read.back().values.at("nan_loss")));
     QVERIFY(std::isinf(read.back().values.at("inf")));
     QCOMPARE(read.back().layer, std::string("s5.pathway0_res2.branch2.c"));
@@ -66,14 +91,16 @@ class TestMetricsLog : public QObject {
   }
 
   void unknownFieldsAndKindsAreKept() {
-    auto e = parseJsonLine(R"({"v":7,"kind":"gpu_probe","step":3,"epoch":0.5,"future":{"x":1},"values":{"temp":61,"bad":[1]}})");
+    auto e = parseJsonLine(
+        R"({"v":7,"kind":"gpu_probe","step":3,"epoch":0.5,"future":{"x":1},"values":{"temp":61,"bad":[1]}})");
     QVERIFY(e);
     QCOMPARE(e->kind, std::string("gpu_probe"));
     QCOMPARE(e->step, std::int64_t(3));
     QCOMPARE(e->values.size(), size_t(1));
     QCOMPARE(e->values.at("temp"), 61.0);
     QCOMPARE(parseJsonLine(R"({"kind":"train","step":12.0})")->step, std::int64_t(12));
-    QCOMPARE(parseJsonLine(R"({"kind":"train","step":7.7e53})")->step, std::int64_t(0));  // no integer holds it (fuzzing)
+    QCOMPARE(parseJsonLine(R"({"kind":"train","step":7.7e53})")->step,
+             std::int64_t(0));  // no integer holds it (fuzzing)
     QVERIFY(!parseJsonLine("{\"kind\":\"train\",\"st"));
     QVERIFY(!parseJsonLine("[1,2]"));
   }
@@ -198,6 +225,100 @@ class TestMetricsLog : public QObject {
     const std::string err = w.open("/nonexistent-dir/metrics.jsonl");
     QVERIFY2(err.find("/nonexistent-dir/metrics.jsonl") != std::string::npos, err.c_str());
     QVERIFY(!w.write(trainEvent(1, 1.0)).empty());
+  }
+  // The issue's test: a 100 MB metrics.jsonl of one line is refused by name (file and line),
+  // without reading it whole into memory, and the lines around it are read.
+  void aHundredMegabyteLineIsRefusedByName() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << toJsonLine(trainEvent(1, 1.0)) << "\n{\"kind\":\"train\",\"message\":\"";
+      const std::string mb(1 << 20, 'x');
+      for (int i = 0; i < 100; ++i) out << mb;
+      out << "\"}\n" << toJsonLine(trainEvent(2, 0.5)) << "\n";
+    }
+    const long long before = peakRss();
+    MetricsReader::ReadStats stats;
+    const auto events = MetricsReader::readAll(path, &stats);
+    const long long grew = peakRss() - before;
+    QCOMPARE(events.size(), size_t(2));
+    QCOMPARE(events[1].step, std::int64_t(2));
+    QCOMPARE(stats.skippedLines, size_t(1));
+    QVERIFY2(anyContains(stats.problems, path + ":2: a line longer than 1048576 bytes"),
+             stats.problems.empty() ? "none" : stats.problems.front().c_str());
+    QVERIFY2(grew < 64ll << 20, std::to_string(grew).c_str());  // the old reader held it 3 times
+  }
+
+  // Followed live, a line still growing past the limit is dropped as it comes, and reading goes
+  // on after its newline with the right line numbers.
+  void aLongLineWhileFollowingIsSkippedToItsNewline() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    appendRaw(path, toJsonLine(trainEvent(1, 1.0)) + "\n");
+    MetricsReader reader(path);
+    QCOMPARE(reader.poll().size(), size_t(1));
+    appendRaw(path, std::string(MetricsReader::kMaxLineBytes + 10, '['));
+    QVERIFY(reader.poll().empty());
+    QCOMPARE(reader.skippedLines(), size_t(1));
+    QVERIFY(anyContains(reader.problems(), path + ":2: a line longer than"));
+    appendRaw(path,
+              std::string(1000, '[') + "\n" + toJsonLine(trainEvent(2, 0.5)) + "\nnot json\n");
+    const auto got = reader.poll();
+    QCOMPARE(got.size(), size_t(1));
+    QCOMPARE(got[0].step, std::int64_t(2));
+    QCOMPARE(reader.skippedLines(), size_t(2));
+    QVERIFY(anyContains(reader.problems(), path + ":4: not a JSON object"));
+    QCOMPARE(reader.problems().size(), size_t(2));  // the long line is named once
+  }
+
+  // A sparse file announcing 64 GiB: the old reader allocated its size; this one skips the hole.
+  void aSparseFileIsNotReadWhole() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    appendRaw(path, toJsonLine(trainEvent(1, 1.0)) + "\n");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    QVERIFY(fd >= 0);
+    const std::string tail = "\n" + toJsonLine(trainEvent(2, 0.5)) + "\n";
+    const off_t hole = off_t(64) << 30;
+    const bool wrote =
+        ::pwrite(fd, tail.data(), tail.size(), hole) == static_cast<ssize_t>(tail.size());
+    ::close(fd);
+    if (!wrote) QSKIP("this file system holds no 64 GiB sparse file");
+    MetricsReader::ReadStats stats;
+    const auto events = MetricsReader::readAll(path, &stats);
+    QCOMPARE(events.size(), size_t(2));
+    QCOMPARE(stats.skippedLines, size_t(1));
+    QVERIFY(anyContains(stats.problems, path + ":2: a line longer than"));
+  }
+
+  // A FIFO (or a device) in the place of the log is named, never waited on or read.
+  void aFifoIsNamedNotRead() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/metrics.jsonl";
+    QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+    MetricsReader::ReadStats stats;
+    QVERIFY(MetricsReader::readAll(path, &stats).empty());
+    QVERIFY(anyContains(stats.problems, path + ": not a regular file"));
+  }
+
+  // 200,000 resumes: erasing at each one was quadratic (minutes); the rule is unchanged: a line is
+  // dropped when a later resume has a smaller step, events are kept.
+  void manyResumesStayLinear() {
+    std::vector<MetricEvent> events;
+    const int n = 200000;
+    for (int i = 0; i < n; ++i) {
+      events.push_back(trainEvent(i + 1, 1.0));
+      events.push_back(resumedAt(i));  // drops the line just before it
+    }
+    events.push_back(trainEvent(5, 0.5));
+    events.push_back(trainEvent(9, 0.5));
+    events.push_back(resumedAt(7));
+    MetricsReader::applyResumes(events);
+    QCOMPARE(events.size(), size_t(n + 2));
+    QCOMPARE(events[0].name, std::string("resumed"));
+    QCOMPARE(events[n].step, std::int64_t(5));
+    QCOMPARE(events[n + 1].name, std::string("resumed"));
   }
 };
 

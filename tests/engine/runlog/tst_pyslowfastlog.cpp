@@ -1,5 +1,8 @@
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -19,10 +22,14 @@ const char* kTrainEpoch =
     R"(json_stats: {"RAM": "12.34/503.2G", "_type": "train_epoch", "dt": 0.5, "dt_data": 0.01, "dt_net": 0.49, "epoch": "2/196", "eta": "1 day", "gpu_mem": "5.63G", "grad_norm": 3.1, "loss": 4.5, "lr": 0.1, "top1_err": 90.0, "top5_err": 75.0})";
 const char* kValEpoch =
     R"(json_stats: {"RAM": "12.34/503.2G", "_type": "val_epoch", "epoch": "2/196", "gpu_mem": "5.63G", "min_top1_err": 85.0, "min_top5_err": 60.0, "time_diff": 0.2, "top1_err": 85.0, "top5_err": 60.0})";
-const char* kValIter = R"(json_stats: {"_type": "val_iter", "epoch": "2/196", "iter": "10/100", "time_diff": 0.2, "top1_err": 80.0})";
-const char* kTestFinal = R"(json_stats: {"split": "test_final", "top1_acc": "76.94", "top5_acc": "92.59"})";
+const char* kValIter =
+    R"(json_stats: {"_type": "val_iter", "epoch": "2/196", "iter": "10/100", "time_diff": 0.2, "top1_err": 80.0})";
+const char* kTestFinal =
+    R"(json_stats: {"split": "test_final", "top1_acc": "76.94", "top5_acc": "92.59"})";
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
 }  // namespace
 
 class TestPySlowFastLog : public QObject {
@@ -73,10 +80,12 @@ class TestPySlowFastLog : public QObject {
     fs::create_directories(a);
     fs::create_directories(b);
     fs::create_directories(none);
-    write(a / "json_stats.log", std::string(kTrainIter) + "\n" + kTrainEpoch + "\n" + kValEpoch + "\n");
-    write(b / "stdout.log", std::string("[12/01 10:00:00][INFO] train_net.py: 500: Start epoch: 1\n") +
-                                "[12/01 10:00:05][INFO] logging.py: 97: " + kTrainIter + "\n" + "some other text\n" +
-                                "[12/01 10:09:00][INFO] logging.py: 97: " + kValEpoch + "\n");
+    write(a / "json_stats.log",
+          std::string(kTrainIter) + "\n" + kTrainEpoch + "\n" + kValEpoch + "\n");
+    write(b / "stdout.log",
+          std::string("[12/01 10:00:00][INFO] train_net.py: 500: Start epoch: 1\n") +
+              "[12/01 10:00:05][INFO] logging.py: 97: " + kTrainIter + "\n" + "some other text\n" +
+              "[12/01 10:09:00][INFO] logging.py: 97: " + kValEpoch + "\n");
     write(none / "stdout.log", "no stats here\n");
     const auto runs = RunDirectory::findRuns(root.string());
     QCOMPARE(runs.size(), size_t(2));
@@ -120,6 +129,78 @@ class TestPySlowFastLog : public QObject {
     }
     QCOMPARE(reader.poll().size(), size_t(1));
     QCOMPARE(reader.skippedLines(), size_t(0));
+  }
+  // Fields of another type, counts no step can hold, and deep nesting: skipped lines, never an
+  // exception (json's value() threw type_error on {"_type": 1}, which nothing above caught).
+  void oddRecordsAreSkippedWithoutThrowing() {
+    PySlowFastLogState st;
+    const std::string deep =
+        "json_stats: {\"_type\": \"train_epoch\", \"x\": " + std::string(50000, '[') + "}";
+    for (
+        const std::string& line :
+        {std::string(R"(json_stats: {"_type": 1})"),
+         std::string(R"(json_stats: {"_type": ["train_iter"]})"),
+         std::string(R"(json_stats: {"split": 5, "top1_acc": 1})"),
+         std::string(R"(json_stats: {"split": {"a": 1}})"),
+         std::string(
+             R"(json_stats: {"_type": "train_iter", "epoch": "99999999999/2", "iter": "99999999999/99999999999"})"),
+         std::string(R"(json_stats: {"_type": "train_iter", "epoch": "1/2", "iter": "-5/0"})"),
+         deep}) {
+      try {
+        QVERIFY2(!parsePySlowFastStats(line, st), line.substr(0, 80).c_str());
+      } catch (const std::exception& e) {
+        QFAIL((line.substr(0, 80) + " threw " + e.what()).c_str());
+      }
+    }
+    // The same through the reader the run list uses, with a good record after them.
+    QTemporaryDir tmp;
+    const fs::path log = fs::path(tmp.path().toStdString()) / "json_stats.log";
+    write(log, std::string(R"(json_stats: {"_type": 1})") + "\n" + deep + "\n" + kTrainIter + "\n");
+    MetricsReader::ReadStats stats;
+    const auto events = MetricsReader::readAll(log.string(), &stats);
+    QCOMPARE(events.size(), size_t(1));
+    QCOMPARE(events[0].step, std::int64_t(1020));
+  }
+
+  // Deciding whether a stdout.log is PySlowFast's reads a bounded prefix (the run list asks at
+  // every refresh): a record past 8 MiB is not looked for; one across a 64 KiB read is found.
+  void statsScanIsBounded() {
+    QTemporaryDir tmp;
+    const fs::path root = tmp.path().toStdString();
+    const fs::path late = root / "late", split = root / "split";
+    fs::create_directories(late);
+    fs::create_directories(split);
+    {
+      std::ofstream f(late / "stdout.log", std::ios::binary);
+      const std::string mb(1 << 20, 'x');
+      for (int i = 0; i < 20; ++i) f << mb;  // one 20 MB line: the old scan read it whole
+      f << "\n" << kTrainIter << "\n";
+    }
+    QCOMPARE(pySlowFastStatsFile(late.string()), std::string());
+    write(split / "stdout.log",
+          std::string(65536 - 5, '.') + kTrainIter + "\n");  // "json_stats: {" spans two reads
+    QCOMPARE(pySlowFastStatsFile(split.string()), (split / "stdout.log").string());
+    // Still only within its first 20,000 lines.
+    write(split / "stdout.log", std::string(20000, '\n') + kTrainIter + "\n");
+    QCOMPARE(pySlowFastStatsFile(split.string()), std::string());
+    write(split / "stdout.log", std::string(19999, '\n') + kTrainIter + "\n");
+    QCOMPARE(pySlowFastStatsFile(split.string()), (split / "stdout.log").string());
+  }
+  // A copied folder keeps its timestamps: one centuries away (here 2400) is the run's date, not
+  // lost because std::filesystem's clock cannot hold it (last_write_time failed with EOVERFLOW).
+  void aStatsFileFromTheFarFutureKeepsItsDate() {
+    QTemporaryDir tmp;
+    const fs::path log = fs::path(tmp.path().toStdString()) / "json_stats.log";
+    write(log, std::string(kTrainIter) + "\n");
+    const timespec times[2] = {{13569465600, 0}, {13569465600, 0}};  // 2400-01-01
+    struct stat st {};
+    if (::utimensat(AT_FDCWD, log.c_str(), times, 0) != 0 || ::stat(log.c_str(), &st) != 0 ||
+        st.st_mtim.tv_sec != 13569465600)
+      QSKIP("this file system holds no timestamp in 2400");
+    const auto meta = RunDirectory(tmp.path().toStdString()).readMetadata();
+    QVERIFY(meta);
+    QCOMPARE(meta->updatedAt, 13569465600.0);
+    QCOMPARE(meta->createdAt, 13569465600.0);
   }
 };
 

@@ -1,14 +1,15 @@
 #include <QtTest>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "util/AtomicFile.h"
 #include "runlog/RunDirectory.h"
 #include "runlog/RunLock.h"
+#include "util/AtomicFile.h"
 
 using namespace amp::runlog;
 namespace fs = std::filesystem;
@@ -76,8 +77,9 @@ class TestRunDirectory : public QObject {
     std::ofstream(run.metadataPath()) << "{\"format\":1790000000,\"status\":\"finished\"}";
     QVERIFY(!run.readMetadata(&err));
     QVERIFY2(err.find("lacks \"format\"") != std::string::npos, err.c_str());
-    std::ofstream(run.metadataPath()) << "{\"format\":\"ampstudio-run\",\"status\":\"finished\",\"pid\":1e300,"
-                                         "\"world_size\":-5e20,\"name\":[1]}";
+    std::ofstream(run.metadataPath())
+        << "{\"format\":\"ampstudio-run\",\"status\":\"finished\",\"pid\":1e300,"
+           "\"world_size\":-5e20,\"name\":[1]}";
     const auto odd = run.readMetadata(&err);
     QVERIFY2(odd, err.c_str());
     QCOMPARE(odd->pid, std::int64_t{0});
@@ -136,9 +138,11 @@ class TestRunDirectory : public QObject {
     amp::runlog::RunLock first, second;
     std::string error;
     QVERIFY2(first.acquire(dir, &error), error.c_str());
-    QVERIFY(!second.acquire(dir, &error));  // another open file description: refused, as another process is
-    const std::string expected = "is being written by another trainer (pid " + std::to_string(getpid()) + " on host " +
-                                 amp::runlog::hostName() + ", since ";
+    QVERIFY(!second.acquire(
+        dir, &error));  // another open file description: refused, as another process is
+    const std::string expected = "is being written by another trainer (pid " +
+                                 std::to_string(getpid()) + " on host " + amp::runlog::hostName() +
+                                 ", since ";
     QVERIFY2(error.find(expected) != std::string::npos, error.c_str());
     QVERIFY(!second.held());
     first.release();
@@ -158,7 +162,8 @@ class TestRunDirectory : public QObject {
     QCOMPARE(WEXITSTATUS(status), 0);
     std::string name;
     QVERIFY(amp::util::readFile(dir + "/run.lock", name));
-    QVERIFY(name.find("pid " + std::to_string(child)) != std::string::npos);  // its name is still there...
+    QVERIFY(name.find("pid " + std::to_string(child)) !=
+            std::string::npos);  // its name is still there...
     amp::runlog::RunLock lock;
     std::string error;
     QVERIFY2(lock.acquire(dir, &error), error.c_str());  // ...but the kernel freed the lock
@@ -169,7 +174,51 @@ class TestRunDirectory : public QObject {
     amp::runlog::RunLock lock;
     std::string error;
     QVERIFY(!lock.acquire("/proc/no-such-run", &error));
-    QVERIFY2(error.find("cannot open the lock file '/proc/no-such-run/run.lock'") != std::string::npos, error.c_str());
+    QVERIFY2(
+        error.find("cannot open the lock file '/proc/no-such-run/run.lock'") != std::string::npos,
+        error.c_str());
+  }
+  // run.json from a stranger, read at every refresh of the run list on the GUI thread: each is
+  // refused by name, none crashes (deep nesting overflowed the stack in the copy of `extra`) or
+  // hangs (a link to /dev/zero was read forever, a FIFO waited for a writer).
+  void hostileRunJsonIsRefusedByName() {
+    QTemporaryDir tmp;
+    const std::string root = tmp.path().toStdString();
+    const std::string good = "{\"format\":\"ampstudio-run\",\"status\":\"finished\",\"name\":\"n\"";
+    auto refused = [&](const std::string& name, const std::string& part) {
+      std::string err;
+      const RunDirectory run(root + "/" + name);
+      if (run.readMetadata(&err)) return std::string("accepted");
+      if (err.find(run.metadataPath()) == std::string::npos || err.find(part) == std::string::npos)
+        return err;
+      return std::string();
+    };
+    auto make = [&](const std::string& name) {
+      fs::create_directories(root + "/" + name);
+      return root + "/" + name + "/run.json";
+    };
+    std::ofstream(make("deep")) << good << ",\"unknown\":" << std::string(100000, '[')
+                                << std::string(100000, ']') << "}";
+    QCOMPARE(refused("deep", "nested more than 64 levels deep"), std::string());
+    fs::create_symlink("/dev/zero", make("zero"));
+    QCOMPARE(refused("zero", "not a regular file"), std::string());
+    QCOMPARE(::mkfifo(make("fifo").c_str(), 0600), 0);
+    QCOMPARE(refused("fifo", "not a regular file"), std::string());
+    std::ofstream(make("big")) << good << ",\"pad\":\""
+                               << std::string(RunDirectory::kMaxMetadataBytes, ' ') << "\"}";
+    QCOMPARE(refused("big", "larger than the 1048576 bytes"), std::string());
+    // Nesting up to the limit is still a run.json (ours nest 3 deep).
+    std::ofstream(make("nested")) << good << ",\"unknown\":" << std::string(60, '[')
+                                  << std::string(60, ']') << "}";
+    std::string err;
+    const auto nested = RunDirectory(root + "/nested").readMetadata(&err);
+    QVERIFY2(nested, err.c_str());
+    QVERIFY(nested->extra.contains("unknown"));
+    // fromJson refuses a deep value whoever parsed it.
+    const auto deep = nlohmann::json::parse(std::string(100, '[') + std::string(100, ']'));
+    QVERIFY(!RunMetadata::fromJson(
+        nlohmann::json{{"format", "ampstudio-run"}, {"status", "finished"}, {"x", deep}}, &err));
+    QVERIFY2(err.find("nests more than 64") != std::string::npos, err.c_str());
   }
 };
 

@@ -2,6 +2,7 @@
 // comparison view shows.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "config/ConfigDiff.h"
@@ -37,7 +38,8 @@ class TestRunRecord : public QObject {
     QCOMPARE(loss->time.back(), 8.0);
     QCOMPARE(r.series("val", "loss")->value.front(), 1.5);
     QVERIFY(!r.series("train", "top1_err"));
-    QCOMPARE(r.seriesNames(), (std::vector<std::string>{"train/loss", "train/lr", "val/loss", "val/top1_err"}));
+    QCOMPARE(r.seriesNames(),
+             (std::vector<std::string>{"train/loss", "train/lr", "val/loss", "val/top1_err"}));
   }
 
   void resumeDropsTheLostSteps() {
@@ -62,8 +64,13 @@ class TestRunRecord : public QObject {
     RunRecord r;
     QVERIFY(!r.summary().bestValTop1);
     for (int s = 1; s <= 4; ++s)
-      r.add(ev(kind::kTrain, s, {{"loss", 1}, {"iter_time_s", 0.5}, {"data_wait_s", 0.05}, {"clips_per_s", 10.0 * s},
-                                 {"skipped", s == 2 ? 1.0 : 0.0}, {"mem_peak_rss_bytes", 100.0 * s}}));
+      r.add(ev(kind::kTrain, s,
+               {{"loss", 1},
+                {"iter_time_s", 0.5},
+                {"data_wait_s", 0.05},
+                {"clips_per_s", 10.0 * s},
+                {"skipped", s == 2 ? 1.0 : 0.0},
+                {"mem_peak_rss_bytes", 100.0 * s}}));
     r.add(ev(kind::kVal, 2, {{"top1_err", 30}}));
     r.add(ev(kind::kVal, 4, {{"top1_err", 35}}));
     r.add(ev(kind::kEpoch, 4, {{"loss", 0.75}}));
@@ -90,13 +97,17 @@ class TestRunRecord : public QObject {
     RunRecord r;
     r.add(ev(kind::kTrain, 1, {{"loss", 2.5}, {"lr", 0.1}}));
     r.add(ev(kind::kVal, 1, {{"top1_err", std::nan("")}}));
-    QCOMPARE(r.toCsv(), std::string("kind,step,epoch,time_s,loss,lr,top1_err\ntrain,1,0.25,2,2.5,0.1,\nval,1,0.25,2,,,nan\n"));
+    QCOMPARE(r.toCsv(), std::string("kind,step,epoch,time_s,loss,lr,top1_err\ntrain,1,0.25,2,2.5,0."
+                                    "1,\nval,1,0.25,2,,,nan\n"));
   }
 
   void configDiffShowsOnlyTheKeysThatDiffer() {
     amp::config::ConfigLoader loader;
-    auto a = loader.loadText("TRAIN:\n  MIXED_PRECISION: False\nSOLVER:\n  BASE_LR: 0.1\n", "a.yaml", ".");
-    auto b = loader.loadText("TRAIN:\n  MIXED_PRECISION: True\nSOLVER:\n  BASE_LR: 0.1\n  LR_SCALE: 0.6\n", "b.yaml", ".");
+    auto a = loader.loadText("TRAIN:\n  MIXED_PRECISION: False\nSOLVER:\n  BASE_LR: 0.1\n",
+                             "a.yaml", ".");
+    auto b = loader.loadText(
+        "TRAIN:\n  MIXED_PRECISION: True\nSOLVER:\n  BASE_LR: 0.1\n  LR_SCALE: 0.6\n", "b.yaml",
+        ".");
     QVERIFY(a.ok() && b.ok());
     auto diff = amp::config::diffConfigs({&a.config, &b.config});
     QCOMPARE(diff.size(), std::size_t(2));
@@ -105,6 +116,52 @@ class TestRunRecord : public QObject {
     QCOMPARE(diff[1].key, std::string("SOLVER.LR_SCALE"));
     QCOMPARE(diff[1].values, (std::vector<std::string>{"1.0", "0.6"}));
     QVERIFY(amp::config::diffConfigs({&a.config}).empty());
+  }
+  // 100,000 resumes, each after a lost step, with a notable event before each: filtering every
+  // column and event list at each resume was quadratic; popping the tail is linear.
+  void manyResumesStayLinear() {
+    RunRecord r;
+    const int n = 100000;
+    for (int i = 0; i < n; ++i) {
+      MetricEvent ck = ev(kind::kEvent, 2 * i, {});
+      ck.name = "checkpoint";
+      r.add(ck);
+      r.add(ev(kind::kTrain, 2 * i, {{"loss", 1.0}}));
+      r.add(ev(kind::kTrain, 2 * i + 1, {{"loss", 9.0}}));  // lost: the resume below is at 2i
+      MetricEvent resumed = ev(kind::kEvent, 2 * i, {});
+      resumed.name = "resumed";
+      r.add(resumed);
+    }
+    QCOMPARE(r.series("train", "loss")->size(), std::size_t(n));
+    for (double v : r.series("train", "loss")->value) QCOMPARE(v, 1.0);
+    QCOMPARE(r.notableEvents().size(), std::size_t(2 * n));
+    QCOMPARE(r.eventCount(), std::size_t(3 * n));
+  }
+
+  // A log naming thousands of metrics keeps the first kMaxSeries and counts the rest, so resumes
+  // and the CSV (one column per name on every row) stay in proportion to the file.
+  void seriesBeyondTheCapAreCounted() {
+    RunRecord r;
+    std::map<std::string, double> many;
+    for (int i = 0; i < 1000; ++i) many["m" + std::to_string(1000 + i)] = i;
+    r.add(ev(kind::kTrain, 1, many));
+    r.add(ev(kind::kTrain, 2, {{"loss", 1.0}}));
+    QCOMPARE(r.seriesNames().size(), RunRecord::kMaxSeries);
+    QCOMPARE(r.droppedValues(), std::size_t(1000 - RunRecord::kMaxSeries + 1));
+    QVERIFY(!r.series("train", "loss"));
+    const std::string csv = r.toCsv();
+    const std::string header = csv.substr(0, csv.find('\n'));
+    QCOMPARE(static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')),
+             3 + RunRecord::kMaxSeries);
+    r.clear();
+    QCOMPARE(r.droppedValues(), std::size_t(0));
+  }
+
+  // Kinds and names come from a file: one with a comma or a quote must not shift the columns.
+  void csvQuotesTextFromTheFile() {
+    RunRecord r;
+    r.add(ev("a,b", 1, {{"x\"y", 1.0}}));
+    QCOMPARE(r.toCsv(), std::string("kind,step,epoch,time_s,\"x\"\"y\"\n\"a,b\",1,0.25,2,1\n"));
   }
 };
 
