@@ -12,11 +12,68 @@ namespace {
 // (a list appended to itself through the memo): shared_ptr alone would leak them.
 thread_local std::vector<std::weak_ptr<PyObj>>* tlsMade = nullptr;
 
+// What the unpickle() running on this thread has spent, against budgets in proportion to the
+// bytes it has read (see unpickle in Pickle.h for the numbers and why real pickles stay below).
+struct Budget {
+  static constexpr std::size_t kAllowance = 65536;  // small pickles: never refused for their shape
+  static constexpr std::size_t kByteAllowance = std::size_t{1} << 20;
+
+  const std::size_t* pos;
+  std::size_t start;
+  std::size_t objects = 0, cells = 0, bytes = 0;
+
+  std::size_t read() const { return *pos - start; }
+  static std::string tooMuch(std::size_t count, const char* what, std::size_t read) {
+    return "makes more than " + std::to_string(count) + " " + what + " from its first " +
+           std::to_string(read) +
+           " bytes, far more than any checkpoint; refused (a pickle built to exhaust memory)";
+  }
+  void object() {
+    if (++objects > read() / 2 + kAllowance)
+      throw PickleError(tooMuch(objects - 1, "objects", read()));
+  }
+  void charge(std::size_t c, std::size_t b) {
+    cells += c;
+    bytes += b;
+    if (cells > 2 * read() + kAllowance)
+      throw PickleError(tooMuch(cells - c, "container slots", read()));
+    if (bytes > 8 * read() + kByteAllowance)
+      throw PickleError(tooMuch(bytes - b, "bytes of data", read()));
+  }
+};
+thread_local Budget* tlsBudget = nullptr;
+
+// A new object: counted against the budget; containers are also remembered for breaking cycles.
+PyRef fresh(PyObj::Kind kind, std::size_t bytes = 0) {
+  if (tlsBudget) {
+    tlsBudget->object();
+    if (bytes) tlsBudget->charge(0, bytes);
+  }
+  auto o = std::make_shared<PyObj>();
+  o->kind = kind;
+  return o;
+}
+
 PyRef made(PyRef o) {
   if (tlsMade) tlsMade->push_back(o);
   return o;
 }
+
+// Immutable values every pickle repeats (None, booleans, small ints, the empty tuple) are shared,
+// as CPython shares them: a list of a million Nones costs a million pointers, not objects. No
+// code mutates an object of these kinds (APPEND, SETITEM and the hosts' BUILD check the kind).
+PyRef shared(PyObj::Kind kind, bool b = false, std::int64_t i = 0) {
+  auto o = std::make_shared<PyObj>();
+  o->kind = kind;
+  o->b = b;
+  o->i = i;
+  return o;
+}
 }  // namespace
+
+void chargeUnpickle(std::size_t cells, std::size_t bytes) {
+  if (tlsBudget) tlsBudget->charge(cells, bytes);
+}
 
 PyObj::~PyObj() {
   std::vector<PyRef> pending;
@@ -38,63 +95,64 @@ PyObj::~PyObj() {
   }
 }
 
-PyRef PyObj::none() { return std::make_shared<PyObj>(); }
+PyRef PyObj::none() {
+  static const PyRef none = shared(Kind::None);
+  return none;
+}
 PyRef PyObj::boolean(bool v) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Bool;
-  o->b = v;
-  return o;
+  static const PyRef t = shared(Kind::Bool, true), f = shared(Kind::Bool, false);
+  return v ? t : f;
 }
 PyRef PyObj::integer(std::int64_t v) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Int;
+  static const std::vector<PyRef> small = [] {  // BININT1's range
+    std::vector<PyRef> ints;
+    for (std::int64_t k = 0; k < 256; ++k) ints.push_back(shared(Kind::Int, false, k));
+    return ints;
+  }();
+  if (v >= 0 && v < 256) return small[static_cast<std::size_t>(v)];
+  auto o = fresh(Kind::Int);
   o->i = v;
   return o;
 }
 PyRef PyObj::real(double v) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Float;
+  auto o = fresh(Kind::Float);
   o->f = v;
   return o;
 }
 PyRef PyObj::str(std::string v) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Str;
+  auto o = fresh(Kind::Str, v.size());
   o->s = std::move(v);
   return o;
 }
 PyRef PyObj::bytes(std::string v) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Bytes;
+  auto o = fresh(Kind::Bytes, v.size());
   o->s = std::move(v);
   return o;
 }
 PyRef PyObj::list() {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::List;
-  return made(std::move(o));
+  return made(fresh(Kind::List));
 }
 PyRef PyObj::tuple(std::vector<PyRef> v) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Tuple;
+  if (v.empty()) {
+    static const PyRef empty = shared(Kind::Tuple);
+    return empty;
+  }
+  auto o = fresh(Kind::Tuple);
+  chargeUnpickle(v.size());
   o->items = std::move(v);
   return made(std::move(o));
 }
 PyRef PyObj::dictionary() {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Dict;
-  return made(std::move(o));
+  return made(fresh(Kind::Dict));
 }
 PyRef PyObj::global(std::string module, std::string name) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Global;
+  auto o = fresh(Kind::Global, module.size() + name.size());
   o->s = std::move(module);
   o->name = std::move(name);
   return o;
 }
 PyRef PyObj::object(std::string type, std::any payload) {
-  auto o = std::make_shared<PyObj>();
-  o->kind = Kind::Object;
+  auto o = fresh(Kind::Object);
   o->name = std::move(type);
   o->payload = std::move(payload);
   return made(std::move(o));
@@ -140,7 +198,8 @@ namespace {
 
 class Machine {
  public:
-  Machine(const std::string& data, std::size_t& pos, PickleHost& host) : d_(data), pos_(pos), host_(host) {}
+  Machine(const std::string& data, std::size_t& pos, PickleHost& host)
+      : d_(data), pos_(pos), start_(pos), host_(host) {}
 
   PyRef run() {
     for (;;) {
@@ -205,7 +264,15 @@ class Machine {
     return out;
   }
   void push(PyRef v) { stack_.push_back(std::move(v)); }
-  void memoPut(std::uint64_t k) { memo_[k] = top(); }
+  void memoPut(std::uint64_t k) {
+    // Python memoizes each object once, after at least one byte that made it: a memo larger
+    // than half the bytes read is a pickle storing the same thing over and over.
+    if (memo_.size() > (pos_ - start_) / 2 + kMemoAllowance && !memo_.count(k))
+      throw PickleError("stores more than " + std::to_string(memo_.size()) + " memo entries in " +
+                        std::to_string(pos_ - start_) +
+                        " bytes, far more than any checkpoint; refused");
+    memo_[k] = top();
+  }
   PyRef memoGet(std::uint64_t k) {
     const auto it = memo_.find(k);
     if (it == memo_.end()) throw PickleError("malformed pickle: memo entry " + std::to_string(k) + " was never stored");
@@ -214,10 +281,12 @@ class Machine {
   static void setItems(const PyRef& dict, const std::vector<PyRef>& kv) {
     if (dict->kind != PyObj::Kind::Dict) throw PickleError("malformed pickle: SETITEM(S) on a " + dict->describe());
     if (kv.size() % 2) throw PickleError("malformed pickle: an odd number of dict items");
+    chargeUnpickle(kv.size());  // a pair is two pointers
     for (std::size_t k = 0; k < kv.size(); k += 2) dict->dict.emplace_back(kv[k], kv[k + 1]);
   }
   static void append(const PyRef& list, const std::vector<PyRef>& v) {
     if (list->kind != PyObj::Kind::List) throw PickleError("malformed pickle: APPEND(S) on a " + list->describe());
+    chargeUnpickle(v.size());
     list->items.insert(list->items.end(), v.begin(), v.end());
   }
   // Python's repr of a str or bytes literal, as protocol 0's STRING writes it: only what it emits.
@@ -267,8 +336,7 @@ class Machine {
       if (b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80)) v |= ~std::uint64_t{0} << (8 * b.size());
       return PyObj::integer(static_cast<std::int64_t>(v));
     }
-    auto o = std::make_shared<PyObj>();
-    o->kind = PyObj::Kind::BigInt;
+    auto o = fresh(PyObj::Kind::BigInt, b.size());
     o->s = std::move(b);
     return o;
   }
@@ -321,7 +389,7 @@ class Machine {
       case ')': push(PyObj::tuple({})); return false;
       case 'l': {
         auto l = PyObj::list();
-        l->items = popMark();
+        append(l, popMark());
         push(l);
         return false;
       }
@@ -412,7 +480,9 @@ class Machine {
 
   const std::string& d_;
   std::size_t& pos_;
+  const std::size_t start_;
   PickleHost& host_;
+  static constexpr std::size_t kMemoAllowance = 65536;
   std::vector<PyRef> stack_;
   std::vector<std::size_t> marks_;
   std::unordered_map<std::uint64_t, PyRef> memo_;
@@ -477,23 +547,36 @@ void breakCycles(std::vector<std::weak_ptr<PyObj>>& made, const std::unordered_s
     }
 }
 
-struct MadeScope {  // registers the containers made on this thread while it lives
+// Registers the containers made on this thread while it lives, and counts what they cost.
+struct MadeScope {
   std::vector<std::weak_ptr<PyObj>> made;
   std::vector<std::weak_ptr<PyObj>>* outer = tlsMade;
-  MadeScope() { tlsMade = &made; }
-  ~MadeScope() { tlsMade = outer; }
+  Budget budget;
+  Budget* outerBudget = tlsBudget;
+  explicit MadeScope(const std::size_t& pos) : budget{&pos, pos} {
+    tlsMade = &made;
+    tlsBudget = &budget;
+  }
+  ~MadeScope() {
+    tlsMade = outer;
+    tlsBudget = outerBudget;
+  }
 };
 
 }  // namespace
 
 PyRef unpickle(const std::string& data, std::size_t& pos, PickleHost& host) {
-  MadeScope scope;
+  MadeScope scope(pos);
   PyRef root;
   try {
     root = Machine(data, pos, host).run();
   } catch (const PickleError&) {
     breakCycles(scope.made);
     throw;
+  } catch (const std::bad_alloc&) {  // a host's allocation the budget did not foresee
+    breakCycles(scope.made);
+    throw PickleError("needs more memory than this machine has (at byte " + std::to_string(pos) +
+                      ")");
   } catch (const std::exception& e) {  // std::stoll and friends on a damaged text argument
     breakCycles(scope.made);
     throw PickleError(std::string("malformed pickle: ") + e.what());

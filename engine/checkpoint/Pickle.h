@@ -78,6 +78,21 @@ class PickleHost {
 };
 
 /// Runs one pickle from data[pos] to its STOP; advances pos past it. Throws PickleError.
+///
+/// Hostile input is bounded by what it has spent: with n the bytes of pickle read so far, a pickle
+/// may make at most n/2 + 65536 new objects, fill at most 2n + 65536 container slots, hold at most
+/// n/2 + 65536 memo entries and make at most 8n + 1 MiB of text and array data (hosts included,
+/// through chargeUnpickle); past any of these it is refused by name. A pickle that Python or
+/// LibTorch wrote stays far below: None, booleans, ints 0-255 and () are shared, not new objects;
+/// every other object costs at least one opcode byte and a memo store (PUT, MEMOIZE) or an
+/// argument byte; every slot takes an item pushed by at least one byte; text and arrays come
+/// from the pickle's own bytes (a NumPy array's bytes are made at most 3 times: the text read,
+/// its latin-1 bytes, the tensor). So 1 MB of pickle costs at most ~160 MB, never gigabytes.
 PyRef unpickle(const std::string& data, std::size_t& pos, PickleHost& host);
+
+/// For hosts: counts `cells` container slots filled and `bytes` of data made (decoded text, array
+/// data) against the budget of the unpickle() running on this thread; throws PickleError past it.
+/// Does nothing outside unpickle(). Objects made through PyObj's factories count by themselves.
+void chargeUnpickle(std::size_t cells, std::size_t bytes = 0);
 
 }  // namespace amp::checkpoint

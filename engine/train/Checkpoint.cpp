@@ -261,9 +261,43 @@ std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, co
   return path.string();
 }
 
+namespace {
+
+// Whether the rule `pattern` can match n at all, for the unanchored "(.*)X" rules: without a
+// match std::regex tries every start position and scans the rest from each (length^2: 3 ms a
+// rule for 256 characters, 1 ms a name even for real 32-character names). These conditions are
+// necessary, and where one holds the rule itself decides, so names convert exactly as before.
+bool caffe2RuleMayMatch(const std::string& pattern, const std::string& n) {
+  auto endsWith = [&n](const std::string& sfx) {
+    return n.size() >= sfx.size() && n.compare(n.size() - sfx.size(), sfx.size(), sfx) == 0;
+  };
+  auto bnThen = [&](const std::string& sfx) {  // "(.*)bn.SFX$"
+    return endsWith(sfx) && n.size() >= sfx.size() + 3 &&
+           n.compare(n.size() - sfx.size() - 3, 2, "bn") == 0;
+  };
+  auto separatorThen = [&n](char c) {  // "(.*)[\\._]C$"
+    return n.size() >= 2 && n.back() == c && (n[n.size() - 2] == '.' || n[n.size() - 2] == '_');
+  };
+  if (pattern == "(.*)b_bn_fc(.*)") return n.find("b_bn_fc") != std::string::npos;
+  if (pattern == "(.*)bn.b$") return bnThen("b");
+  if (pattern == "(.*)bn.s$") return bnThen("s");
+  if (pattern == "(.*)bn.rm$") return bnThen("rm");
+  if (pattern == "(.*)bn.riv$") return bnThen("riv");
+  if (pattern == "(.*)[\\._]b$") return separatorThen('b');
+  if (pattern == "(.*)[\\._]w$") return separatorThen('w');
+  return true;
+}
+
+}  // namespace
+
 std::string convertCaffe2Name(const std::string& name) {
   // PySlowFast's get_name_convert_func: each rule a re.sub over the whole name, in this order.
-  static const std::vector<std::pair<std::regex, std::string>> rules = [] {
+  struct Rule {
+    std::string pattern;
+    std::regex re;
+    std::string to;
+  };
+  static const std::vector<Rule> rules = [] {
     const char* table[][2] = {
         {"^nonlocal_conv([0-9]+)_([0-9]+)_(.*)", "s$1.pathway0_nonlocal$2_$3"},
         {"^(.*)_nonlocal([0-9]+)_(theta)(.*)", "$1_nonlocal$2.conv_$3$4"},
@@ -297,12 +331,21 @@ std::string convertCaffe2Name(const std::string& name) {
         {"(.*)[\\._]b$", "$1.bias"},
         {"(.*)[\\._]w$", "$1.weight"},
     };
-    std::vector<std::pair<std::regex, std::string>> out;
-    for (const auto& r : table) out.emplace_back(std::regex(r[0]), r[1]);
+    std::vector<Rule> out;
+    for (const auto& r : table) out.push_back({r[0], std::regex(r[0]), r[1]});
     return out;
   }();
+  // libstdc++'s regex matcher recurses once per character (a 100 KB name overflows the stack):
+  // a name no Caffe2 model has is refused before any rule runs. loadCaffe2Blobs refuses such
+  // names already; this keeps every caller safe.
+  if (name.size() > checkpoint::kMaxCaffe2BlobName)
+    throw std::runtime_error(
+        "a Caffe2 blob name of " + std::to_string(name.size()) + " characters (" +
+        name.substr(0, 40) + "...); Caffe2 names are at most " +
+        std::to_string(checkpoint::kMaxCaffe2BlobName) + ": refused before renaming");
   std::string n = name;
-  for (const auto& [re, to] : rules) n = std::regex_replace(n, re, to);
+  for (const auto& r : rules)
+    if (caffe2RuleMayMatch(r.pattern, n)) n = std::regex_replace(n, r.re, r.to);
   return n;
 }
 

@@ -6,6 +6,7 @@
 #include "checkpoint/Pickle.h"
 
 using namespace amp::checkpoint;
+using namespace std::string_literals;
 
 namespace {
 
@@ -14,6 +15,30 @@ std::string fromHex(const char* hex) {
   for (const char* p = hex; p[0] && p[1]; p += 2) out.push_back(static_cast<char>(std::stoi(std::string(p, 2), nullptr, 16)));
   return out;
 }
+
+QString refusalOf(const std::string& data, PickleHost& host) {
+  std::size_t pos = 0;
+  try {
+    (void)unpickle(data, pos, host);
+  } catch (const PickleError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// A host that copies the list it is called with, as an OrderedDict(list of pairs) does.
+class CopyingHost : public PickleHost {
+ public:
+  PyRef global(const std::string& module, const std::string& name) override {
+    return PyObj::global(module, name);
+  }
+  PyRef call(const PyRef&, const PyRef& args) override {
+    chargeUnpickle(args->items[0]->items.size());
+    auto l = PyObj::list();
+    l->items = args->items[0]->items;
+    return l;
+  }
+};
 
 }  // namespace
 
@@ -56,6 +81,77 @@ class TestPickle : public QObject {
       message = e.what();
     }
     QVERIFY2(message.contains("contains itself"), qPrintable(message));
+  }
+
+  // Opcodes of one byte that each make an object (TUPLE1 around the last one): 1 MB of them made
+  // a million objects, ~200 MB. Refused once the objects pass half the bytes read (+ 65536).
+  void objectFloodsAreRefused() {
+    PickleHost host;
+    const QString m = refusalOf("\x80\x02N" + std::string(300000, '\x85') + ".", host);
+    QVERIFY2(m.contains("makes more than") && m.contains("objects") && m.contains("refused"),
+             qPrintable(m));
+    QVERIFY2(m.startsWith("byte 1"), qPrintable(m));  // where: byte 13xxxx, opcode 0x85
+  }
+
+  // MEMOIZE (one byte) over and over: a memo entry per byte.
+  void memoFloodsAreRefused() {
+    PickleHost host;
+    const QString m = refusalOf("\x80\x04N" + std::string(300000, '\x94') + ".", host);
+    QVERIFY2(m.contains("memo entries") && m.contains("refused"), qPrintable(m));
+  }
+
+  // What a host copies counts too: one memoized list of 20,000 items copied 10,000 times.
+  void hostCopiesAreCounted() {
+    std::string data = "\x80\x02](" + std::string(20000, 'N') +
+                       "eq\x00"
+                       "0cm\nf\nq\x01"
+                       "0]("s;
+    for (int k = 0; k < 10000; ++k) data += "h\x01h\x00\x85R"s;
+    data += "e.";
+    CopyingHost host;
+    const QString m = refusalOf(data, host);
+    QVERIFY2(m.contains("container slots") && m.contains("refused"), qPrintable(m));
+  }
+
+  // The shapes real picklers write stay inside the budget: a million Nones, booleans and small
+  // ints (shared, not new objects), and protocol 4's empty lists (EMPTY_LIST MEMOIZE, two bytes).
+  void whatPicklersWriteIsNotRefused() {
+    std::string values = "\x80\x02](";
+    for (int k = 0; k < 250000; ++k) values += "N\x88K\x07";
+    values += "e.";
+    std::size_t pos = 0;
+    PickleHost host;
+    const PyRef v = unpickle(values, pos, host);
+    QCOMPARE(v->items.size(), std::size_t(750000));
+    QVERIFY(v->items[0] == v->items[3] && v->items[2] == v->items[5]);
+    QCOMPARE(v->items[2]->i, std::int64_t{7});
+
+    std::string lists = "\x80\x04]\x94(";
+    for (int k = 0; k < 300000; ++k) lists += "]\x94";
+    lists += "e.";
+    pos = 0;
+    QCOMPARE(unpickle(lists, pos, host)->items.size(), std::size_t(300000));
+  }
+
+  // Lengths are checked against the bytes left before anything is allocated: 20-byte pickles
+  // declaring 2^62-byte text, 2^31-byte integers and 4 GB bytes.
+  void declaredLengthsAreCheckedBeforeAllocating_data() {
+    QTest::addColumn<QByteArray>("pickle");
+    QTest::newRow("BINUNICODE8") << QByteArray("\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x40x.",
+                                               13);
+    QTest::newRow("BINBYTES8") << QByteArray("\x80\x04\x8e\x00\x00\x00\x00\x00\x00\x00\x40x.", 13);
+    QTest::newRow("LONG4") << QByteArray("\x80\x02\x8b\xff\xff\xff\x7fx.", 9);
+    QTest::newRow("BINBYTES") << QByteArray(
+        "\x80\x03"
+        "B\xff\xff\xff\xffx.",
+        9);
+  }
+  void declaredLengthsAreCheckedBeforeAllocating() {
+    QFETCH(QByteArray, pickle);
+    PickleHost host;
+    const QString m =
+        refusalOf(std::string(pickle.constData(), static_cast<std::size_t>(pickle.size())), host);
+    QVERIFY2(m.contains("runs past the end"), qPrintable(m));
   }
 };
 
