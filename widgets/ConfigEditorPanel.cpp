@@ -140,6 +140,21 @@ std::string ConfigEditorPanel::displayName() const {
 }
 
 bool ConfigEditorPanel::openFile(const QString& path, QString* error) {
+  // The loader's limits, before the editor holds the text: a device (/dev/zero) or a FIFO would
+  // be read forever, and a video opened by mistake would fill the editor.
+  const QFileInfo info(path);
+  if (info.exists() && !info.isFile()) {
+    if (error) *error = tr("%1 is not a regular file; a config is a YAML file.").arg(path);
+    return false;
+  }
+  if (info.size() > static_cast<qint64>(config::kMaxConfigFileBytes)) {
+    if (error)
+      *error = tr("%1 is %2 MiB; a config is a YAML file of a few KB (at most %3 MiB). Check the path.")
+                   .arg(path)
+                   .arg(info.size() >> 20)
+                   .arg(config::kMaxConfigFileBytes >> 20);
+    return false;
+  }
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {
     if (error) *error = tr("Cannot open %1: %2").arg(path, f.errorString());

@@ -19,6 +19,19 @@ namespace {
 
 constexpr const char* kBaseKey = "_BASE_";
 constexpr int kMaxBaseDepth = 16;
+// Aliases share nodes, so a 1 KB file can name 10^10 values ("billion laughs": a1: &a1 [*a0,
+// *a0, ...] ten deep). yaml-cpp parses it in linear time; the walk below would expand it. Every
+// node the walk visits counts against one budget for the whole load, _BASE_ files included:
+// PySlowFast's largest configs hold about 700 values, so 100,000 refuses only amplification.
+constexpr std::size_t kMaxYamlNodes = 100000;
+// The same for text: one long scalar aliased 100,000 times would copy it as often.
+constexpr std::size_t kMaxYamlTextBytes = 16u << 20;
+// Longer than any config key (the longest is 40 characters): not looked up or suggested for
+// (edit distance to every key costs its length times theirs), and shortened in messages.
+constexpr std::size_t kMaxKeyLength = 200;
+// Several _BASE_ keys in each file of a chain merge a diamond of files exponentially often.
+constexpr int kMaxMergedFiles = 64;
+constexpr std::uintmax_t kMaxConfigBytes = kMaxConfigFileBytes;
 
 Origin at(const std::string& file, const YAML::Mark& m) {
   if (m.is_null()) return Origin{file, 0, 0};
@@ -47,6 +60,25 @@ class Merger {
   Merger(const KeySchema& schema, Config& cfg, Diagnostics& out) : schema_(schema), cfg_(cfg), out_(out) {}
 
   void mergeFile(const std::string& path, FileContext ctx, const Origin& includedFrom) {
+    if (exhausted_) return;
+    if (++mergedFiles_ > kMaxMergedFiles) {
+      error(includedFrom, kBaseKey,
+            "more than " + std::to_string(kMaxMergedFiles) + " files merged through _BASE_ (several _BASE_ keys per file?); "
+            "a config inherits from one chain of files");
+      exhausted_ = true;
+      return;
+    }
+    std::error_code sizeEc;
+    if (fs::exists(path, sizeEc) && !fs::is_regular_file(path, sizeEc)) {  // /dev/zero, a FIFO: would read forever
+      error(includedFrom, ctx.chain.empty() ? "" : kBaseKey, "'" + path + "' is not a regular file; a config is a YAML file");
+      return;
+    }
+    if (const auto bytes = fs::file_size(path, sizeEc); !sizeEc && bytes > kMaxConfigBytes) {
+      error(includedFrom, ctx.chain.empty() ? "" : kBaseKey,
+            "'" + path + "' is " + std::to_string(bytes >> 20) + " MiB; a config is a YAML file of a few KB (at most " +
+                std::to_string(kMaxConfigBytes >> 20) + " MiB): check the path");
+      return;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       const bool exists = fs::exists(path);
@@ -69,6 +101,12 @@ class Merger {
   }
 
   void mergeText(const std::string& text, const std::string& baseDir, const FileContext& ctx) {
+    if (text.size() > kMaxConfigBytes) {
+      error(Origin{ctx.file, 0, 0}, "",
+            "is " + std::to_string(text.size() >> 20) + " MiB of text; a config is a few KB (at most " +
+                std::to_string(kMaxConfigBytes >> 20) + " MiB)");
+      return;
+    }
     YAML::Node root;
     try {
       root = YAML::Load(text);
@@ -106,17 +144,26 @@ class Merger {
  private:
   void walk(const YAML::Node& map, const std::string& prefix, const std::string& file) {
     std::map<std::string, int> seen;  // key -> line first set in this mapping
-    for (auto it = map.begin(); it != map.end(); ++it) {
+    for (auto it = map.begin(); it != map.end() && !exhausted_; ++it) {
       // Copies (Nodes are handles): it-> returns a temporary pair, so references into it would
       // dangle after this line (AddressSanitizer: stack-use-after-scope).
       const YAML::Node k = it->first;
       const YAML::Node v = it->second;
       const Origin ko = at(file, k.Mark());
+      if (!spend()) {
+        error(ko, prefix, budgetMessage());
+        return;
+      }
       if (!k.IsScalar()) {
         error(ko, prefix, "keys must be plain names such as TRAIN or BATCH_SIZE");
         continue;
       }
-      const std::string name = k.Scalar();
+      const std::string& name = k.Scalar();
+      if (name.size() > kMaxKeyLength) {
+        error(ko, prefix, "a key of " + std::to_string(name.size()) + " characters ('" + name.substr(0, 40) +
+                              "...') is not a config key; keys are names such as TRAIN or BATCH_SIZE");
+        continue;
+      }
       if (prefix.empty() && name == kBaseKey) continue;
       const std::string full = prefix.empty() ? name : prefix + "." + name;
       if (auto s = seen.find(name); s != seen.end())
@@ -150,8 +197,18 @@ class Merger {
   }
 
   std::optional<Value> toValue(const YAML::Node& n, std::string* problem) {
+    if (!spend()) {
+      *problem = budgetMessage();
+      return std::nullopt;
+    }
     if (!n || n.IsNull()) return Value(nullptr);
     if (n.IsScalar()) {
+      if ((expandedBytes_ += n.Scalar().size()) > kMaxYamlTextBytes) {
+        exhausted_ = true;
+        *problem = "alias expands to more than " + std::to_string(kMaxYamlTextBytes >> 20) +
+                   " MiB of text (one long value repeated through YAML aliases); write the values out";
+        return std::nullopt;
+      }
       if (n.Tag() == "!") {  // quoted: PySlowFast still passes it through literal_eval
         if (auto lit = parsePythonLiteral(n.Scalar())) return lit;
         return Value(n.Scalar());
@@ -169,6 +226,16 @@ class Merger {
     }
     *problem = "is a mapping; expected a single value or a list";
     return std::nullopt;
+  }
+
+  // One more node visited; false once the load's budget is spent (and from then on).
+  bool spend() {
+    if (!exhausted_ && ++visitedNodes_ > kMaxYamlNodes) exhausted_ = true;
+    return !exhausted_;
+  }
+  static std::string budgetMessage() {
+    return "alias expands to more than " + std::to_string(kMaxYamlNodes) +
+           " values (YAML anchors nested inside each other); write the values out";
   }
 
   void unknownKey(const Origin& o, const std::string& full) {
@@ -194,6 +261,10 @@ class Merger {
   const KeySchema& schema_;
   Config& cfg_;
   Diagnostics& out_;
+  std::size_t visitedNodes_ = 0;
+  std::size_t expandedBytes_ = 0;
+  int mergedFiles_ = 0;
+  bool exhausted_ = false;  // the budget is spent: nothing more is walked or merged
 };
 
 }  // namespace

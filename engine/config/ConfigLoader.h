@@ -1,6 +1,7 @@
 #pragma once
 // Loads PySlowFast YAML configs (with _BASE_ inheritance) and KEY VALUE overrides into a
 // validated Config, collecting every problem with its file, line and column.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,6 +11,10 @@
 #include "config/Diagnostic.h"
 
 namespace amp::config {
+
+/// The largest config file read (PySlowFast's are a few KB): a larger one is refused unread, so
+/// a mistaken path (a video, a checkpoint) costs nothing.
+inline constexpr std::uintmax_t kMaxConfigFileBytes = 4u << 20;
 
 struct LoadResult {
   Config config;

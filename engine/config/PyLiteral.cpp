@@ -8,6 +8,11 @@
 namespace amp::config {
 namespace {
 
+// CPython's tokenizer refuses more than 200 nested brackets ("too many nested parentheses", a
+// SyntaxError), which fvcore's config loader catches and keeps the text as a string; so does
+// this parser, and its recursion stays shallow on a hostile value of 50,000 brackets.
+constexpr int kMaxNesting = 200;
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
@@ -46,6 +51,11 @@ class Parser {
 
   // A Python list or tuple. "(x)" without a comma is just x, as in Python.
   std::optional<nlohmann::json> parseSequence(char close) {
+    if (++depth_ > kMaxNesting) return std::nullopt;
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     ++pos_;
     nlohmann::json arr = nlohmann::json::array();
     bool sawComma = false;
@@ -185,6 +195,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;  // brackets open at pos_
 };
 
 }  // namespace

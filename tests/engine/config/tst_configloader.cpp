@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "config/ConfigLoader.h"
+#include "support/HostileInput.h"
 
 using namespace amp::config;
 using json = nlohmann::json;
@@ -342,6 +343,97 @@ class TestConfigLoader : public QObject {
     auto active = ConfigLoader().loadText("SOLVER:\n  BASE_LR: None\n", "n.yaml", ".");
     const Diagnostic* d = findDiag(active.diagnostics, "SOLVER.BASE_LR");
     QVERIFY2(d && d->message.find("AMP Studio acts on this key") != std::string::npos, dump(active.diagnostics).c_str());
+  }
+
+  // A 1 KB file naming 10^10 values through nested aliases is refused at the key that uses it,
+  // without expanding it (before the budget, this allocated until std::bad_alloc).
+  void aliasBombIsRefusedAtItsKey() {
+    const std::string bomb = amp::testsupport::yamlAliasBomb();
+    QVERIFY(bomb.size() < 1024);
+    auto r = ConfigLoader().loadText(bomb, "bomb.yaml", ".");
+    QVERIFY(!r.ok());
+    const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
+    QVERIFY2(d, dump(r.diagnostics).c_str());
+    QCOMPARE(d->toString(), std::string("bomb.yaml:2:15: TRAIN.BATCH_SIZE: alias expands to more than 100000 values "
+                                        "(YAML anchors nested inside each other); write the values out"));
+    int errors = 0;
+    for (const auto& x : r.diagnostics) errors += x.isError();
+    QCOMPARE(errors, 1);  // one message, not one per value or key after it
+  }
+
+  // Just over the budget fails, just under loads: the limit is where the docs say it is.
+  void aliasBudgetBoundary() {
+    // 10^5 values plus the list nodes above them: over 100,000 nodes.
+    auto over = ConfigLoader().loadText(amp::testsupport::yamlAliasBomb(5, 10), "over.yaml", ".");
+    QVERIFY(findDiag(over.diagnostics, "TRAIN.BATCH_SIZE"));
+    QVERIFY(dump(over.diagnostics).find("more than 100000 values") != std::string::npos);
+    // 10^4 values: expanded, and then refused for what it is (a list where an integer goes).
+    auto under = ConfigLoader().loadText(amp::testsupport::yamlAliasBomb(4, 10), "under.yaml", ".");
+    const Diagnostic* d = findDiag(under.diagnostics, "TRAIN.BATCH_SIZE");
+    QVERIFY(d);
+    QVERIFY2(d->message.find("alias") == std::string::npos, d->message.c_str());
+  }
+
+  void aliasBombInABaseFileNamesThatFile() {
+    QTemporaryDir dir;
+    const std::string base = writeFile(dir, "base/bomb.yaml", amp::testsupport::yamlAliasBomb());
+    const std::string top = writeFile(dir, "top.yaml", "_BASE_: base/bomb.yaml\nSOLVER:\n  BASE_LR: 0.1\n");
+    auto r = ConfigLoader().loadFile(top);
+    const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
+    QVERIFY2(d, dump(r.diagnostics).c_str());
+    QCOMPARE(d->where.file, base);
+    QCOMPARE(d->where.line, 2);
+  }
+
+  // Each file naming the next one several times merges 4^16 files; refused after 64.
+  void baseDiamondIsRefused() {
+    QTemporaryDir dir;
+    for (int i = 0; i < 16; ++i) {
+      std::string text;
+      for (int k = 0; k < 4; ++k) text += "_BASE_: l" + std::to_string(i + 1) + ".yaml\n";
+      writeFile(dir, "l" + std::to_string(i) + ".yaml", text);
+    }
+    writeFile(dir, "l16.yaml", "TRAIN:\n  BATCH_SIZE: 8\n");
+    auto r = ConfigLoader().loadFile(dir.path().toStdString() + "/l0.yaml");
+    QVERIFY(!r.ok());
+    QVERIFY2(dump(r.diagnostics).find("more than 64 files merged through _BASE_") != std::string::npos,
+             dump(r.diagnostics).c_str());
+  }
+
+  // One long value aliased many times: few nodes, much text.
+  void aliasedLongTextIsRefused() {
+    std::string yaml = "OUTPUT_DIR: &s " + std::string(200000, 'x') + "\nTRAIN:\n  BATCH_SIZE: [";
+    for (int i = 0; i < 100; ++i) yaml += i ? ", *s" : "*s";
+    yaml += "]\n";
+    auto r = ConfigLoader().loadText(yaml, "text.yaml", ".");
+    const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
+    QVERIFY2(d, dump(r.diagnostics).c_str());
+    QVERIFY2(d->message.find("alias expands to more than 16 MiB of text") != std::string::npos, d->message.c_str());
+  }
+
+  void aKeyLongerThanAnyKeyIsRefusedShortened() {
+    // An explicit key ("? KEY"): YAML refuses implicit keys over 1024 characters, not these.
+    auto r = ConfigLoader().loadText("TRAIN:\n  ? " + std::string(1 << 20, 'K') + "\n  : 1\n", "key.yaml", ".");
+    QVERIFY(!r.ok());
+    const std::string text = dump(r.diagnostics);
+    QVERIFY2(text.find("key.yaml:2:5: TRAIN: a key of 1048576 characters ('KKKK") != std::string::npos, text.c_str());
+    QVERIFY(text.size() < 1000);  // the key is not copied into the message
+  }
+
+  void aBaseThatIsNotAFileIsRefusedUnread() {
+    auto r = ConfigLoader().loadText("_BASE_: /dev/zero\n", "dev.yaml", ".");
+    QVERIFY(!r.ok());
+    QVERIFY2(dump(r.diagnostics).find("'/dev/zero' is not a regular file") != std::string::npos, dump(r.diagnostics).c_str());
+  }
+
+  void aHugeFileIsNotReadWhole() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/big.yaml";
+    std::ofstream(path) << "TRAIN:\n  BATCH_SIZE: 8\n" << std::string(5u << 20, '#') << "\n";
+    auto r = ConfigLoader().loadFile(path);
+    QVERIFY(!r.ok());
+    QVERIFY2(dump(r.diagnostics).find("is 5 MiB; a config is a YAML file of a few KB") != std::string::npos,
+             dump(r.diagnostics).c_str());
   }
 
   void missingFile() {

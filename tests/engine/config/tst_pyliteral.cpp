@@ -49,6 +49,19 @@ class TestPyLiteral : public QObject {
                              "1.2.3", "12abc", "[1, 2", "(1 2)", "", ".", "1e", "- ", "{'a': 1}"})
       QVERIFY2(!parsePythonLiteral(text), text);
   }
+  // Nesting as deep as CPython's tokenizer allows (200) is a literal; one more is not (a
+  // SyntaxError there, so fvcore keeps the text), and 100,000 brackets do not overflow the stack.
+  void nestingStopsWhereCPythonStops() {
+    const auto nested = [](int n) { return std::string(n, '[') + "1" + std::string(n, ']'); };
+    auto deep = parsePythonLiteral(nested(200));
+    QVERIFY(deep);
+    json* inner = &*deep;
+    for (int i = 0; i < 199; ++i) inner = &(*inner)[0];
+    QCOMPARE((*inner)[0], json(1));
+    QVERIFY(!parsePythonLiteral(nested(201)));
+    QVERIFY(!parsePythonLiteral(nested(100000)));
+    QVERIFY(!parsePythonLiteral(std::string(100000, '(')));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestPyLiteral)
