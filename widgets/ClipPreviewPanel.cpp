@@ -181,7 +181,12 @@ void ClipPreviewPanel::showClip() {
     lastWorkerNice_ = ::getpriority(PRIO_PROCESS, tid);
     std::vector<data::PreviewClip> clips;
     std::string error;
-    const bool ok = data::previewClips(cfg, split, epoch, clip, 1, clips, &error);
+    bool ok = false;
+    try {  // an exception leaving this thread would end the studio
+      ok = data::previewClips(cfg, split, epoch, clip, 1, clips, &error);
+    } catch (const std::exception& e) {
+      error = std::string("the preview failed: ") + e.what();
+    }
     QMetaObject::invokeMethod(
         this, [this, generation, clips = std::move(clips), error = QString::fromStdString(ok ? "" : error)]() mutable {
           showResult(generation, std::move(clips), error);

@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -170,6 +171,13 @@ void ComparisonPanel::reload() {
     } else {
       auto loaded = config::ConfigLoader().loadFile(rd.configPath());
       run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
+      // A config.yaml from a stranger that is refused (an alias bomb, a broken file) marks this
+      // run; its curves and the other runs are shown as ever.
+      if (!loaded.ok() && QFileInfo::exists(QString::fromStdString(rd.configPath()))) {
+        const auto errors = config::sortedByLocation(loaded.diagnostics);
+        run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) +
+                        tr("config not read: %1").arg(QString::fromStdString(errors.front().toString()));
+      }
     }
     live = live || (run->meta && run->meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*run->meta));
   }
@@ -307,7 +315,9 @@ void ComparisonPanel::rebuildSummary() {
     const std::optional<double> wall = s.wallTimeSeconds > 0 ? std::optional<double>(s.wallTimeSeconds) : std::nullopt;
     const std::optional<double> baseWall = base && base->wallTimeSeconds > 0 ? std::optional<double>(base->wallTimeSeconds) : std::nullopt;
     cells << cell(wall, baseWall, formatDuration(s.wallTimeSeconds));
-    cells << (run.meta ? QString::fromLatin1(runlog::toString(run.meta->status)) + (run.meta->error.empty() ? QString() : ": " + QString::fromStdString(run.meta->error))
+    cells << (run.meta ? QString::fromLatin1(runlog::toString(run.meta->status)) +
+                             (run.meta->error.empty() ? QString() : ": " + QString::fromStdString(run.meta->error)) +
+                             (run.problem.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(run.problem))
                        : run.problem);
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);

@@ -74,12 +74,21 @@ void PreflightRunner::launch() {
   const std::uint64_t generation = ++generation_;
   emit started();
   worker_ = std::thread([this, generation, cfg = wanted_, file = wantedFile_, first = first_, memory = memoryEnabled_ ? memory_ : CheckFn()] {
-    config::Diagnostics found = first(cfg, file);
+    // An exception leaving this thread would end the studio: it becomes the check's error.
+    const auto guarded = [&file](const CheckFn& check, const config::Config& c) {
+      try {
+        return check(c, file);
+      } catch (const std::exception& e) {
+        return config::Diagnostics{config::Diagnostic{config::Diagnostic::Severity::Error, config::Origin{file, 0, 0}, "",
+                                                      std::string("the pre-flight check failed: ") + e.what()}};
+      }
+    };
+    config::Diagnostics found = guarded(first, cfg);
     const bool more = memory && !config::hasErrors(found);  // memory matters only when the run can start
     QMetaObject::invokeMethod(
         this, [this, generation, cfg, file, found, more] { deliver(generation, cfg, file, found, !more); }, Qt::QueuedConnection);
     if (!more) return;
-    const config::Diagnostics extra = memory(cfg, file);
+    const config::Diagnostics extra = guarded(memory, cfg);
     found.insert(found.end(), extra.begin(), extra.end());
     QMetaObject::invokeMethod(
         this, [this, generation, cfg, file, found] { deliver(generation, cfg, file, found, true); }, Qt::QueuedConnection);

@@ -1,11 +1,23 @@
 // ampstudio-cli: the AMP Studio engine from a terminal or a GPU server.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
+#include <new>
+#include <string>
 
 #include "Commands.h"
 #include "system/DeviceInfo.h"
 #include "util/FatalSignal.h"
+#include "util/FaultInjection.h"
+
+namespace {
+std::string commandLine(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) out += (i ? " " : "") + std::string(argv[i]);
+  return out;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   amp::util::installFatalSignalReport("ampstudio-cli");
@@ -27,8 +39,20 @@ int main(int argc, char** argv) {
   amp::cli::addRunCommands(app, exitCode);
   try {
     app.parse(argc, argv);
+    amp::util::throwIfArmed("command");  // drill: what a command let escape
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const std::bad_alloc&) {
+    // Whatever a command did not refuse by name: a message and exit 1, never std::terminate's
+    // SIGABRT (which a launcher, torchrun or Slurm reads as a crash, with no word of the input).
+    std::cout.flush();
+    std::cerr << "ampstudio-cli: error: out of memory (std::bad_alloc) in '" << commandLine(argc, argv)
+              << "'; an input may declare far more data than it holds: check the files it names\n";
+    exitCode = 1;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "ampstudio-cli: error: " << e.what() << " (in '" << commandLine(argc, argv) << "')\n";
+    exitCode = 1;
   }
   // What the command printed is out before static destructors and library teardown run: a crash
   // there (seen on a CUDA machine) must not swallow the results.

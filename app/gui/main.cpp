@@ -3,15 +3,18 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
+#include <QMessageBox>
+#include <QStatusBar>
 #include <QTimer>
 
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
 #include "PredictPanel.h"
+#include "StudioApplication.h"
 #include "TrainingController.h"
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
+  amp::gui::StudioApplication app(argc, argv);
   QApplication::setOrganizationName("AMP Studio");
   QApplication::setApplicationName("AMP Studio");
   QApplication::setApplicationVersion(AMPSTUDIO_VERSION);
@@ -39,6 +42,18 @@ int main(int argc, char** argv) {
   parser.process(app);
 
   amp::gui::MainWindow window;
+  // What no panel caught: said in a window that does not block the others (the runs and unsaved
+  // edits stay as they were).
+  QObject::connect(&app, &amp::gui::StudioApplication::uncaughtError, &window, [&window](const QString& what, const QString& where) {
+    window.statusBar()->showMessage(QObject::tr("Error: %1").arg(what), 15000);
+    auto* box = new QMessageBox(QMessageBox::Warning, QObject::tr("Something went wrong"),
+                                QObject::tr("%1\n\nIn %2. The studio goes on: your runs and unsaved edits are as they were; "
+                                            "the file or run being read when this happened was not loaded.")
+                                    .arg(what, where),
+                                QMessageBox::Ok, &window);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  });
   window.setRunsFolder(QDir(parser.value(runs)).absolutePath());
   if (parser.isSet(size)) {
     const QStringList wh = parser.value(size).split('x');

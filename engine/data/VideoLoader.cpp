@@ -1,11 +1,13 @@
 #include "data/VideoLoader.h"
 
 #include <algorithm>
+#include <new>
 #include <cstring>
 
 #include "config/Config.h"
 #include "data/Draws.h"
 #include "dist/DistEnv.h"
+#include "util/FaultInjection.h"
 
 namespace amp::data {
 namespace {
@@ -135,7 +137,12 @@ void VideoLoader::worker() {
     }
     Batch batch;
     std::string fatal;
-    const bool ok = buildBatch(k, batch, &fatal);
+    bool ok = false;
+    try {  // an exception leaving a worker thread would end the process (the studio with it)
+      ok = buildBatch(k, batch, &fatal);
+    } catch (const std::exception& e) {
+      fatal = "building batch " + std::to_string(k) + " failed: " + e.what();
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (ok) ready_.emplace(k, std::move(batch));
@@ -153,7 +160,12 @@ std::optional<Batch> VideoLoader::next() {
     lock.unlock();
     Batch batch;
     std::string fatal;
-    const bool ok = buildBatch(k, batch, &fatal);
+    bool ok = false;
+    try {  // an exception leaving a worker thread would end the process (the studio with it)
+      ok = buildBatch(k, batch, &fatal);
+    } catch (const std::exception& e) {
+      fatal = "building batch " + std::to_string(k) + " failed: " + e.what();
+    }
     lock.lock();
     if (!ok) {
       error_ = fatal;
@@ -264,7 +276,16 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       }
       std::string reason;
       const VideoEntry& entry = list_.videos[static_cast<std::size_t>(item.video)];
-      if (sampler.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(), copies, &reason)) break;
+      bool sampled = false;
+      try {
+        util::throwIfArmed("decode");
+        sampled = sampler.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(), copies, &reason);
+      } catch (const std::bad_alloc&) {  // a header declaring frames far larger than the file
+        reason = "out of memory decoding it (std::bad_alloc); its header may declare a size the file does not hold";
+      } catch (const std::exception& e) {  // a broken video is a failed clip, as a decode error is
+        reason = e.what();
+      }
+      if (sampled) break;
       ++totalFailures_;
       {
         std::lock_guard<std::mutex> lock(mutex_);

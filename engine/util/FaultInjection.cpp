@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 
 namespace amp::util {
 namespace {
@@ -30,19 +31,20 @@ Armed& armed() {
     const std::string action = v.substr(0, atSign);
     const std::string site = atSign == std::string::npos ? "" : v.substr(atSign + 1, hash == std::string::npos ? std::string::npos : hash - atSign - 1);
     long n = 1;
-    bool ok = atSign != std::string::npos && !site.empty() && (action == "kill" || action == "enospc" || action == "stop" || action == "segv");
+    bool ok = atSign != std::string::npos && !site.empty() && (action == "kill" || action == "enospc" || action == "stop" || action == "segv" || action == "oom");
     if (ok && hash != std::string::npos) {
       char* end = nullptr;
       n = std::strtol(v.c_str() + hash + 1, &end, 10);
       ok = end && *end == '\0' && n >= 1;
     }
     if (!ok) {
-      std::fprintf(stderr, "AMPSTUDIO_FAULT=%s ignored: expected kill@SITE[#N], enospc@SITE[#N], stop@SITE[#N] or segv@SITE[#N]\n", env);
+      std::fprintf(stderr, "AMPSTUDIO_FAULT=%s ignored: expected kill@SITE[#N], enospc@SITE[#N], stop@SITE[#N], segv@SITE[#N] or oom@SITE[#N]\n", env);
       return;
     }
     a.action = action == "kill"   ? FaultAction::Kill
                : action == "stop" ? FaultAction::Stop
                : action == "segv" ? FaultAction::Segv
+               : action == "oom"  ? FaultAction::Oom
                                   : FaultAction::NoSpace;
     a.site = site;
     a.at = n;
@@ -61,6 +63,10 @@ FaultAction injectedFault(const char* site) {
 
 void killIfArmed(const char* site) {
   if (injectedFault(site) == FaultAction::Kill) ::kill(::getpid(), SIGKILL);
+}
+
+void throwIfArmed(const char* site) {
+  if (injectedFault(site) == FaultAction::Oom) throw std::bad_alloc();
 }
 
 }  // namespace amp::util

@@ -9,51 +9,11 @@
 
 #include "ComparisonPanel.h"
 #include "MetricChart.h"
-#include "runlog/MetricsWriter.h"
-#include "runlog/RunDirectory.h"
+#include "support/RecordedRun.h"
 
 using namespace amp;
 
-namespace {
-// A finished run of `steps` steps: loss from 2 down, 10 s per step / `speed`, peak memory `mem` MiB.
-void recordRun(const QString& dir, const std::string& name, const std::string& precision, double speed, double memMiB,
-               double finalErr, const std::string& yaml, double lossScale = 1.0) {
-  runlog::RunDirectory run(dir.toStdString());
-  run.ensureExists();
-  runlog::RunMetadata m;
-  m.name = name;
-  m.status = runlog::RunStatus::Finished;
-  m.precision = precision;
-  m.startedAt = 1.79e9;
-  m.endedAt = 1.79e9 + 100;
-  run.writeMetadata(m);
-  std::ofstream(run.configPath()) << yaml;
-  runlog::MetricsWriter w;
-  w.open(run.metricsPath());
-  for (int s = 1; s <= 20; ++s) {
-    runlog::MetricEvent e;
-    e.step = s;
-    e.epoch = s / 10.0;
-    e.time_s = s * 1.0 / speed;
-    e.values = {{"loss", 2.0 - s * 0.05}, {"iter_time_s", 1.0 / speed}, {"clips_per_s", 8 * speed}, {"lr", 0.1},
-                {"loss_scale", lossScale}, {"skipped", 0.0}, {"mem_peak_rss_bytes", memMiB * 1024 * 1024}};
-    w.write(e);
-  }
-  runlog::MetricEvent val;
-  val.kind = runlog::kind::kVal;
-  val.step = 20;
-  val.epoch = 2;
-  val.time_s = 20.0 / speed;
-  val.values = {{"top1_err", finalErr}};
-  w.write(val);
-  runlog::MetricEvent epoch;
-  epoch.kind = runlog::kind::kEpoch;
-  epoch.step = 20;
-  epoch.epoch = 2;
-  epoch.values = {{"loss", 1.0}};
-  w.write(epoch);
-}
-}  // namespace
+using testsupport::recordRun;
 
 class TestComparisonPanel : public QObject {
   Q_OBJECT

@@ -179,6 +179,22 @@ class TestPreflightRunner : public QObject {
     QCOMPARE(gate.calls.load(), calls + 1);
   }
 
+  // A check that throws (std::bad_alloc from a hostile dataset list) is the check's error: before,
+  // the exception left the worker thread and ended the studio.
+  void aCheckThatThrowsIsAnErrorNotACrash() {
+    widgets::ConfigEditorPanel panel;
+    panel.preflight()->setChecks([](const config::Config&, const std::string&) -> config::Diagnostics { throw std::bad_alloc(); },
+                                 nullptr);
+    panel.preflight()->setDebounceInterval(0);
+    panel.setPreflightEnabled(true);
+    panel.setText("TRAIN:\n  BATCH_SIZE: 8\n");
+    QTRY_VERIFY(!panel.preflightPending() && !panel.preflight()->running());
+    QCOMPARE(panel.preflightErrorCount(), 1);
+    const auto& d = panel.preflight()->diagnostics();
+    QVERIFY(!d.empty());
+    QVERIFY2(d.front().message.find("the pre-flight check failed: std::bad_alloc") != std::string::npos, d.front().message.c_str());
+  }
+
   void offByDefault() {
     widgets::ConfigEditorPanel panel;
     panel.setText("NUM_GPUS: 64\n");

@@ -196,6 +196,34 @@ class TestFaultDrills : public QObject {
     QVERIFY2(!clean.err.contains("fatal signal"), qPrintable(clean.err));
   }
 
+  // std::bad_alloc while a clip is decoded (a video header declaring frames larger than memory):
+  // the clip is a decode failure, replaced by another as PySlowFast replaces one it cannot read,
+  // and the run finishes; before, the exception left the loader's worker thread and ended the
+  // process in std::terminate.
+  void outOfMemoryDecodingAClipReplacesThatClip() {
+    const QString run = dir_.path() + "/oom-decode";
+    const auto r = train(trainArgs(run), "oom@decode#3");
+    QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(r.out + r.err));
+    int failures = 0;
+    for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(run.toStdString()).metricsPath()))
+      if (e.name == "decode_failure") {
+        ++failures;
+        QVERIFY2(e.message.find("out of memory decoding it (std::bad_alloc)") != std::string::npos, e.message.c_str());
+      }
+    QCOMPARE(failures, 1);
+    QCOMPARE(runlog::RunDirectory(run.toStdString()).readMetadata()->status, runlog::RunStatus::Finished);
+  }
+
+  // Whatever a command lets escape is a message and exit 1, not SIGABRT.
+  void anExceptionLeavingACommandIsAnError() {
+    CliOptions o;
+    o.env = {"AMPSTUDIO_FAULT=oom@command"};
+    const auto r = runCli({"info"}, o);
+    QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(r.err));
+    QVERIFY2(r.err.contains("ampstudio-cli: error: out of memory (std::bad_alloc) in '") && r.err.contains(" info'"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("LibTorch"), qPrintable(r.out));  // what it printed before is kept
+  }
+
   void aReadOnlyRunIsReadAndNotWritten() {
     const QString run = dir_.path() + "/reference";
     auto readOnly = [&](const QString& program, const QStringList& args, QStringList env = {}) {
