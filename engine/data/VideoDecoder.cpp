@@ -118,6 +118,9 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   info_.width = st->codecpar->width;
   info_.height = st->codecpar->height;
   if (info_.width <= 0 || info_.height <= 0) return fail(error, "video stream has no frame size");
+  if (static_cast<std::int64_t>(info_.width) * info_.height > kMaxFramePixels)  // before any frame is allocated
+    return fail(error, "declares " + std::to_string(info_.width) + "x" + std::to_string(info_.height) +
+                           " frames, larger than AMP Studio decodes (4096x2160 pixels); scale it down with ffmpeg -vf scale");
   AVRational rate = st->avg_frame_rate;
   if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
   info_.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
@@ -152,6 +155,11 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   out = DecodedClip{};
   out.height = outHeight > 0 ? outHeight : info_.height;
   out.width = outWidth > 0 ? outWidth : info_.width;
+  // A sliver (4000x2 scaled to a short side of 256) would be 512,000 pixels wide.
+  if (static_cast<std::int64_t>(out.height) * out.width > kMaxFramePixels)
+    return fail(error, "its " + std::to_string(info_.width) + "x" + std::to_string(info_.height) + " frames would be " +
+                           std::to_string(out.width) + "x" + std::to_string(out.height) +
+                           " after scaling, larger than AMP Studio decodes (4096x2160 pixels); check its aspect ratio");
   out.indices.assign(indices.begin(), indices.end());
   out.timestamps_s.assign(indices.size(), 0.0);
   out.rgb = std::move(rgb);
