@@ -50,7 +50,7 @@ std::optional<Value> coerceLevel(const TypeSpec& type, size_t level, const Value
   TypeSpec rest;
   rest.levels.assign(type.levels.begin() + static_cast<long>(level), type.levels.end());
   rest.nullable = level == 0 && type.nullable;
-  *problem = "is " + formatValue(raw) + "; expected " + rest.describe();
+  *problem = "is " + formatValueForMessage(raw) + "; expected " + rest.describe();
   if (kind == Kind::Str && (raw.is_number() || raw.is_boolean()))
     *problem += " (quote it: \"" + (raw.is_string() ? raw.get<std::string>() : raw.dump()) + "\")";
   if (kind == Kind::Int && raw.is_number_float() && std::floor(raw.get<double>()) == raw.get<double>())

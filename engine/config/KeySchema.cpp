@@ -215,13 +215,13 @@ std::optional<std::string> Constraint::check(const Value& v) const {
   if (!choices.empty()) {
     for (const auto& c : choices)
       if (c == v) return std::nullopt;
-    return "is " + formatValue(v) + "; allowed: " + text().substr(8);
+    return "is " + formatValueForMessage(v) + "; allowed: " + text().substr(8);
   }
   if (v.is_number() && (min || max)) {
     const double x = v.get<double>();
     const bool low = min && (minExclusive ? !(x > *min) : !(x >= *min));
     const bool high = max && (maxExclusive ? !(x < *max) : !(x <= *max));
-    if (low || high || std::isnan(x)) return "is " + formatValue(v) + "; it must be " + text();
+    if (low || high || std::isnan(x)) return "is " + formatValueForMessage(v) + "; it must be " + text();
   }
   return std::nullopt;
 }

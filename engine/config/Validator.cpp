@@ -99,7 +99,7 @@ void checkData(Checker& ck) {
   if (jitter.size() != 2)
     ck.error("DATA.TRAIN_JITTER_SCALES", "needs exactly two sizes [min, max], got " + std::to_string(jitter.size()));
   else if (jitter[0] <= 0 || jitter[0] > jitter[1])
-    ck.error("DATA.TRAIN_JITTER_SCALES", "is " + formatValue(c.get("DATA.TRAIN_JITTER_SCALES")) +
+    ck.error("DATA.TRAIN_JITTER_SCALES", "is " + formatValueForMessage(c.get("DATA.TRAIN_JITTER_SCALES")) +
                                              "; it must be [min, max] with 0 < min <= max");
   // PySlowFast's get_random_sampling_rate asserts it (clips draw from [SAMPLING_RATE, this]).
   if (const auto longRate = c.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE"), rate = c.getInt("DATA.SAMPLING_RATE");

@@ -32,4 +32,12 @@ std::string formatValue(const nlohmann::json& v) {
   }
 }
 
+std::string formatValueForMessage(const nlohmann::json& v, std::size_t maxChars) {
+  std::string s = formatValue(v);
+  if (s.size() <= maxChars) return s;
+  const std::size_t n = s.size();
+  s.resize(maxChars);
+  return s + "... (" + std::to_string(n) + " characters)";
+}
+
 }  // namespace amp::config

@@ -10,5 +10,8 @@ namespace amp::config {
 std::string formatNumber(double v);
 /// Python-like display for messages and the CLI: True, None, 'text', [1, 2.5].
 std::string formatValue(const nlohmann::json& v);
+/// formatValue for a message: at most `maxChars` of it, then "... (N characters)", so a value
+/// of a megabyte from a stranger's file is named, not repeated.
+std::string formatValueForMessage(const nlohmann::json& v, std::size_t maxChars = 120);
 
 }  // namespace amp::config

@@ -420,6 +420,15 @@ class TestConfigLoader : public QObject {
     QVERIFY(text.size() < 1000);  // the key is not copied into the message
   }
 
+  // A megabyte value is named by its start and length, not repeated in the message.
+  void aLongWrongValueIsShortenedInItsMessage() {
+    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: " + std::string(1 << 20, 'x') + "\n", "long.yaml", ".");
+    const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
+    QVERIFY2(d, dump(r.diagnostics).substr(0, 500).c_str());
+    QVERIFY2(d->message.size() < 300, d->message.substr(0, 500).c_str());
+    QVERIFY2(d->message.find("... (1048578 characters)") != std::string::npos, d->message.c_str());
+  }
+
   void aBaseThatIsNotAFileIsRefusedUnread() {
     auto r = ConfigLoader().loadText("_BASE_: /dev/zero\n", "dev.yaml", ".");
     QVERIFY(!r.ok());
