@@ -163,21 +163,27 @@ void ComparisonPanel::reload() {
     run->meta = rd.readMetadata(&why);
     run->problem = run->meta ? QString() : QString::fromStdString(why);
     run->name = run->meta && !run->meta->name.empty() ? QString::fromStdString(run->meta->name) : QDir(run->dir).dirName();
+    // What could not be read marks this run (its status cell); its curves and the others stay.
+    const auto mark = [&run](const QString& what) { run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) + what; };
     run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
+    for (const auto& p : run->record.readProblems()) mark(QString::fromStdString(p));
     if (run->meta) checkpoint::describeImportedRun(*run->meta, rd.dir());
     if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys left out)
-      const auto imported = checkpoint::readImportedRunConfig(rd.dir());
+      std::string why;
+      const auto imported = checkpoint::readImportedRunConfig(rd.dir(), &why);
       run->cfg = imported ? std::optional<config::Config>(imported->loaded.config) : std::nullopt;
+      if (!imported && !why.empty()) mark(tr("config not read: %1").arg(QString::fromStdString(why)));
+      if (imported && !imported->loaded.ok())  // keys of another PySlowFast version are left out, not this
+        for (const auto& d : imported->loaded.diagnostics)
+          if (d.isError() && d.message.find("alias expands") != std::string::npos)
+            mark(tr("config not read: %1").arg(QString::fromStdString(d.toString())));
     } else {
       auto loaded = config::ConfigLoader().loadFile(rd.configPath());
       run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
       // A config.yaml from a stranger that is refused (an alias bomb, a broken file) marks this
       // run; its curves and the other runs are shown as ever.
-      if (!loaded.ok() && QFileInfo::exists(QString::fromStdString(rd.configPath()))) {
-        const auto errors = config::sortedByLocation(loaded.diagnostics);
-        run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) +
-                        tr("config not read: %1").arg(QString::fromStdString(errors.front().toString()));
-      }
+      if (!loaded.ok() && QFileInfo::exists(QString::fromStdString(rd.configPath())))
+        mark(tr("config not read: %1").arg(QString::fromStdString(config::sortedByLocation(loaded.diagnostics).front().toString())));
     }
     live = live || (run->meta && run->meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*run->meta));
   }

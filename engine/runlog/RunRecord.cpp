@@ -77,6 +77,7 @@ void RunRecord::clear() {
   rows_.clear();
   count_ = 0;
   droppedValues_ = 0;
+  readProblems_.clear();
   lastStep_ = lastEpoch_ = lastTime_ = 0;
   ++generation_;
 }
@@ -196,6 +197,7 @@ bool RunRecord::loadRunDirectory(const std::string& dir, std::string* error) {
     return false;
   }
   addAll(events);
+  readProblems_ = std::move(stats.problems);
   return true;
 }
 

@@ -74,6 +74,9 @@ class RunRecord {
 
   /// Reads a run directory's metrics.jsonl (resume rule applied). False with `error`.
   bool loadRunDirectory(const std::string& dir, std::string* error);
+  /// What the last loadRunDirectory skipped, each naming the file and line (e.g. an over-long
+  /// line): the run loaded, but not all of its log.
+  const std::vector<std::string>& readProblems() const { return readProblems_; }
 
  private:
   std::map<std::string, Series> series_;  ///< key "kind/metric"
@@ -81,6 +84,7 @@ class RunRecord {
   std::vector<MetricEvent> rows_;  ///< non-event lines, for CSV export
   std::size_t count_ = 0;
   std::size_t droppedValues_ = 0;
+  std::vector<std::string> readProblems_;
   std::uint64_t generation_ = 0;
   double lastStep_ = 0, lastEpoch_ = 0, lastTime_ = 0;
 };

@@ -108,20 +108,27 @@ class TestStudioApplication : public QObject {
     QVERIFY2(error.contains("is 5 MiB"), qPrintable(error));
   }
 
-  void comparingARunWhoseConfigIsABombMarksThatRunOnly() {
+  // A refused config.yaml and a metrics line of 2 MiB (a line may hold 1 MiB) each mark their own
+  // run in the summary; the good run and the other lines are shown as ever.
+  void comparingHostileRunsMarksThoseRunsOnly() {
     const QString good = dir_.filePath("runs/good"), bad = dir_.filePath("runs/bad");
+    const QString longLine = dir_.filePath("runs/long");
     testsupport::recordRun(good, "good", "fp32", 2.0, 400, 20, "TRAIN:\n  BATCH_SIZE: 8\n");
     testsupport::recordRun(bad, "bad", "bf16", 3.0, 200, 25, testsupport::yamlAliasBomb());
+    testsupport::recordRun(longLine, "long", "fp32", 2.0, 400, 20, "TRAIN:\n  BATCH_SIZE: 8\n");
+    std::ofstream(runlog::RunDirectory(longLine.toStdString()).metricsPath(), std::ios::app)
+        << std::string(2u << 20, '7') << "\n";
     gui::MainWindow window;
-    window.compareRuns({good, bad});
+    window.compareRuns({good, bad, longLine});
     const QString md = window.comparison()->summaryMarkdown();
     QStringList rows = md.split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(rows.size(), 4);  // header, rule, two runs
+    QCOMPARE(rows.size(), 5);  // header, rule, three runs
     QVERIFY2(rows[2].startsWith("| good (baseline)") && !rows[2].contains("config not read"),
              qPrintable(rows[2]));
-    QVERIFY2(
-        rows[3].contains("config not read") && rows[3].contains("TRAIN.BATCH_SIZE: alias expands"),
-        qPrintable(rows[3]));
+    QVERIFY2(rows[3].contains("config not read") && rows[3].contains("TRAIN.BATCH_SIZE: alias expands"),
+             qPrintable(rows[3]));
+    QVERIFY2(rows[4].contains("a line longer than 1048576 bytes"), qPrintable(rows[4]));
+    QVERIFY2(rows[4].contains("| 1.0000 (1.00×) |"), qPrintable(rows[4]));  // its other lines still count
   }
 };
 
