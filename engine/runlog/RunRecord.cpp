@@ -29,11 +29,15 @@ void RunRecord::add(const MetricEvent& e) {
       dropped = dropped || ser.size() != before;
     }
     const auto later = [s](const MetricEvent& x) { return static_cast<double>(x.step) > s; };
-    for (auto* events : {&notable_, &rows_})
-      while (!events->empty() && later(events->back())) {
-        events->pop_back();
-        dropped = true;
-      }
+    while (!rows_.empty() && later(rows_.back())) {
+      rows_.pop_back();
+      dropped = true;
+    }
+    // Events are not in step order: the resuming process writes some (e.g. 'tensorboard' at step
+    // 0) before 'resumed', so the lost ones are filtered, not popped; at most kMaxNotableEvents.
+    const auto kept = std::remove_if(notable_.begin(), notable_.end(), later);
+    dropped = dropped || kept != notable_.end();
+    notable_.erase(kept, notable_.end());
     if (dropped) ++generation_;
     count_ = notable_.size() + rows_.size();
   }
@@ -42,7 +46,8 @@ void RunRecord::add(const MetricEvent& e) {
   lastEpoch_ = std::max(lastEpoch_, e.epoch);
   lastTime_ = std::max(lastTime_, e.time_s);
   if (e.kind == kind::kEvent) {
-    notable_.push_back(e);
+    if (notable_.size() < kMaxNotableEvents) notable_.push_back(e);
+    else ++droppedValues_;
     return;
   }
   MetricEvent row = e;  // without the values of series beyond the cap, so the CSV agrees

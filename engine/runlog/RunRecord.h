@@ -43,6 +43,10 @@ class RunRecord {
   /// A log naming more (damaged or hostile) would make each resume and the CSV cost rows x names;
   /// the values of further names are left out and counted (droppedValues).
   static constexpr std::size_t kMaxSeries = 256;
+  /// Events (checkpoints, scaler changes, decode failures ...) a record keeps: a real run writes
+  /// a few per epoch; each resume filters them, so a hostile log of many is cut here and counted
+  /// with droppedValues.
+  static constexpr std::size_t kMaxNotableEvents = 10000;
 
   /// Adds one event; a "resumed" event at step S first drops everything after S (the work the
   /// interrupted process lost), as MetricsReader::applyResumes does.
@@ -58,7 +62,8 @@ class RunRecord {
   const std::vector<MetricEvent>& notableEvents() const { return notable_; }
   /// Count of all events added (after resume truncation, the count kept).
   std::size_t eventCount() const { return count_; }
-  /// Values left out because the run names more than kMaxSeries series; 0 for real runs.
+  /// Values left out because the run names more than kMaxSeries series, and events beyond
+  /// kMaxNotableEvents; 0 for real runs.
   std::size_t droppedValues() const { return droppedValues_; }
   /// Bumped by every change that removes data (resume truncation, clear): views then rebuild.
   std::uint64_t generation() const { return generation_; }

@@ -119,9 +119,27 @@ class TestRunRecord : public QObject {
   }
   // 100,000 resumes, each after a lost step, with a notable event before each: filtering every
   // column and event list at each resume was quadratic; popping the tail is linear.
+  // The resuming process writes events (here 'tensorboard' at step 0) before 'resumed': the lost
+  // event logged by the interrupted one still goes, though it is not at the back.
+  void aLostEventBeforeAStartupEventIsDropped() {
+    RunRecord r;
+    const auto named = [](const char* name, std::int64_t step) {
+      MetricEvent e = ev(kind::kEvent, step, {});
+      e.name = name;
+      return e;
+    };
+    r.add(named("checkpoint", 5));
+    r.add(named("decode_failure", 8));  // lost work
+    r.add(named("tensorboard", 0));      // the new process, before its resume
+    r.add(named("resumed", 5));
+    std::vector<std::string> names;
+    for (const auto& e : r.notableEvents()) names.push_back(e.name);
+    QCOMPARE(names, (std::vector<std::string>{"checkpoint", "tensorboard", "resumed"}));
+  }
+
   void manyResumesStayLinear() {
     RunRecord r;
-    const int n = 100000;
+    const int n = 20000;
     for (int i = 0; i < n; ++i) {
       MetricEvent ck = ev(kind::kEvent, 2 * i, {});
       ck.name = "checkpoint";
@@ -134,8 +152,8 @@ class TestRunRecord : public QObject {
     }
     QCOMPARE(r.series("train", "loss")->size(), std::size_t(n));
     for (double v : r.series("train", "loss")->value) QCOMPARE(v, 1.0);
-    QCOMPARE(r.notableEvents().size(), std::size_t(2 * n));
-    QCOMPARE(r.eventCount(), std::size_t(3 * n));
+    QCOMPARE(r.notableEvents().size(), RunRecord::kMaxNotableEvents);  // the first ones; the rest counted
+    QCOMPARE(r.droppedValues(), std::size_t(2 * n) - RunRecord::kMaxNotableEvents);
   }
 
   // A log naming thousands of metrics keeps the first kMaxSeries and counts the rest, so resumes
