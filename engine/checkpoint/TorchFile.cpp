@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -319,6 +320,10 @@ c10::IValue loadTorchFileStructure(const std::string& path) {
   std::string head, err;
   std::uint64_t size = 0;
   {
+    // A FIFO named like a checkpoint would block the open (the studio's GUI thread reads these).
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+      throw std::runtime_error(path + ": not a regular file; a checkpoint is a file torch.save wrote");
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw std::runtime_error(path + ": cannot open it");
     size = static_cast<std::uint64_t>(in.tellg());

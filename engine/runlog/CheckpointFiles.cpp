@@ -14,7 +14,8 @@ std::vector<std::filesystem::path> checkpointEntries(const std::string& runDir, 
   std::vector<std::filesystem::path> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(runDir) / RunDirectory::kCheckpointsDir, ec))
-    if (keep(e.path().filename().string())) out.push_back(e.path());
+    if (keep(e.path().filename().string()) && (e.is_regular_file(ec) || e.is_symlink(ec)))
+      out.push_back(e.path());  // not a FIFO or folder named like one; a link is checked by its reader
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -82,7 +82,12 @@ bool readFile(const std::string& path, std::string& contents, std::string* error
   };
   if (static_cast<std::uint64_t>(st.st_size) > maxBytes) return tooBig();
   std::string out;
-  out.reserve(static_cast<std::size_t>(st.st_size));
+  try {  // a file of gigabytes (a checkpoint, whose callers pass no cap) may not fit in memory
+    out.reserve(static_cast<std::size_t>(st.st_size));
+  } catch (const std::exception&) {
+    ::close(fd);
+    return fail("not enough memory for its " + std::to_string(st.st_size) + " bytes");
+  }
   // The file may grow while it is read (or say size 0, as /proc does): read to its end, never
   // past the cap.
   char buf[65536];
@@ -96,7 +101,12 @@ bool readFile(const std::string& path, std::string& contents, std::string* error
     }
     if (n == 0) break;
     if (static_cast<std::size_t>(n) > maxBytes - out.size()) return tooBig();
-    out.append(buf, static_cast<std::size_t>(n));
+    try {
+      out.append(buf, static_cast<std::size_t>(n));
+    } catch (const std::exception&) {  // it grew past what fits while it was read
+      ::close(fd);
+      return fail("not enough memory to read it whole");
+    }
   }
   ::close(fd);
   contents = std::move(out);

@@ -6,10 +6,15 @@
 
 #include <QtTest>
 
+#include <QTemporaryDir>
+
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
 #include "checkpoint/TorchFile.h"
+#include "runlog/CheckpointFiles.h"
 #include "train/Checkpoint.h"
 
 using namespace amp;
@@ -334,6 +339,19 @@ class TestHostileCheckpoints : public QObject {
 
   // A 100 KB blob name: libstdc++'s regex recursed per character (a stack overflow) in the
   // Caffe2 name conversion. Refused by the reader and by the conversion itself.
+  // A FIFO named like a checkpoint: listed by nobody, and refused unopened by the structure
+  // reader the studio calls on its GUI thread (opening it would wait for a writer forever).
+  void aFifoNamedLikeACheckpointIsNotOpened() {
+    QTemporaryDir dir;
+    const fs::path run(dir.path().toStdString());
+    fs::create_directories(run / "checkpoints");
+    const fs::path fifo = run / "checkpoints" / "checkpoint_epoch_00001.pyth";
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    QVERIFY(runlog::listCheckpointFiles(run.string()).empty());
+    const QString error = errorOf([&] { checkpoint::loadTorchFileStructure(fifo.string()); });
+    QVERIFY2(error.contains("not a regular file"), qPrintable(error));
+  }
+
   void longCaffe2BlobNamesAreRefused() {
     std::string pkl =
         readAll(std::string(AMPSTUDIO_TEST_DATA_DIR) + "/checkpoints/caffe2_blobs.pkl");
