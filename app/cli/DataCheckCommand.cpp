@@ -50,7 +50,14 @@ int runCheck(const CheckArgs& a) {
     std::vector<data::VideoCheck> results(list.videos.size());
     std::atomic<size_t> next{0};
     auto worker = [&] {
-      for (size_t i; (i = next++) < list.videos.size();) results[i] = data::checkVideo(list.videos[i].path, /*wholeStream=*/true);
+      for (size_t i; (i = next++) < list.videos.size();) {
+        try {  // an exception leaving this thread would end the command without a word
+          results[i] = data::checkVideo(list.videos[i].path, /*wholeStream=*/true);
+        } catch (const std::exception& e) {
+          results[i] = data::VideoCheck{};
+          results[i].message = list.videos[i].path + ": " + e.what();
+        }
+      }
     };
     const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::thread> pool;

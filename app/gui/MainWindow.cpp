@@ -445,7 +445,11 @@ bool MainWindow::startDemo(const QString& configPath) {
     dialog.setWindowModality(Qt::WindowModal);
     dialog.setMinimumDuration(0);
     std::thread worker([&] {
-      ok = data::generateDemoData(o, summary, &error, [&](int d, int t) { done = d, total = std::max(1, t); });
+      try {  // an exception leaving this thread would end the studio
+        ok = data::generateDemoData(o, summary, &error, [&](int d, int t) { done = d, total = std::max(1, t); });
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
       finished = true;
     });
     QTimer poll;

@@ -1,5 +1,7 @@
 // ampstudio: the desktop studio.
 #include <QApplication>
+#include <cstdio>
+#include <functional>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
@@ -60,29 +62,46 @@ int main(int argc, char** argv) {
     if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
   }
   const QString config = parser.positionalArguments().value(0);
-  if (!config.isEmpty() && !window.openConfig(config)) return 1;
+  // What the command line and the last session open runs before the event loop, outside
+  // StudioApplication::notify: an exception there is reported and the studio starts anyway.
+  const auto guarded = [&window](const char* what, const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ampstudio: error: %s: %s; the studio starts without it\n", what, e.what());
+      window.statusBar()->showMessage(QObject::tr("Could not %1: %2").arg(what, QString::fromLocal8Bit(e.what())));
+    }
+  };
+  bool opened = true;
+  if (!config.isEmpty()) guarded("open the config", [&] { opened = window.openConfig(config); });
+  if (!opened) return 1;
   // Where the last session left off: its config and selected run (unless told what to open).
   if (config.isEmpty() && !parser.isSet(demo) && !parser.isSet(follow) && !parser.isSet(compare) && !parser.isSet(screenshot))
-    window.restoreSession();
+    guarded("restore the last session", [&window] { window.restoreSession(); });
   window.show();
   if (parser.isSet(demo)) {
     const QString demoConfig = parser.value(demo);
     QTimer::singleShot(0, &window, [&window, demoConfig] { window.startDemo(demoConfig); });
   }
-  if (parser.isSet(follow)) window.followRun(parser.value(follow));
-  if (parser.isSet(compare)) window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts));
+  if (parser.isSet(follow)) guarded("follow the run", [&] { window.followRun(parser.value(follow)); });
+  if (parser.isSet(compare))
+    guarded("compare the runs", [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
   if (parser.isSet(tab)) window.showTab(parser.value(tab));
   if (parser.isSet(audit) || parser.isSet(auditRun)) {
     window.showTab("precision");
-    if (parser.isSet(auditRun)) window.precisionAudit()->auditRun(parser.value(auditRun));
-    else window.precisionAudit()->auditConfig();
+    guarded("audit the precision", [&] {
+      if (parser.isSet(auditRun)) window.precisionAudit()->auditRun(parser.value(auditRun));
+      else window.precisionAudit()->auditConfig();
+    });
   }
   if (parser.isSet(predictRun)) {
     window.showTab("predict");
-    if (window.predictPanel()->useRun(parser.value(predictRun))) {
-      window.predictPanel()->addVideos(parser.values(predictVideo));
-      if (!parser.values(predictVideo).isEmpty()) window.predictPanel()->predict();
-    }
+    guarded("predict", [&] {
+      if (window.predictPanel()->useRun(parser.value(predictRun))) {
+        window.predictPanel()->addVideos(parser.values(predictVideo));
+        if (!parser.values(predictVideo).isEmpty()) window.predictPanel()->predict();
+      }
+    });
   }
 
   if (parser.isSet(screenshot)) {
