@@ -91,7 +91,22 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   s_->fmt->interrupt_callback = {&State::interrupt, s_.get()};
   int r = avformat_open_input(&s_->fmt, path.c_str(), nullptr, nullptr);
   if (r < 0) return fail(error, withDetail("not a readable video: " + avError(r)));
-  r = avformat_find_stream_info(s_->fmt, nullptr);
+  // What the container declares, before any decoder runs (MKV and MP4 headers say it).
+  for (unsigned i = 0; i < s_->fmt->nb_streams; ++i) {
+    const AVCodecParameters* par = s_->fmt->streams[i]->codecpar;
+    if (par->codec_type == AVMEDIA_TYPE_VIDEO && static_cast<std::int64_t>(par->width) * par->height > kMaxFramePixels)
+      return fail(error, "declares " + std::to_string(par->width) + "x" + std::to_string(par->height) +
+                             " frames, larger than AMP Studio decodes (" + kMaxFrameText +
+                             " pixels); scale it down with ffmpeg -vf scale");
+  }
+  {
+    // find_stream_info decodes a few frames of each stream (H.264, MJPEG): the same frame-size cap
+    // for those decoders, so a stream whose size only its frames declare is refused there too.
+    std::vector<AVDictionary*> opts(s_->fmt->nb_streams, nullptr);
+    for (auto& o : opts) av_dict_set_int(&o, "max_pixels", kMaxFramePixels, 0);
+    r = avformat_find_stream_info(s_->fmt, opts.empty() ? nullptr : opts.data());
+    for (auto& o : opts) av_dict_free(&o);
+  }
   if (r < 0) return fail(error, withDetail("cannot read its streams: " + avError(r)));
 
   const AVCodec* decoder = nullptr;
@@ -108,6 +123,7 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
 
   s_->codec = avcodec_alloc_context3(decoder);
   avcodec_parameters_to_context(s_->codec, st->codecpar);
+  s_->codec->max_pixels = kMaxFramePixels;  // also for frames whose size changes mid-stream
   s_->codec->thread_count = std::max(0, options_.threads);
   s_->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
   r = avcodec_open2(s_->codec, decoder, nullptr);
@@ -117,10 +133,12 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   info_.codec = decoder->name;
   info_.width = st->codecpar->width;
   info_.height = st->codecpar->height;
-  if (info_.width <= 0 || info_.height <= 0) return fail(error, "video stream has no frame size");
+  if (info_.width <= 0 || info_.height <= 0)
+    return fail(error, std::string("video stream has no frame size (or frames larger than ") + kMaxFrameText + " pixels)");
   if (static_cast<std::int64_t>(info_.width) * info_.height > kMaxFramePixels)  // before any frame is allocated
     return fail(error, "declares " + std::to_string(info_.width) + "x" + std::to_string(info_.height) +
-                           " frames, larger than AMP Studio decodes (4096x2160 pixels); scale it down with ffmpeg -vf scale");
+                           " frames, larger than AMP Studio decodes (" + kMaxFrameText +
+                           " pixels); scale it down with ffmpeg -vf scale");
   AVRational rate = st->avg_frame_rate;
   if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
   info_.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
@@ -159,7 +177,7 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   if (static_cast<std::int64_t>(out.height) * out.width > kMaxFramePixels)
     return fail(error, "its " + std::to_string(info_.width) + "x" + std::to_string(info_.height) + " frames would be " +
                            std::to_string(out.width) + "x" + std::to_string(out.height) +
-                           " after scaling, larger than AMP Studio decodes (4096x2160 pixels); check its aspect ratio");
+                           " after scaling, larger than AMP Studio decodes (" + kMaxFrameText + " pixels); check its aspect ratio");
   out.indices.assign(indices.begin(), indices.end());
   out.timestamps_s.assign(indices.size(), 0.0);
   out.rgb = std::move(rgb);

@@ -42,10 +42,11 @@ struct DecodedClip {
   std::uint8_t* frame(size_t i) { return rgb.data() + i * static_cast<size_t>(height) * width * 3; }
 };
 
-/// The largest frame decoded, declared or after scaling: DCI 4K. A 1 MB file can declare
+/// The largest frame decoded, declared or after scaling: 8K UHD. A 1 MB file can declare
 /// 16384 x 16384 frames, and FFmpeg allocates what the header says before the first pixel; video
-/// datasets (Kinetics, SSv2, Charades, AVA) are at most 1080p.
-inline constexpr std::int64_t kMaxFramePixels = 4096 * 2160;
+/// datasets (Kinetics, SSv2, Charades, AVA) are at most 1080p, cameras record up to 8K.
+inline constexpr std::int64_t kMaxFramePixels = 7680 * 4320;
+inline constexpr const char* kMaxFrameText = "7680x4320";
 
 struct DecoderOptions {
   int threads = 1;               ///< codec threads per decoder (0: FFmpeg picks)

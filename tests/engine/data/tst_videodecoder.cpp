@@ -189,27 +189,27 @@ class TestVideoDecoder : public QObject {
     QCOMPARE(clip.indices, (std::vector<std::int64_t>{0, 0, 0}));
   }
 
-  // A header declaring frames larger than DCI 4K is refused at open, before FFmpeg allocates
+  // A header declaring frames larger than 8K UHD is refused at open, before FFmpeg allocates
   // them; a sliver whose scaled frames would be that large is refused before decoding.
   void framesLargerThan4kAreRefusedBeforeDecoding() {
-    const QString big = makeWithFfmpeg(dir_, "big.mkv", {"-f", "lavfi", "-i", "color=size=4112x2176:rate=1", "-frames:v",
+    const QString big = makeWithFfmpeg(dir_, "big.mkv", {"-f", "lavfi", "-i", "color=size=7688x4328:rate=1", "-frames:v",
                                                          "1", "-c:v", "mjpeg", "-pix_fmt", "yuvj420p"});
     QVERIFY(!big.isEmpty());
     VideoDecoder d;
     std::string error;
     QVERIFY(!d.open(big.toStdString(), &error));
-    QVERIFY2(error.find("declares 4112x2176 frames, larger than AMP Studio decodes (4096x2160 pixels)") != std::string::npos,
+    QVERIFY2(error.find("declares 7688x4328 frames, larger than AMP Studio decodes (7680x4320 pixels)") != std::string::npos,
              error.c_str());
     QVERIFY2(error.find(big.toStdString()) != std::string::npos, error.c_str());
-    const QString sliver = makeWithFfmpeg(dir_, "sliver.mkv", {"-f", "lavfi", "-i", "color=size=4000x2:rate=1", "-frames:v",
+    const QString sliver = makeWithFfmpeg(dir_, "sliver.mkv", {"-f", "lavfi", "-i", "color=size=8000x2:rate=1", "-frames:v",
                                                                "1", "-c:v", "mjpeg", "-pix_fmt", "yuvj420p"});
     QVERIFY(!sliver.isEmpty());
     VideoDecoder s;
     QVERIFY2(s.open(sliver.toStdString(), &error), error.c_str());
     DecodedClip clip;
-    QVERIFY(!s.decode({0}, 256, 512000, clip, &error));
-    QVERIFY2(error.find("would be 512000x256 after scaling") != std::string::npos, error.c_str());
-    QVERIFY(s.decode({0}, 2, 4000, clip, &error));  // at its own size it decodes
+    QVERIFY(!s.decode({0}, 256, 1024000, clip, &error));
+    QVERIFY2(error.find("would be 1024000x256 after scaling") != std::string::npos, error.c_str());
+    QVERIFY(s.decode({0}, 2, 8000, clip, &error));  // at its own size it decodes
   }
 
   void webmWithoutFrameCount() {
