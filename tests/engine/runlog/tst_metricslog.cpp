@@ -272,7 +272,8 @@ class TestMetricsLog : public QObject {
     QCOMPARE(reader.problems().size(), size_t(2));  // the long line is named once
   }
 
-  // A sparse file announcing 64 GiB: the old reader allocated its size; this one skips the hole.
+  // A sparse file announcing 4 GiB: the old reader allocated its size; this one skips the hole
+  // (or, where the file system does not report holes, reads it in bounded chunks).
   void aSparseFileIsNotReadWhole() {
     QTemporaryDir dir;
     const std::string path = dir.path().toStdString() + "/metrics.jsonl";
@@ -280,11 +281,11 @@ class TestMetricsLog : public QObject {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     QVERIFY(fd >= 0);
     const std::string tail = "\n" + toJsonLine(trainEvent(2, 0.5)) + "\n";
-    const off_t hole = off_t(64) << 30;
+    const off_t hole = off_t(4) << 30;
     const bool wrote =
         ::pwrite(fd, tail.data(), tail.size(), hole) == static_cast<ssize_t>(tail.size());
     ::close(fd);
-    if (!wrote) QSKIP("this file system holds no 64 GiB sparse file");
+    QVERIFY2(wrote, "cannot write a 4 GiB sparse file in the temporary folder");
     MetricsReader::ReadStats stats;
     const auto events = MetricsReader::readAll(path, &stats);
     QCOMPARE(events.size(), size_t(2));

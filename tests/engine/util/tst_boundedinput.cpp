@@ -79,9 +79,9 @@ class TestBoundedInput : public QObject {
     const std::string path = write("sparse.txt", "a\n");
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     QVERIFY(fd >= 0);
-    const bool wrote = ::pwrite(fd, "\nb\n", 3, off_t(64) << 30) == 3;
+    const bool wrote = ::pwrite(fd, "\nb\n", 3, off_t(4) << 30) == 3;
     ::close(fd);
-    if (!wrote) QSKIP("this file system holds no 64 GiB sparse file");
+    QVERIFY2(wrote, "cannot write a 4 GiB sparse file in the temporary folder");
     LineReader in(1000);
     std::string err, line;
     QVERIFY2(in.open(path, &err), err.c_str());
