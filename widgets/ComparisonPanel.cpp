@@ -327,6 +327,7 @@ void ComparisonPanel::rebuildSummary() {
                        : run.problem);
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
+      if (c == cells.size() - 1) item->setToolTip(cells[c]);  // the status and what was not read, whole
       if (c == 0) {
         item->setForeground(run.color);
         QFont f = item->font();
