@@ -118,7 +118,26 @@ config::Diagnostics ConfigEditorPanel::allDiagnostics() const {
   return all;
 }
 
+namespace {
+// The loader's limits, before the editor holds the text: a device (/dev/zero) or a FIFO would be
+// read forever, and a video opened by mistake would fill the editor. "" when it may be read.
+QString whyNotAConfig(const QString& path) {
+  const QFileInfo info(path);
+  if (info.exists() && !info.isFile()) return ConfigEditorPanel::tr("%1 is not a regular file; a config is a YAML file.").arg(path);
+  if (info.size() > static_cast<qint64>(config::kMaxConfigFileBytes))
+    return ConfigEditorPanel::tr("%1 is %2 MiB; a config is a YAML file of a few KB (at most %3 MiB). Check the path.")
+        .arg(path)
+        .arg(info.size() >> 20)
+        .arg(config::kMaxConfigFileBytes >> 20);
+  return {};
+}
+}  // namespace
+
 bool ConfigEditorPanel::newFromTemplate(const QString& templatePath, QString* error) {
+  if (const QString why = whyNotAConfig(templatePath); !why.isEmpty()) {
+    if (error) *error = why;
+    return false;
+  }
   QFile f(templatePath);
   if (!f.open(QIODevice::ReadOnly)) {
     if (error) *error = tr("Cannot open %1: %2").arg(templatePath, f.errorString());
@@ -139,20 +158,10 @@ std::string ConfigEditorPanel::displayName() const {
   return path_.isEmpty() ? std::string("untitled.yaml") : path_.toStdString();
 }
 
+
 bool ConfigEditorPanel::openFile(const QString& path, QString* error) {
-  // The loader's limits, before the editor holds the text: a device (/dev/zero) or a FIFO would
-  // be read forever, and a video opened by mistake would fill the editor.
-  const QFileInfo info(path);
-  if (info.exists() && !info.isFile()) {
-    if (error) *error = tr("%1 is not a regular file; a config is a YAML file.").arg(path);
-    return false;
-  }
-  if (info.size() > static_cast<qint64>(config::kMaxConfigFileBytes)) {
-    if (error)
-      *error = tr("%1 is %2 MiB; a config is a YAML file of a few KB (at most %3 MiB). Check the path.")
-                   .arg(path)
-                   .arg(info.size() >> 20)
-                   .arg(config::kMaxConfigFileBytes >> 20);
+  if (const QString why = whyNotAConfig(path); !why.isEmpty()) {
+    if (error) *error = why;
     return false;
   }
   QFile f(path);

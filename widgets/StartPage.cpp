@@ -138,7 +138,7 @@ StartPage::StartPage(QWidget* parent)
 QString StartPage::configSummary(const QString& path, int maxChars, QString* whole) {
   QFile f(path);
   QStringList lines;
-  if (f.open(QIODevice::ReadOnly | QIODevice::Text))
+  if (QFileInfo(path).isFile() && f.open(QIODevice::ReadOnly | QIODevice::Text))  // not a FIFO: it would wait
     while (!f.atEnd()) {
       const QString line = QString::fromUtf8(f.readLine(4096)).trimmed();
       if (!line.startsWith('#')) break;

@@ -107,6 +107,8 @@ class TestStudioApplication : public QObject {
     const QString big = write("big.yaml", std::string(5u << 20, '#'));
     QVERIFY(!editor.openFile(big, &error));
     QVERIFY2(error.contains("is 5 MiB"), qPrintable(error));
+    QVERIFY(!editor.newFromTemplate("/dev/zero", &error));  // File > New from Template too
+    QVERIFY2(error.contains("is not a regular file"), qPrintable(error));
   }
 
   // A refused config.yaml and a metrics line of 2 MiB (a line may hold 1 MiB) each mark their own
