@@ -86,7 +86,8 @@ void describeImportedRun(runlog::RunMetadata& m, const std::string& runDir) {
 std::string runConfigFile(const std::string& runDir, const std::string& scratchDir, std::string* error) {
   const runlog::RunDirectory dir(runDir);
   if (!dir.isPySlowFast()) {
-    if (fs::exists(dir.configPath())) return dir.configPath();
+    std::error_code ec;
+    if (fs::exists(dir.configPath(), ec)) return dir.configPath();
     if (error) *error = runDir + ": the run has no " + runlog::RunDirectory::kConfigFile;
     return {};
   }

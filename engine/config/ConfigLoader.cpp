@@ -81,10 +81,12 @@ class Merger {
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      const bool exists = fs::exists(path);
+      std::error_code existsEc;  // the throwing overload ends the process on a name too long
+      const bool exists = fs::exists(path, existsEc);
       error(includedFrom, ctx.chain.empty() ? "" : kBaseKey,
-            exists ? "cannot read '" + path + "' (permission denied?)"
-                   : "file '" + path + "' does not exist; check the path");
+            exists     ? "cannot read '" + path + "' (permission denied?)"
+            : existsEc ? "cannot read '" + path.substr(0, 200) + "': " + existsEc.message()
+                       : "file '" + path + "' does not exist; check the path");
       return;
     }
     std::stringstream ss;
