@@ -17,6 +17,8 @@
 #include "runlog/CheckpointFiles.h"
 #include "train/Checkpoint.h"
 
+#include "support/TestFiles.h"
+
 using namespace amp;
 using namespace std::string_literals;
 namespace fs = std::filesystem;
@@ -28,14 +30,7 @@ std::string readAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-QString errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
+using testsupport::errorOf;
 
 std::string le(std::uint64_t v, int n) {
   std::string out;

@@ -13,6 +13,8 @@
 #include "train/Checkpoint.h"
 #include "train/Optimizer.h"
 
+#include "support/TestFiles.h"
+
 using namespace amp;
 namespace fs = std::filesystem;
 
@@ -48,14 +50,7 @@ std::string legacyWith(const std::string& pickle) {
   return s;
 }
 
-QString errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return QString::fromStdString(e.what());
-  }
-  return {};
-}
+using testsupport::errorOf;
 
 torch::Tensor tensorAt(const c10::impl::GenericDict& d, const char* key) { return d.at(key).toTensor(); }
 

@@ -11,6 +11,8 @@
 
 #include "data/ClassNames.h"
 
+#include "support/TestFiles.h"
+
 using namespace amp::data;
 
 class TestClassNames : public QObject {
@@ -18,9 +20,7 @@ class TestClassNames : public QObject {
  private:
   QTemporaryDir dir_;
   std::string write(const std::string& name, const std::string& text) {
-    const std::string path = dir_.path().toStdString() + "/" + name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
+    return amp::testsupport::writeFile(dir_, name, text);
   }
   // "" when `path` is refused with a message naming it and holding `part`; else what happened.
   static std::string refused(const std::string& path, const std::string& part) {

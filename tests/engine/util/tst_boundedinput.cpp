@@ -14,6 +14,8 @@
 #include "util/AtomicFile.h"
 #include "util/BoundedInput.h"
 
+#include "support/TestFiles.h"
+
 using namespace amp::util;
 
 class TestBoundedInput : public QObject {
@@ -21,9 +23,7 @@ class TestBoundedInput : public QObject {
  private:
   QTemporaryDir dir_;
   std::string write(const std::string& name, const std::string& text) {
-    const std::string path = dir_.path().toStdString() + "/" + name;
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
+    return amp::testsupport::writeFile(dir_, name, text);
   }
 
  private slots:
