@@ -34,6 +34,10 @@ measure() {  # label input baseline|hostile command...
   # What it said about this input: the first line naming it, else the first line.
   said=$(grep -m1 -F "$(basename "$input")" out.txt | cut -c1-160 | tr '|' '/' || true)
   [ -n "$said" ] || said=$(head -n 1 out.txt | cut -c1-160 | tr '|' '/')
+  case "$label" in studio*) [ "$rc" = 0 ] && said="shown for 3 s, screenshot saved, quit normally" ;; esac
+  if grep -q -F ": error" out.txt || grep -q -E "^[^#].*:[0-9]+:[0-9]+: " out.txt; then  # a refusal: that line
+    said=$(grep -m1 -E ": error|:[0-9]+:[0-9]+: " out.txt | cut -c1-160 | tr '|' '/')
+  fi
   if [ "$kind" = baseline ]; then baseline_kb=$kb; fi
   local size
   size=$(du -sb "$input" | cut -f1)
