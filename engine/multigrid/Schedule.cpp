@@ -137,6 +137,9 @@ BnChoice bnFor(const Inputs& in, std::int64_t batchSize) {
   // update_long_cycle: float(TRAIN.BATCH_SIZE / NUM_GPUS) / BN_BASE_SIZE, then int() of it or of its inverse.
   BnChoice bn;
   bn.factor = static_cast<double>(batchSize) / static_cast<double>(in.procs) / static_cast<double>(in.bnBase);
+  // A batch, process count or BN size of 0 is refused by its key's own check; the schedule is
+  // still built for the other messages, so its casts must stay defined (1/0 is inf).
+  if (!std::isfinite(bn.factor) || !(bn.factor > 0) || bn.factor > 1e15 || 1.0 / bn.factor > 1e15) return bn;
   if (bn.factor < 1) {
     bn.norm_type = "sync_batchnorm";
     bn.num_sync_devices = static_cast<std::int64_t>(1.0 / bn.factor);
