@@ -5,6 +5,7 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/mem.h>
 #include <libswscale/swscale.h>
 }
 
@@ -14,6 +15,7 @@ extern "C" {
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 
 namespace amp::data {
 namespace {
@@ -76,7 +78,20 @@ bool VideoDecoder::fail(std::string* error, const std::string& why) const {
   return false;
 }
 
+namespace {
+// FFmpeg allocates what a container declares: a 47 KB MKV declaring a 256 MB binary element made
+// the demuxer allocate it (fuzz_video). Its own per-allocation cap, process-wide, set once: the
+// largest legitimate buffer is a plane of an 8K 16-bit frame (66 MB); a larger request fails
+// as ENOMEM and the video is refused by name.
+constexpr std::size_t kMaxFfmpegAllocation = 192u << 20;
+void capFfmpegAllocations() {
+  static std::once_flag once;
+  std::call_once(once, [] { av_max_alloc(kMaxFfmpegAllocation); });
+}
+}  // namespace
+
 bool VideoDecoder::open(const std::string& path, std::string* error) {
+  capFfmpegAllocations();
   info_ = VideoInfo{};
   info_.path = path;
   s_ = std::make_unique<State>();
