@@ -14,7 +14,8 @@ QString CliJob::Result::failure(int lines) const {
   QStringList tail = err.split('\n', Qt::SkipEmptyParts);
   while (tail.size() > lines) tail.removeFirst();
   if (!tail.isEmpty()) return tail.join('\n');
-  return crashed ? QObject::tr("ampstudio-cli crashed") : QObject::tr("ampstudio-cli ended with code %1").arg(exitCode);
+  return crashed ? QObject::tr("ampstudio-cli crashed")
+                 : QObject::tr("ampstudio-cli ended with code %1").arg(exitCode);
 }
 
 CliJob::CliJob(QObject* parent) : QObject(parent), program_(LaunchedRun::findCli()) {}
@@ -27,7 +28,9 @@ CliJob::~CliJob() {
   }
 }
 
-bool CliJob::programFound() const { return !program_.isEmpty() && QFileInfo(program_).isExecutable(); }
+bool CliJob::programFound() const {
+  return !program_.isEmpty() && QFileInfo(program_).isExecutable();
+}
 
 bool CliJob::start(const QStringList& args, bool yieldCores) {
   if (busy()) return false;
@@ -55,7 +58,9 @@ void CliJob::cancel() {
 void CliJob::onFinished(int exitCode, QProcess::ExitStatus status) {
   Result r;
   r.cancelled = cancelled_;
-  r.startError = process_->error() == QProcess::FailedToStart ? program_ + ": " + process_->errorString() : QString();
+  r.startError = process_->error() == QProcess::FailedToStart
+                     ? program_ + ": " + process_->errorString()
+                     : QString();
   r.crashed = status != QProcess::NormalExit;
   r.exitCode = exitCode;
   r.out = process_->readAllStandardOutput();

@@ -20,8 +20,8 @@ class CliJob : public QObject {
     QString startError;  ///< why the program could not start ("" when it ran)
     bool crashed = false;
     int exitCode = -1;
-    QByteArray out;      ///< stdout
-    QString err;         ///< stderr, trimmed
+    QByteArray out;  ///< stdout
+    QString err;     ///< stderr, trimmed
     bool ok() const { return !cancelled && startError.isEmpty() && !crashed && exitCode == 0; }
     /// What went wrong, for a status line: the start error, or the last `lines` lines of stderr
     /// (the CLI names the key, file or device there), or the exit code.

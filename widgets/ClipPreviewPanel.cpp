@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -10,7 +11,6 @@
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QFileInfo>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -22,36 +22,54 @@
 namespace amp::widgets {
 namespace {
 
-data::Split splitOf(int index) { return index == 0 ? data::Split::Train : index == 1 ? data::Split::Val : data::Split::Test; }
+data::Split splitOf(int index) {
+  return index == 0 ? data::Split::Train : index == 1 ? data::Split::Val : data::Split::Test;
+}
 
 QString describe(const data::PreviewClip& c, data::Split split, int copies) {
   QStringList frames;
   for (const auto f : c.info.frame_indices) frames << QString::number(f);
   const auto& r = c.info.region;
-  QString text = QString("<b>%1</b> &nbsp; label %2%3")
-                     .arg(QString::fromStdString(c.path).toHtmlEscaped())
-                     .arg(c.label)
-                     .arg(c.label_name.empty() ? QString() : " " + QString::fromStdString(c.label_name).toHtmlEscaped());
+  QString text =
+      QString("<b>%1</b> &nbsp; label %2%3")
+          .arg(QString::fromStdString(c.path).toHtmlEscaped())
+          .arg(c.label)
+          .arg(c.label_name.empty() ? QString()
+                                    : " " + QString::fromStdString(c.label_name).toHtmlEscaped());
   if (split == data::Split::Test) text += QString(" &nbsp; view %1").arg(c.view);
   if (copies > 1) text += QString(" &nbsp; copy %1 of %2").arg(c.copy + 1).arg(copies);
   text += QString("<br>frames %1").arg(frames.join(' '));
   text += QString("<br>region %1x%2 at (%3, %4) of the %5x%6 frame%7 &rarr; %8x%8")
-              .arg(r.width).arg(r.height).arg(r.x).arg(r.y).arg(c.info.decoded.width).arg(c.info.decoded.height)
+              .arg(r.width)
+              .arg(r.height)
+              .arg(r.x)
+              .arg(r.y)
+              .arg(c.info.decoded.width)
+              .arg(c.info.decoded.height)
               .arg(c.info.flipped ? QObject::tr(", flipped (red outline)") : QString())
               .arg(c.crop);
   if (!c.info.augment_ops.empty()) {
     QStringList ops;
-    for (const auto& op : c.info.augment_ops) ops << QString::fromStdString(data::describeAugOp(op)).toHtmlEscaped();
+    for (const auto& op : c.info.augment_ops)
+      ops << QString::fromStdString(data::describeAugOp(op)).toHtmlEscaped();
     text += QObject::tr("<br>RandAugment, in order: %1").arg(ops.join(", "));
   }
   if (!c.info.erased_boxes.empty()) {
     QStringList boxes;
-    for (const auto& b : c.info.erased_boxes) boxes << QString("%1x%2 at (%3, %4)").arg(b.width).arg(b.height).arg(b.left).arg(b.top);
-    text += QObject::tr("<br>random erasing: %1 of the %2x%2 crop").arg(boxes.join(", ")).arg(c.crop);
+    for (const auto& b : c.info.erased_boxes)
+      boxes << QString("%1x%2 at (%3, %4)").arg(b.width).arg(b.height).arg(b.left).arg(b.top);
+    text +=
+        QObject::tr("<br>random erasing: %1 of the %2x%2 crop").arg(boxes.join(", ")).arg(c.crop);
   }
-  if (!c.slow.empty()) text += QObject::tr("<br>top: first source frame; middle: fast pathway (%1 frames); bottom: slow pathway (%2)")
-                                   .arg(c.frames).arg(c.slow_frames);
-  else text += QObject::tr("<br>top: first source frame; below: the %1 frames the model gets").arg(c.frames);
+  if (!c.slow.empty())
+    text += QObject::tr(
+                "<br>top: first source frame; middle: fast pathway (%1 frames); bottom: slow "
+                "pathway (%2)")
+                .arg(c.frames)
+                .arg(c.slow_frames);
+  else
+    text += QObject::tr("<br>top: first source frame; below: the %1 frames the model gets")
+                .arg(c.frames);
   return text;
 }
 
@@ -70,7 +88,9 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
       content_(new QWidget),
       list_(new QVBoxLayout(content_)) {
   split_->addItems({tr("train"), tr("val"), tr("test")});
-  split_->setToolTip(tr("train: with the training augmentation; val: one clip per video; test: every view of the multi-view test"));
+  split_->setToolTip(
+      tr("train: with the training augmentation; val: one clip per video; test: every view of the "
+         "multi-view test"));
   epoch_->setRange(0, 100000);
   epoch_->setToolTip(tr("The epoch whose shuffle and random draws to use"));
   clip_->setRange(0, 10000000);
@@ -113,26 +133,34 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
 bool ClipPreviewPanel::showRun(const QString& runDir) {
   const runlog::RunDirectory dir(runDir.toStdString());
   QString from = tr("its config.yaml");
-  if (dir.isPySlowFast()) {  // the config in its newest checkpoint (keys of another PySlowFast version left out)
+  if (dir.isPySlowFast()) {  // the config in its newest checkpoint (keys of another PySlowFast
+                             // version left out)
     std::string error;
     const auto imported = checkpoint::readImportedRunConfig(dir.dir(), &error);
     if (!imported) {
-      status_->setText(tr("Cannot show the clips of %1: %2").arg(runDir, QString::fromStdString(error)).toHtmlEscaped());
+      status_->setText(tr("Cannot show the clips of %1: %2")
+                           .arg(runDir, QString::fromStdString(error))
+                           .toHtmlEscaped());
       return false;
     }
     runConfig_ = imported->loaded.config;
-    from = tr("the config in %1").arg(QFileInfo(QString::fromStdString(imported->checkpoint)).fileName());
+    from = tr("the config in %1")
+               .arg(QFileInfo(QString::fromStdString(imported->checkpoint)).fileName());
   } else {
     auto loaded = config::ConfigLoader().loadFile(dir.configPath());
     if (!loaded.ok()) {
-      status_->setText(tr("Cannot show the clips of %1: %2").arg(runDir, QString::fromStdString(config::formatDiagnostics(loaded.diagnostics)))
-                           .toHtmlEscaped());
+      status_->setText(
+          tr("Cannot show the clips of %1: %2")
+              .arg(runDir, QString::fromStdString(config::formatDiagnostics(loaded.diagnostics)))
+              .toHtmlEscaped());
       return false;
     }
     runConfig_ = std::move(loaded.config);
   }
   runDir_ = runDir;
-  source_label_->setText(tr("Clips of run <b>%1</b> (%2)").arg(QFileInfo(runDir).fileName().toHtmlEscaped(), from.toHtmlEscaped()));
+  source_label_->setText(
+      tr("Clips of run <b>%1</b> (%2)")
+          .arg(QFileInfo(runDir).fileName().toHtmlEscaped(), from.toHtmlEscaped()));
   source_label_->show();
   back_->show();
   showClip();
@@ -167,17 +195,20 @@ void ClipPreviewPanel::showClip() {
     status_->setText(tr("The config has errors: fix them in the Config tab to preview its clips."));
     return;
   }
-  if (worker_.joinable()) worker_.join();  // at most one preview at a time; each takes well under a second
+  if (worker_.joinable())
+    worker_.join();  // at most one preview at a time; each takes well under a second
   const int generation = ++generation_;
   pending_ = true;
   status_->setText(tr("Decoding ..."));
   const data::Split split = splitOf(split_->currentIndex());
   const int epoch = epoch_->value(), clip = clip_->value();
-  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation, yield = trainingActive_] {
+  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation,
+                         yield = trainingActive_] {
     // Beside a training run: this thread (only) yields the cores to it.
     // 10 steps nicer than the studio, as the CLI jobs are (nice(10)); 19 is the floor.
     const auto tid = static_cast<id_t>(::gettid());
-    if (yield) (void)::setpriority(PRIO_PROCESS, tid, std::min(19, ::getpriority(PRIO_PROCESS, tid) + 10));
+    if (yield)
+      (void)::setpriority(PRIO_PROCESS, tid, std::min(19, ::getpriority(PRIO_PROCESS, tid) + 10));
     lastWorkerNice_ = ::getpriority(PRIO_PROCESS, tid);
     std::vector<data::PreviewClip> clips;
     std::string error;
@@ -188,14 +219,17 @@ void ClipPreviewPanel::showClip() {
       error = std::string("the preview failed: ") + e.what();
     }
     QMetaObject::invokeMethod(
-        this, [this, generation, clips = std::move(clips), error = QString::fromStdString(ok ? "" : error)]() mutable {
+        this,
+        [this, generation, clips = std::move(clips),
+         error = QString::fromStdString(ok ? "" : error)]() mutable {
           showResult(generation, std::move(clips), error);
         },
         Qt::QueuedConnection);
   });
 }
 
-void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip> clips, const QString& error) {
+void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip> clips,
+                                  const QString& error) {
   if (generation != generation_) return;  // a newer request is on its way
   pending_ = false;
   for (auto* w : images_) w->deleteLater();
@@ -209,15 +243,23 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
   }
   const data::Split split = splitOf(split_->currentIndex());
   status_->setText(tr("%1 clip %2 of epoch %3: %4")
-                       .arg(split_->currentText()).arg(clip_->value()).arg(epoch_->value())
-                       .arg(clips_.size() == 1 ? tr("one clip for the model")
-                                               : tr("%1 clips for the model (DATA.TRAIN_CROP_NUM_TEMPORAL windows x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
-                                                    "each augmented on its own)").arg(clips_.size())) +
-                   (clips_.empty() || clips_.front().shape.empty() ? QString() : "<br>" + QString::fromStdString(clips_.front().shape).toHtmlEscaped()));
+                       .arg(split_->currentText())
+                       .arg(clip_->value())
+                       .arg(epoch_->value())
+                       .arg(clips_.size() == 1
+                                ? tr("one clip for the model")
+                                : tr("%1 clips for the model (DATA.TRAIN_CROP_NUM_TEMPORAL windows "
+                                     "x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
+                                     "each augmented on its own)")
+                                      .arg(clips_.size())) +
+                   (clips_.empty() || clips_.front().shape.empty()
+                        ? QString()
+                        : "<br>" + QString::fromStdString(clips_.front().shape).toHtmlEscaped()));
   int at = 0;
   for (const auto& c : clips_) {
     const auto sheet = data::contactSheet(c);
-    QImage image(sheet.rgb.data(), sheet.width, sheet.height, sheet.width * 3, QImage::Format_RGB888);
+    QImage image(sheet.rgb.data(), sheet.width, sheet.height, sheet.width * 3,
+                 QImage::Format_RGB888);
     sheets_.push_back(image.copy());  // owns its pixels
     auto* info = new QLabel(describe(c, split, static_cast<int>(clips_.size())));
     info->setTextInteractionFlags(Qt::TextSelectableByMouse);

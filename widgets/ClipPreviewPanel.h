@@ -33,14 +33,17 @@ class ClipPreviewPanel : public QWidget {
   ~ClipPreviewPanel() override;
 
   /// Where the config comes from (the editor's current text); nullopt: it has errors.
-  void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
+  void setConfigSource(std::function<std::optional<config::Config>()> source) {
+    source_ = std::move(source);
+  }
   /// Shows the clips of a run instead: its saved config.yaml (what it trained on), until
   /// showEditorConfig(). False with the reason in the status line when it cannot be read.
   bool showRun(const QString& runDir);
   void showEditorConfig();
   /// The run whose clips are shown ("" for the editor's config).
   const QString& runDir() const { return runDir_; }
-  /// A training run of this studio is active: previews decode at nice 10, so the run keeps the cores.
+  /// A training run of this studio is active: previews decode at nice 10, so the run keeps the
+  /// cores.
   void setTrainingActive(bool on) { trainingActive_ = on; }
   /// The nice value the last preview's worker ran at.
   int lastWorkerNice() const { return lastWorkerNice_; }

@@ -15,8 +15,8 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTabBar>
-#include <QTableWidget>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -55,9 +55,25 @@ struct ChartSpec {
 };
 const std::vector<ChartSpec>& chartSpecs() {
   static const std::vector<ChartSpec> specs = {
-      {"Training loss (smoothed)", "cross entropy", "train", {"loss"}, true, false, 1, false, false},
+      {"Training loss (smoothed)",
+       "cross entropy",
+       "train",
+       {"loss"},
+       true,
+       false,
+       1,
+       false,
+       false},
       {"Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false, true},
-      {"Peak memory", "MiB", "train", {"mem_peak_bytes", "mem_peak_rss_bytes"}, false, false, 1024.0 * 1024.0, false, true},
+      {"Peak memory",
+       "MiB",
+       "train",
+       {"mem_peak_bytes", "mem_peak_rss_bytes"},
+       false,
+       false,
+       1024.0 * 1024.0,
+       false,
+       true},
       {"Loss scale", "factor (log2)", "train", {"loss_scale"}, false, false, 1, true, false},
       {"Throughput (smoothed)", "clips/s", "train", {"clips_per_s"}, true, false, 1, false, true},
       {"Learning rate", "", "train", {"lr"}, false, false, 1, false, false},
@@ -122,11 +138,13 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(split, 1);
 
-  connect(alignCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) { setAlign(static_cast<Align>(i)); });
+  connect(alignCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this](int i) { setAlign(static_cast<Align>(i)); });
   connect(baselineCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     if (i >= 0) setBaseline(i);
   });
-  connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(summaryMarkdown()); });
+  connect(copy, &QPushButton::clicked, this,
+          [this] { QApplication::clipboard()->setText(summaryMarkdown()); });
   liveTimer_->setInterval(2000);
   connect(liveTimer_, &QTimer::timeout, this, &ComparisonPanel::reload);
   setRuns({});
@@ -144,7 +162,8 @@ void ComparisonPanel::setRuns(const QStringList& dirs) {
   runs_.clear();
   QStringList keys;
   for (const QString& dir : dirs) keys << QDir(dir).absolutePath();
-  const std::vector<QColor> colors = distinctColors(keys);  // two runs of one or of neighbouring colours would look like one
+  const std::vector<QColor> colors =
+      distinctColors(keys);  // two runs of one or of neighbouring colours would look like one
   for (int i = 0; i < dirs.size(); ++i) {
     auto run = std::make_unique<Run>();
     run->dir = dirs[i];
@@ -162,18 +181,24 @@ void ComparisonPanel::reload() {
     std::string why;
     run->meta = rd.readMetadata(&why);
     run->problem = run->meta ? QString() : QString::fromStdString(why);
-    run->name = run->meta && !run->meta->name.empty() ? QString::fromStdString(run->meta->name) : QDir(run->dir).dirName();
+    run->name = run->meta && !run->meta->name.empty() ? QString::fromStdString(run->meta->name)
+                                                      : QDir(run->dir).dirName();
     // What could not be read marks this run (its status cell); its curves and the others stay.
-    const auto mark = [&run](const QString& what) { run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) + what; };
+    const auto mark = [&run](const QString& what) {
+      run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) + what;
+    };
     run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
     for (const auto& p : run->record.readProblems()) mark(QString::fromStdString(p));
     if (run->meta) checkpoint::describeImportedRun(*run->meta, rd.dir());
-    if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys left out)
+    if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys left
+                              // out)
       std::string why;
       const auto imported = checkpoint::readImportedRunConfig(rd.dir(), &why);
       run->cfg = imported ? std::optional<config::Config>(imported->loaded.config) : std::nullopt;
-      if (!imported && !why.empty()) mark(tr("config not read: %1").arg(QString::fromStdString(why)));
-      if (imported && !imported->loaded.ok())  // keys of another PySlowFast version are left out, not this
+      if (!imported && !why.empty())
+        mark(tr("config not read: %1").arg(QString::fromStdString(why)));
+      if (imported &&
+          !imported->loaded.ok())  // keys of another PySlowFast version are left out, not this
         for (const auto& d : imported->loaded.diagnostics)
           if (d.isError() && d.message.find("alias expands") != std::string::npos)
             mark(tr("config not read: %1").arg(QString::fromStdString(d.toString())));
@@ -183,9 +208,12 @@ void ComparisonPanel::reload() {
       // A config.yaml from a stranger that is refused (an alias bomb, a broken file) marks this
       // run; its curves and the other runs are shown as ever.
       if (!loaded.ok() && QFileInfo::exists(QString::fromStdString(rd.configPath())))
-        mark(tr("config not read: %1").arg(QString::fromStdString(config::sortedByLocation(loaded.diagnostics).front().toString())));
+        mark(tr("config not read: %1")
+                 .arg(QString::fromStdString(
+                     config::sortedByLocation(loaded.diagnostics).front().toString())));
     }
-    live = live || (run->meta && run->meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*run->meta));
+    live = live || (run->meta && run->meta->status == runlog::RunStatus::Running &&
+                    !runlog::RunDirectory::isAbandoned(*run->meta));
   }
   // Two runs of one name (plain-fp32 of two benchmarks) are told apart by as many of their
   // folders' trailing path parts as it takes: pbn10/plain-fp32, seed2/plain-fp32.
@@ -209,8 +237,10 @@ void ComparisonPanel::reload() {
       }
     }
   }
-  if (live) liveTimer_->start();
-  else liveTimer_->stop();
+  if (live)
+    liveTimer_->start();
+  else
+    liveTimer_->stop();
   {
     QSignalBlocker block(baselineCombo_);
     baselineCombo_->clear();
@@ -218,8 +248,9 @@ void ComparisonPanel::reload() {
     if (baseline_ >= static_cast<int>(runs_.size())) baseline_ = 0;
     baselineCombo_->setCurrentIndex(baseline_);
   }
-  header_->setText(runs_.size() < 2 ? tr("Select two or more runs in the run list to compare them (Ctrl+click).")
-                                    : tr("Comparing %1 runs").arg(runs_.size()));
+  header_->setText(runs_.size() < 2
+                       ? tr("Select two or more runs in the run list to compare them (Ctrl+click).")
+                       : tr("Comparing %1 runs").arg(runs_.size()));
   rebuildCharts();
   rebuildSummary();
   rebuildDiff();
@@ -245,7 +276,9 @@ void ComparisonPanel::setBaseline(int index) {
 }
 
 void ComparisonPanel::rebuildCharts() {
-  const QString label = align_ == Align::Step ? tr("step") : align_ == Align::Epoch ? tr("epoch") : tr("time (s)");
+  const QString label = align_ == Align::Step    ? tr("step")
+                        : align_ == Align::Epoch ? tr("epoch")
+                                                 : tr("time (s)");
   for (std::size_t ci = 0; ci < charts_.size(); ++ci) {
     MetricChart* c = charts_[ci];
     const ChartSpec& spec = chartSpecs()[ci];
@@ -255,9 +288,13 @@ void ComparisonPanel::rebuildCharts() {
       const runlog::Series* s = nullptr;
       for (const char* m : spec.metrics)
         if ((s = run->record.series(spec.kind, m))) break;
-      const int idx = c->addSeries(run->name, run->color, spec.kind == std::string("val") ? MetricChart::Style::Points : MetricChart::Style::Line);
+      const int idx = c->addSeries(
+          run->name, run->color,
+          spec.kind == std::string("val") ? MetricChart::Style::Points : MetricChart::Style::Line);
       if (!s) continue;
-      const std::vector<double>& xs = align_ == Align::Step ? s->step : align_ == Align::Epoch ? s->epoch : s->time;
+      const std::vector<double>& xs = align_ == Align::Step    ? s->step
+                                      : align_ == Align::Epoch ? s->epoch
+                                                               : s->time;
       QVector<double> x, y;
       x.reserve(static_cast<int>(s->size()));
       y.reserve(static_cast<int>(s->size()));
@@ -278,9 +315,12 @@ void ComparisonPanel::rebuildCharts() {
     if (spec.log2) {  // the loss scale: say when no run scaled its loss (bf16, FP32)
       bool any = false, scaled = false;
       for (int i = 0; i < c->seriesCount(); ++i)
-        for (auto it = c->seriesGraph(i)->data()->constBegin(); it != c->seriesGraph(i)->data()->constEnd(); ++it)
+        for (auto it = c->seriesGraph(i)->data()->constBegin();
+             it != c->seriesGraph(i)->data()->constEnd(); ++it)
           any = true, scaled = scaled || it->value != 1.0;
-      c->setNote(any && !scaled ? tr("No run scaled its loss (1 at every step):\nbfloat16 and FP32 need no loss scaling.") : QString());
+      c->setNote(any && !scaled ? tr("No run scaled its loss (1 at every step):\nbfloat16 and FP32 "
+                                     "need no loss scaling.")
+                                : QString());
     }
     c->fitIfFollowing();
     c->replot(QCustomPlot::rpQueuedReplot);
@@ -288,52 +328,69 @@ void ComparisonPanel::rebuildCharts() {
 }
 
 void ComparisonPanel::rebuildSummary() {
-  const QStringList columns = {tr("Run"),          tr("Precision"),   tr("Best val top-1"), tr("Final val top-1"),
-                               tr("Final loss"),   tr("Peak memory"), tr("Iterations/s"),   tr("Clips/s"),
-                               tr("Skipped steps"), tr("Wall time"),  tr("Status")};
+  const QStringList columns = {
+      tr("Run"),           tr("Precision"),   tr("Best val top-1"), tr("Final val top-1"),
+      tr("Final loss"),    tr("Peak memory"), tr("Iterations/s"),   tr("Clips/s"),
+      tr("Skipped steps"), tr("Wall time"),   tr("Status")};
   summary_->clear();
   summary_->setColumnCount(static_cast<int>(columns.size()));
   summary_->setHorizontalHeaderLabels(columns);
   summary_->setRowCount(static_cast<int>(runs_.size()));
   std::optional<runlog::RunSummary> base;
-  if (baseline_ < static_cast<int>(runs_.size())) base = runs_[static_cast<std::size_t>(baseline_)]->record.summary();
+  if (baseline_ < static_cast<int>(runs_.size()))
+    base = runs_[static_cast<std::size_t>(baseline_)]->record.summary();
   for (int row = 0; row < static_cast<int>(runs_.size()); ++row) {
     const Run& run = *runs_[static_cast<std::size_t>(row)];
     const runlog::RunSummary s = run.record.summary();
     const bool isBase = row == baseline_;
     // value text, and its ratio to the baseline in brackets (not on the baseline's own row)
-    auto cell = [&](const std::optional<double>& v, const std::optional<double>& b, const QString& text) {
+    auto cell = [&](const std::optional<double>& v, const std::optional<double>& b,
+                    const QString& text) {
       if (!v) return QStringLiteral("–");
       if (isBase || runs_.size() < 2) return text;
       const auto r = runlog::ratio(v, b);
       return r ? QStringLiteral("%1 (%2×)").arg(text).arg(*r, 0, 'f', 2) : text;
     };
-    const auto pct = [](const std::optional<double>& v) { return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QString(); };
+    const auto pct = [](const std::optional<double>& v) {
+      return v ? QStringLiteral("%1 %").arg(*v, 0, 'f', 1) : QString();
+    };
     QStringList cells;
     cells << run.name << (run.meta ? QString::fromStdString(run.meta->precision) : QString());
     cells << cell(s.bestValTop1, base ? base->bestValTop1 : std::nullopt, pct(s.bestValTop1));
     cells << cell(s.finalValTop1, base ? base->finalValTop1 : std::nullopt, pct(s.finalValTop1));
-    cells << cell(s.finalLoss, base ? base->finalLoss : std::nullopt, s.finalLoss ? QString::number(*s.finalLoss, 'f', 4) : QString());
-    cells << cell(s.peakMemoryBytes, base ? base->peakMemoryBytes : std::nullopt, s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString());
-    cells << cell(s.itersPerSecond, base ? base->itersPerSecond : std::nullopt, s.itersPerSecond ? QString::number(*s.itersPerSecond, 'f', 2) : QString());
-    cells << cell(s.clipsPerSecond, base ? base->clipsPerSecond : std::nullopt, s.clipsPerSecond ? QString::number(*s.clipsPerSecond, 'f', 1) : QString());
+    cells << cell(s.finalLoss, base ? base->finalLoss : std::nullopt,
+                  s.finalLoss ? QString::number(*s.finalLoss, 'f', 4) : QString());
+    cells << cell(s.peakMemoryBytes, base ? base->peakMemoryBytes : std::nullopt,
+                  s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString());
+    cells << cell(s.itersPerSecond, base ? base->itersPerSecond : std::nullopt,
+                  s.itersPerSecond ? QString::number(*s.itersPerSecond, 'f', 2) : QString());
+    cells << cell(s.clipsPerSecond, base ? base->clipsPerSecond : std::nullopt,
+                  s.clipsPerSecond ? QString::number(*s.clipsPerSecond, 'f', 1) : QString());
     cells << QString::number(s.skippedSteps);
-    const std::optional<double> wall = s.wallTimeSeconds > 0 ? std::optional<double>(s.wallTimeSeconds) : std::nullopt;
-    const std::optional<double> baseWall = base && base->wallTimeSeconds > 0 ? std::optional<double>(base->wallTimeSeconds) : std::nullopt;
+    const std::optional<double> wall =
+        s.wallTimeSeconds > 0 ? std::optional<double>(s.wallTimeSeconds) : std::nullopt;
+    const std::optional<double> baseWall = base && base->wallTimeSeconds > 0
+                                               ? std::optional<double>(base->wallTimeSeconds)
+                                               : std::nullopt;
     cells << cell(wall, baseWall, formatDuration(s.wallTimeSeconds));
-    cells << (run.meta ? QString::fromLatin1(runlog::toString(run.meta->status)) +
-                             (run.meta->error.empty() ? QString() : ": " + QString::fromStdString(run.meta->error)) +
-                             (run.problem.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(run.problem))
-                       : run.problem);
+    cells << (run.meta
+                  ? QString::fromLatin1(runlog::toString(run.meta->status)) +
+                        (run.meta->error.empty() ? QString()
+                                                 : ": " + QString::fromStdString(run.meta->error)) +
+                        (run.problem.isEmpty() ? QString()
+                                               : QStringLiteral(" (%1)").arg(run.problem))
+                  : run.problem);
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
-      if (c == cells.size() - 1) item->setToolTip(cells[c]);  // the status and what was not read, whole
+      if (c == cells.size() - 1)
+        item->setToolTip(cells[c]);  // the status and what was not read, whole
       if (c == 0) {
         item->setForeground(run.color);
         QFont f = item->font();
         f.setBold(true);
         item->setFont(f);
-        item->setToolTip(QDir::toNativeSeparators(run.dir) + (isBase ? tr("\n(baseline)") : QString()));
+        item->setToolTip(QDir::toNativeSeparators(run.dir) +
+                         (isBase ? tr("\n(baseline)") : QString()));
         if (isBase) item->setText(run.name + tr(" (baseline)"));
       }
       summary_->setItem(row, c, item);
@@ -342,19 +399,23 @@ void ComparisonPanel::rebuildSummary() {
   summary_->resizeColumnsToContents();
   // The pane below the charts holds every run's row (up to six, then it scrolls) and the tabs.
   const int rows = std::min(static_cast<int>(runs_.size()), 6);
-  const int table = summary_->horizontalHeader()->sizeHint().height() + rows * summary_->verticalHeader()->defaultSectionSize() +
-                    2 * summary_->frameWidth() + summary_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+  const int table = summary_->horizontalHeader()->sizeHint().height() +
+                    rows * summary_->verticalHeader()->defaultSectionSize() +
+                    2 * summary_->frameWidth() +
+                    summary_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
   tabs_->setMinimumHeight(table + tabs_->tabBar()->sizeHint().height() + 6);
 }
 
 QString ComparisonPanel::summaryMarkdown() const {
   QString md;
   QStringList head;
-  for (int c = 0; c < summary_->columnCount(); ++c) head << summary_->horizontalHeaderItem(c)->text();
+  for (int c = 0; c < summary_->columnCount(); ++c)
+    head << summary_->horizontalHeaderItem(c)->text();
   md += "| " + head.join(" | ") + " |\n|" + QString("---|").repeated(head.size()) + "\n";
   for (int r = 0; r < summary_->rowCount(); ++r) {
     QStringList row;
-    for (int c = 0; c < summary_->columnCount(); ++c) row << (summary_->item(r, c) ? summary_->item(r, c)->text() : QString());
+    for (int c = 0; c < summary_->columnCount(); ++c)
+      row << (summary_->item(r, c) ? summary_->item(r, c)->text() : QString());
     md += "| " + row.join(" | ") + " |\n";
   }
   return md;
@@ -380,15 +441,19 @@ void ComparisonPanel::rebuildDiff() {
   for (int row = 0; row < static_cast<int>(diffs.size()); ++row) {
     const auto& d = diffs[static_cast<std::size_t>(row)];
     auto* key = new QTableWidgetItem(QString::fromStdString(d.key));
-    if (const config::KeyDef* def = cfgs.front()->schema().find(d.key)) key->setToolTip(QString::fromStdString(def->doc));
+    if (const config::KeyDef* def = cfgs.front()->schema().find(d.key))
+      key->setToolTip(QString::fromStdString(def->doc));
     diff_->setItem(row, 0, key);
-    for (std::size_t i = 0; i < d.values.size(); ++i) diff_->setItem(row, static_cast<int>(i) + 1, new QTableWidgetItem(QString::fromStdString(d.values[i])));
+    for (std::size_t i = 0; i < d.values.size(); ++i)
+      diff_->setItem(row, static_cast<int>(i) + 1,
+                     new QTableWidgetItem(QString::fromStdString(d.values[i])));
   }
   diff_->resizeColumnsToContents();
   QString title = cfgs.size() >= 2 ? tr("Config diff (%1)").arg(diffs.size()) : tr("Config diff");
   tabs_->setTabText(1, title);
-  tabs_->setTabToolTip(1, missing.isEmpty() ? tr("Only the keys whose values differ")
-                                             : tr("No readable config.yaml in: %1").arg(missing.join(", ")));
+  tabs_->setTabToolTip(1, missing.isEmpty()
+                              ? tr("Only the keys whose values differ")
+                              : tr("No readable config.yaml in: %1").arg(missing.join(", ")));
 }
 
 }  // namespace amp::widgets

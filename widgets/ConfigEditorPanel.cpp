@@ -7,8 +7,8 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QTextCursor>
 #include <QSplitter>
+#include <QTextCursor>
 #include <QVBoxLayout>
 
 #include "ConfigTextEdit.h"
@@ -26,18 +26,26 @@ QString countText(int n, const QString& one, const QString& many) {
 
 QString problemsText(int errors, int warnings) {
   QStringList parts;
-  if (errors) parts << countText(errors, ConfigEditorPanel::tr("error"), ConfigEditorPanel::tr("errors"));
-  if (warnings) parts << countText(warnings, ConfigEditorPanel::tr("warning"), ConfigEditorPanel::tr("warnings"));
+  if (errors)
+    parts << countText(errors, ConfigEditorPanel::tr("error"), ConfigEditorPanel::tr("errors"));
+  if (warnings)
+    parts << countText(warnings, ConfigEditorPanel::tr("warning"),
+                       ConfigEditorPanel::tr("warnings"));
   return parts.join(", ");
 }
 
 int ConfigEditorPanel::shownWarningCount() const {
   const config::Diagnostics shown = shownChecks();
-  return static_cast<int>(std::count_if(shown.begin(), shown.end(), [](const config::Diagnostic& d) { return !d.isError(); }));
+  return static_cast<int>(std::count_if(shown.begin(), shown.end(),
+                                        [](const config::Diagnostic& d) { return !d.isError(); }));
 }
 
 ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
-    : QWidget(parent), edit_(new ConfigTextEdit), form_(new PrecisionForm), diagnostics_(new DiagnosticsView), summary_(new QLabel),
+    : QWidget(parent),
+      edit_(new ConfigTextEdit),
+      form_(new PrecisionForm),
+      diagnostics_(new DiagnosticsView),
+      summary_(new QLabel),
       preflight_(new PreflightRunner(this)) {
   summary_->setWordWrap(true);
   auto* split = new QSplitter(Qt::Vertical);
@@ -48,7 +56,8 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
   bottomLayout->addWidget(summary_);
   bottomLayout->addWidget(diagnostics_);
   split->addWidget(bottom);
-  split->setStretchFactor(0, 3);  // the problem list holds the pre-flight answers too: room for a few lines
+  split->setStretchFactor(
+      0, 3);  // the problem list holds the pre-flight answers too: room for a few lines
   split->setStretchFactor(1, 1);
   auto* scroll = new QScrollArea;
   scroll->setWidget(form_);
@@ -60,8 +69,10 @@ ConfigEditorPanel::ConfigEditorPanel(QWidget* parent)
   sides->addWidget(split);
   sides->setStretchFactor(0, 0);
   sides->setStretchFactor(1, 1);
-  // The form gets the width it asks for (no horizontal scrolling on the first look), the YAML the rest.
-  sides->setSizes({form_->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2, 700});
+  // The form gets the width it asks for (no horizontal scrolling on the first look), the YAML the
+  // rest.
+  sides->setSizes(
+      {form_->sizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2, 700});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(sides);
@@ -99,11 +110,15 @@ int ConfigEditorPanel::preflightErrorCount() const {
   return preflightOn_ && config_ && !preflight_->pending() ? preflight_->errorCount() : 0;
 }
 
-bool ConfigEditorPanel::preflightPending() const { return preflightOn_ && config_ && preflight_->pending(); }
+bool ConfigEditorPanel::preflightPending() const {
+  return preflightOn_ && config_ && preflight_->pending();
+}
 
 QString ConfigEditorPanel::startProblem() const {
   if (!config_) return tr("%1 in the config").arg(countText(errors_, tr("error"), tr("errors")));
-  if (const int n = preflightErrorCount()) return tr("%1 found before start").arg(countText(n, tr("pre-flight error"), tr("pre-flight errors")));
+  if (const int n = preflightErrorCount())
+    return tr("%1 found before start")
+        .arg(countText(n, tr("pre-flight error"), tr("pre-flight errors")));
   return {};
 }
 
@@ -114,7 +129,8 @@ config::Diagnostics ConfigEditorPanel::shownChecks() const {
 
 config::Diagnostics ConfigEditorPanel::allDiagnostics() const {
   config::Diagnostics all = shownChecks();
-  if (preflightOn_ && config_) all.insert(all.end(), preflight_->diagnostics().begin(), preflight_->diagnostics().end());
+  if (preflightOn_ && config_)
+    all.insert(all.end(), preflight_->diagnostics().begin(), preflight_->diagnostics().end());
   return all;
 }
 
@@ -123,12 +139,14 @@ namespace {
 // read forever, and a video opened by mistake would fill the editor. "" when it may be read.
 QString whyNotAConfig(const QString& path) {
   const QFileInfo info(path);
-  if (info.exists() && !info.isFile()) return ConfigEditorPanel::tr("%1 is not a regular file; a config is a YAML file.").arg(path);
+  if (info.exists() && !info.isFile())
+    return ConfigEditorPanel::tr("%1 is not a regular file; a config is a YAML file.").arg(path);
   if (info.size() > static_cast<qint64>(config::kMaxConfigFileBytes))
-    return ConfigEditorPanel::tr("%1 is %2 MiB; a config is a YAML file of a few KB (at most %3 MiB). Check the path.")
-        .arg(path)
-        .arg(info.size() >> 20)
-        .arg(config::kMaxConfigFileBytes >> 20);
+    return ConfigEditorPanel::
+        tr("%1 is %2 MiB; a config is a YAML file of a few KB (at most %3 MiB). Check the path.")
+            .arg(path)
+            .arg(info.size() >> 20)
+            .arg(config::kMaxConfigFileBytes >> 20);
   return {};
 }
 }  // namespace
@@ -157,7 +175,6 @@ bool ConfigEditorPanel::newFromTemplate(const QString& templatePath, QString* er
 std::string ConfigEditorPanel::displayName() const {
   return path_.isEmpty() ? std::string("untitled.yaml") : path_.toStdString();
 }
-
 
 bool ConfigEditorPanel::openFile(const QString& path, QString* error) {
   if (const QString why = whyNotAConfig(path); !why.isEmpty()) {
@@ -220,7 +237,8 @@ void ConfigEditorPanel::setText(const QString& yaml) {
   validateNow();
 }
 
-bool ConfigEditorPanel::applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits, QString* error) {
+bool ConfigEditorPanel::applyKeyEdits(
+    const std::vector<std::pair<std::string, config::Value>>& edits, QString* error) {
   std::string text = edit_->toPlainText().toStdString();
   for (const auto& [key, value] : edits) {
     std::string why;
@@ -244,9 +262,13 @@ bool ConfigEditorPanel::applyKeyEdits(const std::vector<std::pair<std::string, c
   return true;
 }
 
-QString ConfigEditorPanel::text() const { return edit_->toPlainText(); }
+QString ConfigEditorPanel::text() const {
+  return edit_->toPlainText();
+}
 
-std::optional<config::Config> ConfigEditorPanel::config() const { return config_; }
+std::optional<config::Config> ConfigEditorPanel::config() const {
+  return config_;
+}
 
 void ConfigEditorPanel::setDirty(bool dirty) {
   if (dirty == dirty_) return;
@@ -257,7 +279,7 @@ void ConfigEditorPanel::setDirty(bool dirty) {
 void ConfigEditorPanel::validateNow() {
   debounce_.stop();
   const std::string name = displayName();
-  const std::string baseDir = !path_.isEmpty()         ? QFileInfo(path_).absolutePath().toStdString()
+  const std::string baseDir = !path_.isEmpty() ? QFileInfo(path_).absolutePath().toStdString()
                               : !templateDir_.isEmpty() ? templateDir_.toStdString()
                                                         : std::string(".");
   auto result = config::ConfigLoader().loadText(edit_->toPlainText().toStdString(), name, baseDir);
@@ -267,12 +289,15 @@ void ConfigEditorPanel::validateNow() {
   config_ = result.ok() ? std::optional<config::Config>(std::move(result.config)) : std::nullopt;
 
   if (config_) form_->setConfig(*config_);
-  form_->setProblem(config_ ? QString()
-                            : tr("The YAML has %1 (listed under the text); the form shows the last valid values.")
-                                  .arg(countText(errors_, tr("error"), tr("errors"))));
+  form_->setProblem(
+      config_ ? QString()
+              : tr("The YAML has %1 (listed under the text); the form shows the last valid values.")
+                    .arg(countText(errors_, tr("error"), tr("errors"))));
   if (preflightOn_) {
-    if (config_) preflight_->request(*config_, name);
-    else preflight_->clear();
+    if (config_)
+      preflight_->request(*config_, name);
+    else
+      preflight_->clear();
   }
   showProblems();
   emit validated(errors_, warnings_);
@@ -288,20 +313,29 @@ void ConfigEditorPanel::showProblems() {
                          QString::fromStdString((d.key.empty() ? "" : d.key + ": ") + d.message)});
   edit_->setMarkers(std::move(markers));
   const config::Diagnostics checks = shownChecks();
-  diagnostics_->setDiagnostics(checks, name, preflightOn_ && config_ ? preflight_->diagnostics() : config::Diagnostics{});
+  diagnostics_->setDiagnostics(
+      checks, name, preflightOn_ && config_ ? preflight_->diagnostics() : config::Diagnostics{});
   const int warnings = static_cast<int>(checks.size()) - errors_;
   QString text;
-  if (errors_ == 0 && warnings == 0) text = tr("Valid PySlowFast config.");
-  else if (errors_ == 0) text = tr("Valid PySlowFast config, %1.").arg(problemsText(0, warnings));
-  else text = problemsText(errors_, warnings) + '.';
+  if (errors_ == 0 && warnings == 0)
+    text = tr("Valid PySlowFast config.");
+  else if (errors_ == 0)
+    text = tr("Valid PySlowFast config, %1.").arg(problemsText(0, warnings));
+  else
+    text = problemsText(errors_, warnings) + '.';
   if (preflightOn_ && config_) {
     const int pfErrors = preflight_->errorCount();
     const int pfWarnings = static_cast<int>(preflight_->diagnostics().size()) - pfErrors;
-    if (preflight_->pending()) text += tr(" Checking this machine, the data and the files…");
+    if (preflight_->pending())
+      text += tr(" Checking this machine, the data and the files…");
     else if (pfErrors || pfWarnings)
-      text += tr(" Before start: %1%2.").arg(problemsText(pfErrors, pfWarnings), pfErrors ? tr(" (Start is off)") : QString());
-    else text += tr(" Ready to train on this machine.");
-    if (!preflight_->pending() && !preflight_->complete()) text += tr(" Measuring the memory of one training step…");
+      text += tr(" Before start: %1%2.")
+                  .arg(problemsText(pfErrors, pfWarnings),
+                       pfErrors ? tr(" (Start is off)") : QString());
+    else
+      text += tr(" Ready to train on this machine.");
+    if (!preflight_->pending() && !preflight_->complete())
+      text += tr(" Measuring the memory of one training step…");
   }
   summary_->setText(text);
 }

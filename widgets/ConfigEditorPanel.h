@@ -44,7 +44,8 @@ class ConfigEditorPanel : public QWidget {
   bool isDirty() const { return dirty_; }
   int errorCount() const { return errors_; }
   int warningCount() const { return warnings_; }
-  /// The config check's warnings the problem list shows: without those the pre-flight reports as errors.
+  /// The config check's warnings the problem list shows: without those the pre-flight reports as
+  /// errors.
   int shownWarningCount() const;
   /// The config as resolved at the last validation; empty while the text has errors.
   std::optional<config::Config> config() const;
@@ -54,7 +55,8 @@ class ConfigEditorPanel : public QWidget {
 
   /// Writes keys into the YAML text as one undoable edit (comments and layout kept), then
   /// validates. False with `error` when a key cannot be written (e.g. a flow-style section).
-  bool applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits, QString* error = nullptr);
+  bool applyKeyEdits(const std::vector<std::pair<std::string, config::Value>>& edits,
+                     QString* error = nullptr);
   DiagnosticsView* diagnosticsView() const { return diagnostics_; }
   QLabel* summaryLabel() const { return summary_; }
 

@@ -23,11 +23,14 @@ class Gutter : public QWidget {
   ConfigTextEdit* edit_;
 };
 
-QColor markerColor(bool error) { return error ? QColor(0xd3, 0x2f, 0x2f) : QColor(0xe0, 0x9a, 0x00); }
+QColor markerColor(bool error) {
+  return error ? QColor(0xd3, 0x2f, 0x2f) : QColor(0xe0, 0x9a, 0x00);
+}
 
 }  // namespace
 
-ConfigTextEdit::ConfigTextEdit(QWidget* parent) : QPlainTextEdit(parent), gutter_(new Gutter(this)) {
+ConfigTextEdit::ConfigTextEdit(QWidget* parent)
+    : QPlainTextEdit(parent), gutter_(new Gutter(this)) {
   setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   setLineWrapMode(QPlainTextEdit::NoWrap);
   setTabStopDistance(fontMetrics().horizontalAdvance(' ') * 2);
@@ -43,11 +46,15 @@ int ConfigTextEdit::gutterWidth() const {
   return 14 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * std::max(3, digits);
 }
 
-void ConfigTextEdit::updateGutterWidth() { setViewportMargins(gutterWidth(), 0, 0, 0); }
+void ConfigTextEdit::updateGutterWidth() {
+  setViewportMargins(gutterWidth(), 0, 0, 0);
+}
 
 void ConfigTextEdit::updateGutter(const QRect& rect, int dy) {
-  if (dy) gutter_->scroll(0, dy);
-  else gutter_->update(0, rect.y(), gutter_->width(), rect.height());
+  if (dy)
+    gutter_->scroll(0, dy);
+  else
+    gutter_->update(0, rect.y(), gutter_->width(), rect.height());
   if (rect.contains(viewport()->rect())) updateGutterWidth();
 }
 
@@ -122,7 +129,8 @@ void ConfigTextEdit::goTo(int line, int column) {
   const QTextBlock block = document()->findBlockByNumber(std::max(0, line - 1));
   if (!block.isValid()) return;
   QTextCursor c(block);
-  c.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, std::clamp(column - 1, 0, static_cast<int>(block.length()) - 1));
+  c.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor,
+                 std::clamp(column - 1, 0, static_cast<int>(block.length()) - 1));
   setTextCursor(c);
   centerCursor();
   setFocus();
@@ -134,8 +142,10 @@ bool ConfigTextEdit::event(QEvent* event) {
     const QPoint pos = viewport()->mapFromGlobal(help->globalPos());
     const int line = cursorForPosition(pos).blockNumber() + 1;
     const QString text = messagesAt(line);
-    if (text.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(help->globalPos(), text, this);
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), text, this);
     return true;
   }
   return QPlainTextEdit::event(event);

@@ -56,13 +56,15 @@ DashboardPanel::DashboardPanel(QWidget* parent)
   xCombo_->setToolTip(tr("What the charts' X axis counts"));
   logCheck_->setToolTip(tr("Logarithmic Y axes (the loss scale is always on a log2 axis)"));
   followCheck_->setChecked(true);
-  followCheck_->setToolTip(tr("Keep every chart fitted to all the data as it arrives.\n"
-                              "Zooming or panning a chart turns it off; double-click a chart to turn it on again."));
+  followCheck_->setToolTip(
+      tr("Keep every chart fitted to all the data as it arrives.\n"
+         "Zooming or panning a chart turns it off; double-click a chart to turn it on again."));
   smoothSlider_->setRange(0, 99);
   smoothSlider_->setValue(90);
   smoothSlider_->setMaximumWidth(160);
-  smoothSlider_->setToolTip(tr("Smoothing of the strong lines: exponential moving average of the raw values (faint), "
-                               "bias-corrected as in TensorBoard"));
+  smoothSlider_->setToolTip(
+      tr("Smoothing of the strong lines: exponential moving average of the raw values (faint), "
+         "bias-corrected as in TensorBoard"));
   smoothLabel_->setMinimumWidth(QFontMetrics(font()).horizontalAdvance("0.99 "));
 
   auto* top = new QHBoxLayout;
@@ -81,7 +83,8 @@ DashboardPanel::DashboardPanel(QWidget* parent)
   buildCharts();
   auto* grid = new QGridLayout;
   grid->setSpacing(4);
-  for (int i = 0; i < static_cast<int>(charts_.size()); ++i) grid->addWidget(charts_[static_cast<size_t>(i)], i / 3, i % 3);
+  for (int i = 0; i < static_cast<int>(charts_.size()); ++i)
+    grid->addWidget(charts_[static_cast<size_t>(i)], i / 3, i % 3);
   auto* messageBox = new QWidget;
   auto* messageLayout = new QVBoxLayout(messageBox);
   messageLayout->setContentsMargins(0, 0, 0, 0);
@@ -99,7 +102,8 @@ DashboardPanel::DashboardPanel(QWidget* parent)
   layout->addLayout(top);
   layout->addLayout(grid, 1);
 
-  connect(xCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) { setXAxis(static_cast<XAxis>(i)); });
+  connect(xCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this](int i) { setXAxis(static_cast<XAxis>(i)); });
   connect(logCheck_, &QCheckBox::toggled, this, &DashboardPanel::setLogY);
   connect(smoothSlider_, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 100.0); });
   connect(followCheck_, &QCheckBox::toggled, this, [this](bool on) {
@@ -131,8 +135,8 @@ void DashboardPanel::buildCharts() {
     charts_.push_back(c);
     return c;
   };
-  auto bind = [this](MetricChart* c, const QString& name, int color, MetricChart::Style style, const char* kind,
-                     const char* metric, Transform t, const char* onlyWhere = "",
+  auto bind = [this](MetricChart* c, const QString& name, int color, MetricChart::Style style,
+                     const char* kind, const char* metric, Transform t, const char* onlyWhere = "",
                      QCPScatterStyle::ScatterShape shape = QCPScatterStyle::ssCircle) {
     const int s = c->addSeries(name, seriesColor(color), style, shape);
     bindings_.push_back(std::make_unique<Binding>(Binding{c, s, kind, metric, t, onlyWhere}));
@@ -142,16 +146,19 @@ void DashboardPanel::buildCharts() {
   bind(loss, tr("train"), 0, S::Faint, "train", "loss", Transform::Raw);
   bind(loss, tr("train (smoothed)"), 0, S::Line, "train", "loss", Transform::Ema);
   bind(loss, tr("val"), 1, S::Points, "val", "loss", Transform::Raw);
-  loss->addSeries(tr("decode failure"), seriesColor(3), S::Markers, QCPScatterStyle::ssCross);  // filled from events
+  loss->addSeries(tr("decode failure"), seriesColor(3), S::Markers,
+                  QCPScatterStyle::ssCross);  // filled from events
 
   MetricChart* acc = chart(tr("Accuracy"), tr("%"));
   acc->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
   bind(acc, tr("train top-1 (smoothed)"), 0, S::Line, "train", "top1_err", Transform::AccuracyEma);
   bind(acc, tr("train top-5 (smoothed)"), 9, S::Line, "train", "top5_err", Transform::AccuracyEma);
   bind(acc, tr("val top-1"), 1, S::Points, "val", "top1_err", Transform::Accuracy);
-  bind(acc, tr("val top-5"), 2, S::Points, "val", "top5_err", Transform::Accuracy, "", QCPScatterStyle::ssSquare);
+  bind(acc, tr("val top-5"), 2, S::Points, "val", "top5_err", Transform::Accuracy, "",
+       QCPScatterStyle::ssSquare);
   // TEST.ENABLE: the multi-view test after training, one point at the last epoch.
-  bind(acc, tr("test top-1 (multi-view)"), 4, S::Points, "test", "top1_err", Transform::Accuracy, "", QCPScatterStyle::ssStar);
+  bind(acc, tr("test top-1 (multi-view)"), 4, S::Points, "test", "top1_err", Transform::Accuracy,
+       "", QCPScatterStyle::ssStar);
 
   MetricChart* mem = chart(tr("Memory"), tr("MiB"));
   bind(mem, tr("allocated"), 0, S::Line, "train", "mem_allocated_bytes", Transform::MiB);
@@ -162,8 +169,10 @@ void DashboardPanel::buildCharts() {
 
   MetricChart* scale = chart(tr("Loss scale"), tr("factor (log2)"));
   bind(scale, tr("loss scale"), 4, S::Line, "train", "loss_scale", Transform::Raw);
-  bind(scale, tr("skipped step"), 3, S::Markers, "train", "loss_scale", Transform::Raw, "skipped", QCPScatterStyle::ssCross);
-  scale->addSeries(tr("backoff"), seriesColor(1), S::Markers, QCPScatterStyle::ssTriangleInverted);  // from events
+  bind(scale, tr("skipped step"), 3, S::Markers, "train", "loss_scale", Transform::Raw, "skipped",
+       QCPScatterStyle::ssCross);
+  scale->addSeries(tr("backoff"), seriesColor(1), S::Markers,
+                   QCPScatterStyle::ssTriangleInverted);  // from events
   scale->setYScale(MetricChart::YScale::Log2);
 
   MetricChart* lr = chart(tr("Learning rate"), QString());
@@ -207,15 +216,21 @@ void DashboardPanel::beginRun(const QString& title) {
 
 void DashboardPanel::setRunState(const QString& state, const QString& error) {
   QString color = palette().color(QPalette::Text).name();
-  if (state.startsWith(tr("Failed"))) color = "#d62728";
-  else if (state.startsWith(tr("Finished"))) color = "#2ca02c";
-  else if (state.startsWith(tr("Stopped")) || state.startsWith(tr("Paused"))) color = "#ff7f0e";
+  if (state.startsWith(tr("Failed")))
+    color = "#d62728";
+  else if (state.startsWith(tr("Finished")))
+    color = "#2ca02c";
+  else if (state.startsWith(tr("Stopped")) || state.startsWith(tr("Paused")))
+    color = "#ff7f0e";
   state_->setText(QStringLiteral("<span style='color:%1'><b>%2</b></span>%3")
-                      .arg(color, state.toHtmlEscaped(), error.isEmpty() ? QString() : " — " + error.toHtmlEscaped()));
+                      .arg(color, state.toHtmlEscaped(),
+                           error.isEmpty() ? QString() : " — " + error.toHtmlEscaped()));
   state_->setToolTip(error);
 }
 
-QString DashboardPanel::stateText() const { return state_->text(); }
+QString DashboardPanel::stateText() const {
+  return state_->text();
+}
 
 void DashboardPanel::appendEvents(const std::vector<runlog::MetricEvent>& events) {
   if (events.empty()) return;
@@ -230,9 +245,12 @@ void DashboardPanel::appendEvents(const std::vector<runlog::MetricEvent>& events
 
 double DashboardPanel::xOf(const runlog::MetricEvent& e) const {
   switch (xAxis_) {
-    case XAxis::Epoch: return e.epoch;
-    case XAxis::Time: return e.time_s;
-    default: return static_cast<double>(e.step);
+    case XAxis::Epoch:
+      return e.epoch;
+    case XAxis::Time:
+      return e.time_s;
+    default:
+      return static_cast<double>(e.step);
   }
 }
 
@@ -244,7 +262,9 @@ void DashboardPanel::rebuild() {
   scaleVaries_ = false;
   messages_->clear();
   repeated_.clear();
-  const QString label = xAxis_ == XAxis::Step ? tr("step") : xAxis_ == XAxis::Epoch ? tr("epoch") : tr("time (s)");
+  const QString label = xAxis_ == XAxis::Step    ? tr("step")
+                        : xAxis_ == XAxis::Epoch ? tr("epoch")
+                                                 : tr("time (s)");
   for (MetricChart* c : charts_) c->setXLabel(label);
   updateCharts();
 }
@@ -253,15 +273,20 @@ void DashboardPanel::updateCharts() {
   for (auto& b : bindings_) {
     const runlog::Series* s = record_.series(b->kind, b->metric);
     if (!s || s->size() <= b->done) continue;
-    const std::vector<double>& xs = xAxis_ == XAxis::Step ? s->step : xAxis_ == XAxis::Epoch ? s->epoch : s->time;
-    const runlog::Series* filter = b->onlyWhere.empty() ? nullptr : record_.series(b->kind, b->onlyWhere);
+    const std::vector<double>& xs = xAxis_ == XAxis::Step    ? s->step
+                                    : xAxis_ == XAxis::Epoch ? s->epoch
+                                                             : s->time;
+    const runlog::Series* filter =
+        b->onlyWhere.empty() ? nullptr : record_.series(b->kind, b->onlyWhere);
     QVector<double> x, y;
     x.reserve(static_cast<int>(s->size() - b->done));
     y.reserve(static_cast<int>(s->size() - b->done));
     for (std::size_t i = b->done; i < s->size(); ++i) {
       double v = s->value[i];
-      if (!b->onlyWhere.empty() && !(filter && i < filter->size() && filter->value[i] > 0.5)) continue;
-      if (b->transform == Transform::Accuracy || b->transform == Transform::AccuracyEma) v = 100.0 - v;
+      if (!b->onlyWhere.empty() && !(filter && i < filter->size() && filter->value[i] > 0.5))
+        continue;
+      if (b->transform == Transform::Accuracy || b->transform == Transform::AccuracyEma)
+        v = 100.0 - v;
       if (b->transform == Transform::MiB) v /= kMiB;
       if (b->transform == Transform::Ema || b->transform == Transform::AccuracyEma) {
         if (!std::isfinite(v)) continue;  // one NaN step must not poison the average
@@ -276,18 +301,21 @@ void DashboardPanel::updateCharts() {
   const auto& notable = record_.notableEvents();
   for (; notableDone_ < notable.size(); ++notableDone_) addNotable(notable[notableDone_]);
   if (const runlog::Series* s = record_.series("train", "loss_scale")) {
-    for (; scaleChecked_ < s->size(); ++scaleChecked_) scaleVaries_ = scaleVaries_ || s->value[scaleChecked_] != 1.0;
+    for (; scaleChecked_ < s->size(); ++scaleChecked_)
+      scaleVaries_ = scaleVaries_ || s->value[scaleChecked_] != 1.0;
     // A flat line at 1 would look like a scaler stuck at 1; say that none runs.
-    chart(tr("Loss scale"))->setNote(s->size() && !scaleVaries_ ? tr("No loss scaling in this run (1 at every step):\n"
-                                                                     "bfloat16 and FP32 have float32's exponent\n"
-                                                                     "range, small gradients do not underflow.")
-                                                                : QString());
+    chart(tr("Loss scale"))
+        ->setNote(s->size() && !scaleVaries_ ? tr("No loss scaling in this run (1 at every step):\n"
+                                                  "bfloat16 and FP32 have float32's exponent\n"
+                                                  "range, small gradients do not underflow.")
+                                             : QString());
   }
   for (MetricChart* c : charts_) {
     for (int i = 0; i < c->seriesCount(); ++i) {
       QCPGraph* g = c->seriesGraph(i);
       const bool has = g->dataCount() > 0;
-      if (has != (c->legend->itemWithPlottable(g) != nullptr)) has ? g->addToLegend() : g->removeFromLegend();
+      if (has != (c->legend->itemWithPlottable(g) != nullptr))
+        has ? g->addToLegend() : g->removeFromLegend();
     }
     c->fitIfFollowing();
     c->replot(QCustomPlot::rpQueuedReplot);
@@ -310,7 +338,8 @@ QString DashboardPanel::eventTitle(const std::string& name) {
       {"error", QT_TR_NOOP("Error")},
   };
   if (const auto it = titles.find(name); it != titles.end()) return tr(it->second);
-  QString words = QString::fromStdString(name).replace('_', ' ');  // an event this version does not know
+  QString words =
+      QString::fromStdString(name).replace('_', ' ');  // an event this version does not know
   if (!words.isEmpty()) words[0] = words[0].toUpper();
   return words;
 }
@@ -318,9 +347,11 @@ QString DashboardPanel::eventTitle(const std::string& name) {
 void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   QString icon = QStringLiteral("•");
   QColor color = palette().color(QPalette::Text);
-  if (e.name == "error" || e.name == "diverged") icon = QStringLiteral("✖"), color = QColor("#d62728");
-  else if (e.name == "decode_failure" || e.name == "scaler_backoff" || e.name == "nonfinite_gradients" ||
-           e.name == "warning" || e.name == "tensorboard") icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
+  if (e.name == "error" || e.name == "diverged")
+    icon = QStringLiteral("✖"), color = QColor("#d62728");
+  else if (e.name == "decode_failure" || e.name == "scaler_backoff" ||
+           e.name == "nonfinite_gradients" || e.name == "warning" || e.name == "tensorboard")
+    icon = QStringLiteral("▲"), color = QColor("#e377c2").darker(110);
   QString message = QString::fromStdString(e.message);
   if (e.name == "checkpoint") message = QFileInfo(message).fileName();  // the folder is the run's
   // A message said before (precise BN every epoch) is said once, last where it last happened, with
@@ -329,11 +360,16 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   Repeated& seen = repeated_[key];
   if (seen.item) delete messages_->takeItem(messages_->row(seen.item));
   if (seen.count++ == 0) seen.firstStep = e.step;
-  const QString steps = seen.count == 1 ? tr("step %1").arg(e.step) : tr("steps %1–%2").arg(seen.firstStep).arg(e.step);
+  const QString steps = seen.count == 1 ? tr("step %1").arg(e.step)
+                                        : tr("steps %1–%2").arg(seen.firstStep).arg(e.step);
   const QString times = seen.count == 1 ? QString() : tr(" (%1 times)").arg(seen.count);
   const QString title = eventTitle(e.name);
-  const bool titled = message.startsWith(title + QLatin1Char(' '), Qt::CaseInsensitive);  // "multigrid phase 2/5 ...": not "Multigrid: multigrid ..."
-  auto* item = new QListWidgetItem(QStringLiteral("%1 %2 · %3%4").arg(icon, steps, titled ? message : title + ": " + message, times));
+  const bool titled = message.startsWith(
+      title + QLatin1Char(' '),
+      Qt::CaseInsensitive);  // "multigrid phase 2/5 ...": not "Multigrid: multigrid ..."
+  auto* item =
+      new QListWidgetItem(QStringLiteral("%1 %2 · %3%4")
+                              .arg(icon, steps, titled ? message : title + ": " + message, times));
   item->setForeground(color);
   item->setToolTip(QString::fromStdString(e.message));
   messages_->addItem(item);
@@ -344,11 +380,15 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
     MetricChart* scale = chart(tr("Loss scale"));
     if (auto v = e.value("loss_scale")) {
       scale->appendPoints(2, x, {*v});
-      if (!e.layer.empty()) scale->setPointNote(2, x.front(), tr("first inf/NaN in %1").arg(QString::fromStdString(e.layer)));
+      if (!e.layer.empty())
+        scale->setPointNote(2, x.front(),
+                            tr("first inf/NaN in %1").arg(QString::fromStdString(e.layer)));
     }
-  } else if (e.name == "shape_change") {  // multigrid: a line on every chart, the new (B, T, S) written on the first
+  } else if (e.name == "shape_change") {  // multigrid: a line on every chart, the new (B, T, S)
+                                          // written on the first
     const auto v = [&](const char* k) { return static_cast<long long>(e.value(k).value_or(0)); };
-    const QString label = QStringLiteral("B %1 · T %2 · S %3").arg(v("batch_size")).arg(v("frames")).arg(v("crop"));
+    const QString label =
+        QStringLiteral("B %1 · T %2 · S %3").arg(v("batch_size")).arg(v("frames")).arg(v("crop"));
     for (MetricChart* c : charts_) c->addVerticalMarker(x.front(), label, c == charts_.front());
   } else if (e.name == "decode_failure") {
     MetricChart* loss = chart(tr("Loss"));
@@ -400,19 +440,23 @@ bool DashboardPanel::openRunDirectory(const QString& dir, QString* error) {
     if (error) *error = QString::fromStdString(why);
     return false;
   }
-  beginRun(QString::fromStdString(meta->name.empty() ? QDir(dir).dirName().toStdString() : meta->name));
+  beginRun(
+      QString::fromStdString(meta->name.empty() ? QDir(dir).dirName().toStdString() : meta->name));
   followedDir_ = dir;
   reader_ = std::make_unique<runlog::MetricsReader>(run.metricsPath());
   appendEvents(reader_->poll());
   followTicks_ = 0;
-  const bool live = meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*meta);
+  const bool live =
+      meta->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*meta);
   if (live) {
     setRunState(tr("Running (followed: %1)").arg(QString::fromStdString(meta->host)));
     followTimer_->start();
   } else {
     appendEvents(reader_->pollFinal());
     const QString status = QString::fromLatin1(runlog::toString(meta->status));
-    setRunState(meta->status == runlog::RunStatus::Running ? tr("Abandoned (its process is gone)") : status.left(1).toUpper() + status.mid(1),
+    setRunState(meta->status == runlog::RunStatus::Running
+                    ? tr("Abandoned (its process is gone)")
+                    : status.left(1).toUpper() + status.mid(1),
                 QString::fromStdString(meta->error));
   }
   return true;
@@ -428,7 +472,9 @@ void DashboardPanel::pollFollowed() {
     appendEvents(reader_->pollFinal());
     followTimer_->stop();
     const QString status = QString::fromLatin1(runlog::toString(meta->status));
-    setRunState(meta->status == runlog::RunStatus::Running ? tr("Abandoned (its process is gone)") : status.left(1).toUpper() + status.mid(1),
+    setRunState(meta->status == runlog::RunStatus::Running
+                    ? tr("Abandoned (its process is gone)")
+                    : status.left(1).toUpper() + status.mid(1),
                 QString::fromStdString(meta->error));
   }
 }

@@ -86,7 +86,7 @@ class DashboardPanel : public QWidget {
   std::vector<std::unique_ptr<Binding>> bindings_;
   std::size_t notableDone_ = 0;
   std::size_t scaleChecked_ = 0;  ///< train loss_scale points looked at for the note
-  bool scaleVaries_ = false;       ///< some step had a loss scale other than 1
+  bool scaleVaries_ = false;      ///< some step had a loss scale other than 1
   std::uint64_t generation_ = 0;
   XAxis xAxis_ = XAxis::Step;
   double smoothing_ = 0.9;

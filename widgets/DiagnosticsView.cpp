@@ -20,7 +20,8 @@ class WrappingDelegate : public QStyledItemDelegate {
     // The style's text margins and the focus frame take a few pixels of the column.
     const int width = view_->columnWidth(index.column()) - 16;
     if (width <= 0) return size;
-    const QRect text = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap, index.data().toString());
+    const QRect text = option.fontMetrics.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap,
+                                                       index.data().toString());
     size.setHeight(std::max(size.height(), text.height() + 4));
     return size;
   }
@@ -52,7 +53,8 @@ DiagnosticsView::DiagnosticsView(QWidget* parent) : QTreeWidget(parent) {
   });
 }
 
-void DiagnosticsView::setDiagnostics(const config::Diagnostics& diagnostics, const std::string& localFile,
+void DiagnosticsView::setDiagnostics(const config::Diagnostics& diagnostics,
+                                     const std::string& localFile,
                                      const config::Diagnostics& preflight) {
   clear();
   const QIcon errorIcon = style()->standardIcon(QStyle::SP_MessageBoxCritical);
@@ -63,11 +65,17 @@ void DiagnosticsView::setDiagnostics(const config::Diagnostics& diagnostics, con
   for (size_t i = 0; i < rows.size(); ++i) {
     const config::Diagnostic& d = rows[i];
     QString where;
-    if (d.where.isCommandLine()) where = tr("command line");
-    else if (d.where.file == localFile) where = d.where.line > 0 ? tr("line %1").arg(d.where.line) : tr("this file");
-    else where = QString::fromStdString(d.where.describe());
-    if (i >= firstPreflight) where = d.where.file == localFile && d.where.line > 0 ? tr("pre-flight, %1").arg(where) : tr("pre-flight");
-    auto* item = new QTreeWidgetItem(this, {where, QString::fromStdString(d.key), QString::fromStdString(d.message)});
+    if (d.where.isCommandLine())
+      where = tr("command line");
+    else if (d.where.file == localFile)
+      where = d.where.line > 0 ? tr("line %1").arg(d.where.line) : tr("this file");
+    else
+      where = QString::fromStdString(d.where.describe());
+    if (i >= firstPreflight)
+      where = d.where.file == localFile && d.where.line > 0 ? tr("pre-flight, %1").arg(where)
+                                                            : tr("pre-flight");
+    auto* item = new QTreeWidgetItem(
+        this, {where, QString::fromStdString(d.key), QString::fromStdString(d.message)});
     item->setIcon(0, d.isError() ? errorIcon : warningIcon);
     item->setToolTip(2, QString::fromStdString(d.toString()));
     if (d.where.file == localFile) {

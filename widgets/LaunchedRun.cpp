@@ -27,17 +27,21 @@ LaunchedRun::~LaunchedRun() {
 }
 
 QString LaunchedRun::findCli() {
-  if (const QByteArray env = qgetenv("AMPSTUDIO_CLI"); !env.isEmpty()) return QString::fromLocal8Bit(env);
+  if (const QByteArray env = qgetenv("AMPSTUDIO_CLI"); !env.isEmpty())
+    return QString::fromLocal8Bit(env);
   const QString dir = QCoreApplication::applicationDirPath();
-  for (const QString& candidate : {dir + "/ampstudio-cli", dir + "/../cli/ampstudio-cli", dir + "/../app/cli/ampstudio-cli"})
+  for (const QString& candidate :
+       {dir + "/ampstudio-cli", dir + "/../cli/ampstudio-cli", dir + "/../app/cli/ampstudio-cli"})
     if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
   return {};
 }
 
 bool LaunchedRun::start(QString* error) {
   if (cliPath_.isEmpty() || !QFileInfo(cliPath_).isExecutable()) {
-    if (error) *error = QStringLiteral("multi-process training runs ampstudio-cli, which was not found beside the studio "
-                                       "(set AMPSTUDIO_CLI to its path)");
+    if (error)
+      *error = QStringLiteral(
+          "multi-process training runs ampstudio-cli, which was not found beside the studio "
+          "(set AMPSTUDIO_CLI to its path)");
     return false;
   }
   runlog::RunDirectory dir(runDir_.toStdString());
@@ -46,12 +50,14 @@ bool LaunchedRun::start(QString* error) {
     return false;
   }
   if (!scratch_.isValid()) {
-    if (error) *error = QStringLiteral("cannot create a temporary folder: ") + scratch_.errorString();
+    if (error)
+      *error = QStringLiteral("cannot create a temporary folder: ") + scratch_.errorString();
     return false;
   }
   // The launcher trains from a file: the resolved config.
   const QString configPath = scratch_.filePath("config.yaml");
-  if (const std::string why = config::saveConfigFile(cfg_, configPath.toStdString()); !why.empty()) {
+  if (const std::string why = config::saveConfigFile(cfg_, configPath.toStdString());
+      !why.empty()) {
     if (error) *error = QString::fromStdString(why);
     return false;
   }
@@ -62,7 +68,8 @@ bool LaunchedRun::start(QString* error) {
   process_->setStandardOutputFile(QProcess::nullDevice());
   process_->setStandardErrorFile(scratch_.filePath("launcher.err"));
   // The ranks meet through a fresh file: no port to choose or collide on.
-  QStringList args = {"train", "--cfg", configPath, "--init-method", "file://" + scratch_.filePath("rendezvous")};
+  QStringList args = {"train", "--cfg", configPath, "--init-method",
+                      "file://" + scratch_.filePath("rendezvous")};
   if (!configSource_.isEmpty()) args << "--source" << configSource_;
   launchedAt_ = runlog::unixTimeNow();
   process_->start(cliPath_, args);
@@ -76,7 +83,8 @@ bool LaunchedRun::start(QString* error) {
 }
 
 void LaunchedRun::signalLauncher(int sig) {
-  if (process_ && process_->state() == QProcess::Running) ::kill(static_cast<pid_t>(process_->processId()), sig);
+  if (process_ && process_->state() == QProcess::Running)
+    ::kill(static_cast<pid_t>(process_->processId()), sig);
 }
 
 void LaunchedRun::pause() {
@@ -89,7 +97,9 @@ void LaunchedRun::resume() {
   if (state_ == train::TrainerState::Paused) state_ = train::TrainerState::Running;
 }
 
-void LaunchedRun::stop() { signalLauncher(SIGINT); }
+void LaunchedRun::stop() {
+  signalLauncher(SIGINT);
+}
 
 void LaunchedRun::wait() {
   if (process_) process_->waitForFinished(-1);
@@ -97,12 +107,15 @@ void LaunchedRun::wait() {
 
 std::vector<runlog::MetricEvent> LaunchedRun::poll() {
   if (!reader_) return {};
-  const bool ended = process_ && process_->state() == QProcess::NotRunning &&
-                     (state_ == train::TrainerState::Running || state_ == train::TrainerState::Paused);
+  const bool ended =
+      process_ && process_->state() == QProcess::NotRunning &&
+      (state_ == train::TrainerState::Running || state_ == train::TrainerState::Paused);
   auto events = ended ? reader_->pollFinal() : reader_->poll();
   for (const auto& e : events) {
-    if (e.kind == runlog::kind::kEvent && e.name == "shape_change") {  // multigrid: this phase's pace, the run's steps
-      progress_.steps_per_epoch = static_cast<std::int64_t>(e.value("iterations_per_epoch").value_or(0));
+    if (e.kind == runlog::kind::kEvent &&
+        e.name == "shape_change") {  // multigrid: this phase's pace, the run's steps
+      progress_.steps_per_epoch =
+          static_cast<std::int64_t>(e.value("iterations_per_epoch").value_or(0));
       progress_.total_steps = static_cast<std::int64_t>(e.value("run_steps").value_or(0));
       multigrid_ = true;
       continue;
@@ -110,8 +123,10 @@ std::vector<runlog::MetricEvent> LaunchedRun::poll() {
     if (e.kind != runlog::kind::kTrain) continue;
     progress_.step = e.step;
     progress_.epoch = static_cast<int>(std::ceil(e.epoch - 1e-9)) - 1;
-    if (e.epoch > 0 && progress_.steps_per_epoch == 0 && !multigrid_ && std::abs(e.epoch - std::round(e.epoch)) < 1e-9)
-      progress_.steps_per_epoch = static_cast<std::int64_t>(std::llround(static_cast<double>(e.step) / e.epoch));
+    if (e.epoch > 0 && progress_.steps_per_epoch == 0 && !multigrid_ &&
+        std::abs(e.epoch - std::round(e.epoch)) < 1e-9)
+      progress_.steps_per_epoch =
+          static_cast<std::int64_t>(std::llround(static_cast<double>(e.step) / e.epoch));
     progress_.last_loss = e.value("loss").value_or(progress_.last_loss);
   }
   if (ended) finish();
@@ -121,7 +136,8 @@ std::vector<runlog::MetricEvent> LaunchedRun::poll() {
 void LaunchedRun::finish() {
   std::string why;
   auto meta = runlog::RunDirectory(runDir_.toStdString()).readMetadata(&why);
-  if (meta && meta->startedAt < launchedAt_ - 1.0) meta.reset();  // the folder's earlier run: this one never started
+  if (meta && meta->startedAt < launchedAt_ - 1.0)
+    meta.reset();  // the folder's earlier run: this one never started
   const int code = process_->exitStatus() == QProcess::NormalExit ? process_->exitCode() : -1;
   if (meta && meta->status == runlog::RunStatus::Finished && code == 0) {
     state_ = train::TrainerState::Finished;
@@ -131,9 +147,11 @@ void LaunchedRun::finish() {
     state_ = train::TrainerState::Failed;
     // The run's own reason first; else what the launcher said (e.g. a rank that never started).
     QFile err(scratch_.filePath("launcher.err"));
-    const QString said = err.open(QIODevice::ReadOnly) ? QString::fromUtf8(err.readAll()).trimmed() : QString();
+    const QString said =
+        err.open(QIODevice::ReadOnly) ? QString::fromUtf8(err.readAll()).trimmed() : QString();
     error_ = meta && !meta->error.empty() ? QString::fromStdString(meta->error) : said;
-    if (error_.isEmpty()) error_ = QStringLiteral("ampstudio-cli train ended with code %1").arg(code);
+    if (error_.isEmpty())
+      error_ = QStringLiteral("ampstudio-cli train ended with code %1").arg(code);
   }
 }
 

@@ -47,13 +47,15 @@ class LaunchedRun {
   QString cliPath_;
   config::Config cfg_;
   QString configSource_, runDir_;
-  QTemporaryDir scratch_;  ///< the resolved config, the ranks' rendezvous file, the launcher's stderr
+  QTemporaryDir
+      scratch_;  ///< the resolved config, the ranks' rendezvous file, the launcher's stderr
   std::unique_ptr<QProcess> process_;
   std::unique_ptr<runlog::MetricsReader> reader_;
   train::TrainerState state_ = train::TrainerState::Idle;
   QString error_;
   train::TrainerProgress progress_;
-  bool multigrid_ = false;  // shape_change events give the pace; epochs from train records would not
+  bool multigrid_ =
+      false;               // shape_change events give the pace; epochs from train records would not
   double launchedAt_ = 0;  ///< unix seconds: an older run.json in the folder is not this run's
 };
 

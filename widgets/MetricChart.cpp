@@ -21,8 +21,10 @@ class DecadeTicker : public QCPAxisTicker {
   QVector<double> createTickVector(double, const QCPRange& range) override {
     QVector<double> best;
     if (!(range.lower > 0) || !(range.upper > range.lower)) return best;
-    const int first = static_cast<int>(std::floor(std::log10(range.lower))), last = static_cast<int>(std::ceil(std::log10(range.upper)));
-    const std::vector<std::vector<double>> sets = {{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8}, {1, 1.5, 2, 3, 5, 7}, {1, 2, 5}, {1}};
+    const int first = static_cast<int>(std::floor(std::log10(range.lower))),
+              last = static_cast<int>(std::ceil(std::log10(range.upper)));
+    const std::vector<std::vector<double>> sets = {
+        {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 7, 8}, {1, 1.5, 2, 3, 5, 7}, {1, 2, 5}, {1}};
     for (const auto& mantissas : sets) {  // the densest set with at most 8 ticks
       QVector<double> ticks;
       for (int e = first; e <= last; ++e)
@@ -54,19 +56,26 @@ QString formatMetric(double v) {
 
 QString formatDuration(double seconds) {
   const auto s = static_cast<qint64>(std::max(0.0, std::round(seconds)));
-  return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QStringLiteral("%1:%2:%3")
+      .arg(s / 3600)
+      .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+      .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-QString formatMiB(double bytes) { return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 0); }
+QString formatMiB(double bytes) {
+  return QStringLiteral("%1 MiB").arg(bytes / (1024.0 * 1024.0), 0, 'f', 0);
+}
 
 QColor seriesColor(int index) {
-  static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
-                                  QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
-                                  QColor(188, 189, 34), QColor(23, 190, 207)};
+  static const QColor colors[] = {
+      QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
+      QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
+      QColor(188, 189, 34),  QColor(23, 190, 207)};
   return colors[static_cast<unsigned>(index) % 10];
 }
 
-void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const std::function<void()>& userRanged) {
+void linkCharts(const std::vector<MetricChart*>& charts, QObject* context,
+                const std::function<void()>& userRanged) {
   for (MetricChart* c : charts) {
     QObject::connect(c, &MetricChart::trackerMoved, context, [charts](double x) {
       for (MetricChart* o : charts) o->showTrackerAt(x);
@@ -74,16 +83,17 @@ void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const
     QObject::connect(c, &MetricChart::trackerLeft, context, [charts] {
       for (MetricChart* o : charts) o->hideTracker();
     });
-    QObject::connect(c, &MetricChart::userChangedXRange, context, [charts, c, userRanged](const QCPRange& r) {
-      for (MetricChart* o : charts) {
-        if (o == c) continue;
-        o->setFollowing(false);
-        o->xAxis->setRange(r);
-        o->fitY();
-        o->replot(QCustomPlot::rpQueuedReplot);
-      }
-      if (userRanged) userRanged();
-    });
+    QObject::connect(c, &MetricChart::userChangedXRange, context,
+                     [charts, c, userRanged](const QCPRange& r) {
+                       for (MetricChart* o : charts) {
+                         if (o == c) continue;
+                         o->setFollowing(false);
+                         o->xAxis->setRange(r);
+                         o->fitY();
+                         o->replot(QCustomPlot::rpQueuedReplot);
+                       }
+                       if (userRanged) userRanged();
+                     });
     QObject::connect(c, &MetricChart::followingChanged, context, [charts](bool on) {
       if (!on) return;
       for (MetricChart* o : charts) {
@@ -94,7 +104,9 @@ void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const
   }
 }
 
-QColor stableColor(const QString& key) { return seriesColor(static_cast<int>(qHash(key) % 10)); }
+QColor stableColor(const QString& key) {
+  return seriesColor(static_cast<int>(qHash(key) % 10));
+}
 
 namespace {
 int paletteIndex(const QColor& c) {
@@ -106,8 +118,10 @@ int paletteIndex(const QColor& c) {
 // purple/pink, blue/cyan, green/olive.
 bool closeColors(const QColor& a, const QColor& b) {
   if (a == b) return true;
-  const int i = std::min(paletteIndex(a), paletteIndex(b)), j = std::max(paletteIndex(a), paletteIndex(b));
-  return (i == 1 && j == 3) || (i == 3 && j == 5) || (i == 4 && j == 6) || (i == 0 && j == 9) || (i == 2 && j == 8);
+  const int i = std::min(paletteIndex(a), paletteIndex(b)),
+            j = std::max(paletteIndex(a), paletteIndex(b));
+  return (i == 1 && j == 3) || (i == 3 && j == 5) || (i == 4 && j == 6) || (i == 0 && j == 9) ||
+         (i == 2 && j == 8);
 }
 }  // namespace
 
@@ -115,13 +129,15 @@ std::vector<QColor> distinctColors(const QStringList& keys) {
   std::vector<QColor> colors;
   for (const QString& key : keys) {
     auto clashes = [&colors](const QColor& c) {
-      return std::any_of(colors.begin(), colors.end(), [&c](const QColor& taken) { return closeColors(c, taken); });
+      return std::any_of(colors.begin(), colors.end(),
+                         [&c](const QColor& taken) { return closeColors(c, taken); });
     };
     QColor c = stableColor(key);
     for (int k = 0; k < 10 && clashes(c); ++k) c = seriesColor(k);
     if (clashes(c))  // more runs than distinct colours: at least not the same as another
       for (int k = 0; k < 10; ++k)
-        if (std::none_of(colors.begin(), colors.end(), [k](const QColor& t) { return t == seriesColor(k); })) {
+        if (std::none_of(colors.begin(), colors.end(),
+                         [k](const QColor& t) { return t == seriesColor(k); })) {
           c = seriesColor(k);
           break;
         }
@@ -134,7 +150,8 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
     : QCustomPlot(parent), title_(title) {
   setObjectName(title);
   plotLayout()->insertRow(0);
-  titleElement_ = new QCPTextElement(this, title, QFont(font().family(), font().pointSize(), QFont::Bold));
+  titleElement_ =
+      new QCPTextElement(this, title, QFont(font().family(), font().pointSize(), QFont::Bold));
   plotLayout()->addElement(0, 0, titleElement_);
   plotLayout()->setRowSpacing(0);
   yAxis->setLabel(yLabel);
@@ -150,7 +167,8 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   }
   titleElement_->setTextColor(pal.color(QPalette::Text));
   legend->setVisible(true);
-  legend->setBrush(QColor(pal.color(QPalette::Base).red(), pal.color(QPalette::Base).green(), pal.color(QPalette::Base).blue(), 200));
+  legend->setBrush(QColor(pal.color(QPalette::Base).red(), pal.color(QPalette::Base).green(),
+                          pal.color(QPalette::Base).blue(), 200));
   legend->setBorderPen(Qt::NoPen);
   legend->setTextColor(pal.color(QPalette::Text));
   QFont small = font();
@@ -176,7 +194,8 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   trackerText_->setTextAlignment(Qt::AlignLeft);
   trackerText_->setFont(small);
   trackerText_->setColor(pal.color(QPalette::Text));
-  trackerText_->setBrush(QColor(pal.color(QPalette::Base).red(), pal.color(QPalette::Base).green(), pal.color(QPalette::Base).blue(), 220));
+  trackerText_->setBrush(QColor(pal.color(QPalette::Base).red(), pal.color(QPalette::Base).green(),
+                                pal.color(QPalette::Base).blue(), 220));
   trackerText_->setPadding(QMargins(4, 2, 4, 2));
   trackerText_->setVisible(false);
   trackerText_->setSelectable(false);
@@ -200,9 +219,10 @@ MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* p
   showEmpty(true);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::refreshEnvelopes);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::placeLegend);
-  connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& r) {
-    if (!following_) emit userChangedXRange(r);
-  });
+  connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+          [this](const QCPRange& r) {
+            if (!following_) emit userChangedXRange(r);
+          });
 }
 
 void MetricChart::setNote(const QString& text) {
@@ -213,13 +233,16 @@ void MetricChart::setNote(const QString& text) {
   emptyText_->setVisible(text.isEmpty() && !xAxis->tickLabels());
 }
 
-int MetricChart::addSeries(const QString& name, const QColor& color, Style style, QCPScatterStyle::ScatterShape marker) {
+int MetricChart::addSeries(const QString& name, const QColor& color, Style style,
+                           QCPScatterStyle::ScatterShape marker) {
   QCPGraph* g = addGraph();
   g->setName(name);
   g->setAdaptiveSampling(true);
   QColor c = color;
   switch (style) {
-    case Style::Line: g->setPen(QPen(c, 1.0)); break;  // wider pens cost 7x per replot (measured)
+    case Style::Line:
+      g->setPen(QPen(c, 1.0));
+      break;  // wider pens cost 7x per replot (measured)
     case Style::Faint:
       c.setAlpha(70);
       g->setPen(QPen(c, 1.0));
@@ -260,7 +283,8 @@ void MetricChart::appendPoints(int series, const QVector<double>& x, const QVect
   if (!sorted) {  // rare (markers out of order): keep the columns sorted by key
     std::vector<std::size_t> order(e.x.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&e](std::size_t a, std::size_t b) { return e.x[a] < e.x[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&e](std::size_t a, std::size_t b) { return e.x[a] < e.x[b]; });
     std::vector<double> nx, ny;
     for (std::size_t i : order) nx.push_back(e.x[i]), ny.push_back(e.y[i]);
     e.x.swap(nx), e.y.swap(ny);
@@ -309,7 +333,8 @@ void MetricChart::extendPyramid(Store& s) {
   }
 }
 
-void MetricChart::appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1, QVector<QCPGraphData>& out) const {
+void MetricChart::appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1,
+                                 QVector<QCPGraphData>& out) const {
   if (i0 >= i1) return;
   if (level < 0) {
     for (std::size_t i = i0; i < i1; ++i) out.append(QCPGraphData(s.x[i], s.y[i]));
@@ -374,11 +399,13 @@ void MetricChart::placeLegend() {
     const double y = c & Qt::AlignTop ? plot.top() : plot.bottom() - size.height();
     return QRectF(QPointF(x, y), size);
   };
-  const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft, Qt::AlignBottom | Qt::AlignRight,
+  const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                   Qt::AlignBottom | Qt::AlignRight,
                                    Qt::AlignBottom | Qt::AlignLeft};
   const Qt::Alignment current = legendCorner();
   if (current != preferredCorner_ && pointsUnder(areaOf(preferredCorner_), 500) == 0) {
-    axisRect()->insetLayout()->setInsetAlignment(0, preferredCorner_);  // its own corner is clear again
+    axisRect()->insetLayout()->setInsetAlignment(
+        0, preferredCorner_);  // its own corner is clear again
     return;
   }
   const int here = pointsUnder(areaOf(current), 500);
@@ -389,7 +416,8 @@ void MetricChart::placeLegend() {
     if (c == current) continue;
     const int n = pointsUnder(areaOf(c), 500);
     // Another corner only when it hides clearly fewer points: the legend must not flicker.
-    if (n < fewest && (c == preferredCorner_ ? n * 4 <= here * 3 : n * 2 <= here)) best = c, fewest = n;
+    if (n < fewest && (c == preferredCorner_ ? n * 4 <= here * 3 : n * 2 <= here))
+      best = c, fewest = n;
   }
   if (best != current) axisRect()->insetLayout()->setInsetAlignment(0, best);
 }
@@ -401,18 +429,22 @@ void MetricChart::refreshEnvelopes() {
     const Store& s = stores_[static_cast<std::size_t>(i)];
     if (!s.envelope) continue;
     // The visible points, one more on each side so lines run to the edges.
-    std::size_t i0 = static_cast<std::size_t>(std::lower_bound(s.x.begin(), s.x.end(), r.lower) - s.x.begin());
-    std::size_t i1 = static_cast<std::size_t>(std::upper_bound(s.x.begin(), s.x.end(), r.upper) - s.x.begin());
+    std::size_t i0 =
+        static_cast<std::size_t>(std::lower_bound(s.x.begin(), s.x.end(), r.lower) - s.x.begin());
+    std::size_t i1 =
+        static_cast<std::size_t>(std::upper_bound(s.x.begin(), s.x.end(), r.upper) - s.x.begin());
     i0 = i0 > 0 ? i0 - 1 : 0;
     i1 = std::min(s.x.size(), i1 + 1);
     int level = -1;
     std::size_t size = kBlock;
-    while (static_cast<std::size_t>(level + 1) < s.levels.size() && static_cast<double>(i1 - i0) / static_cast<double>(size) >= pixels) {
+    while (static_cast<std::size_t>(level + 1) < s.levels.size() &&
+           static_cast<double>(i1 - i0) / static_cast<double>(size) >= pixels) {
       ++level;
       size *= kFan;
     }
     QVector<QCPGraphData> out;
-    out.reserve(static_cast<int>(std::min<std::size_t>(i1 - i0, static_cast<std::size_t>(pixels) * 4 + 64)));
+    out.reserve(static_cast<int>(
+        std::min<std::size_t>(i1 - i0, static_cast<std::size_t>(pixels) * 4 + 64)));
     appendEnvelope(s, level, i0, i1, out);
     graph(i)->data()->set(out, true);
   }
@@ -424,7 +456,9 @@ void MetricChart::showEmpty(bool empty) {
   emptyText_->setVisible(empty && note_.isEmpty());
 }
 
-bool MetricChart::showsEmpty() const { return emptyText_->visible(); }
+bool MetricChart::showsEmpty() const {
+  return emptyText_->visible();
+}
 
 void MetricChart::clearPoints() {
   showEmpty(true);
@@ -463,15 +497,21 @@ void MetricChart::addVerticalMarker(double x, const QString& label, bool showLab
   markers_.emplace_back(line, text);
 }
 
-QString MetricChart::verticalMarkerLabel(int i) const { return markers_.at(static_cast<std::size_t>(i)).second->text(); }
-bool MetricChart::verticalMarkerLabelShown(int i) const { return markers_.at(static_cast<std::size_t>(i)).second->visible(); }
+QString MetricChart::verticalMarkerLabel(int i) const {
+  return markers_.at(static_cast<std::size_t>(i)).second->text();
+}
+bool MetricChart::verticalMarkerLabelShown(int i) const {
+  return markers_.at(static_cast<std::size_t>(i)).second->visible();
+}
 
 void MetricChart::removeAllSeries() {
   clearGraphs();
   stores_.clear();
 }
 
-std::size_t MetricChart::pointCount(int series) const { return stores_[static_cast<std::size_t>(series)].x.size(); }
+std::size_t MetricChart::pointCount(int series) const {
+  return stores_[static_cast<std::size_t>(series)].x.size();
+}
 
 void MetricChart::setPointNote(int series, double x, const QString& note) {
   stores_[static_cast<std::size_t>(series)].notes[x] = note;
@@ -496,11 +536,15 @@ void MetricChart::setYScale(YScale scale) {
     yAxis->setNumberFormat("gb");
     yAxis->setNumberPrecision(6);
   }
-  if (following_) fitIfFollowing();
-  else fitY();
+  if (following_)
+    fitIfFollowing();
+  else
+    fitY();
 }
 
-void MetricChart::setXLabel(const QString& label) { xAxis->setLabel(label); }
+void MetricChart::setXLabel(const QString& label) {
+  xAxis->setLabel(label);
+}
 
 void MetricChart::setFollowing(bool on) {
   if (following_ == on) return;
@@ -517,11 +561,13 @@ void MetricChart::fitIfFollowing() {
   for (int i = 0; i < graphCount(); ++i) {
     const Store& e = stores_[static_cast<std::size_t>(i)];
     if (!e.any || !graph(i)->visible()) continue;
-    keys = found ? QCPRange(std::min(keys.lower, e.minKey), std::max(keys.upper, e.maxKey)) : QCPRange(e.minKey, e.maxKey);
+    keys = found ? QCPRange(std::min(keys.lower, e.minKey), std::max(keys.upper, e.maxKey))
+                 : QCPRange(e.minKey, e.maxKey);
     found = true;
     if (log && e.minPositive <= 0) continue;
     const QCPRange v(log ? e.minPositive : e.minValue, e.maxValue);
-    values = foundY ? QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper)) : v;
+    values =
+        foundY ? QCPRange(std::min(values.lower, v.lower), std::max(values.upper, v.upper)) : v;
     foundY = true;
   }
   showEmpty(!found);
@@ -544,7 +590,8 @@ void MetricChart::fitY() {
     for (auto k = i0; k < i1; ++k) {
       const double v = s.y[static_cast<std::size_t>(k)];
       if (!std::isfinite(v) || (log && v <= 0)) continue;
-      values = found ? QCPRange(std::min(values.lower, v), std::max(values.upper, v)) : QCPRange(v, v);
+      values =
+          found ? QCPRange(std::min(values.lower, v), std::max(values.upper, v)) : QCPRange(v, v);
       found = true;
     }
   }
@@ -553,7 +600,8 @@ void MetricChart::fitY() {
 
 void MetricChart::setYRange(const QCPRange& values) {
   if (yScale_ == YScale::Linear) {
-    const double pad = values.size() > 0 ? values.size() * 0.06 : std::max(std::abs(values.upper) * 0.1, 1e-9);
+    const double pad =
+        values.size() > 0 ? values.size() * 0.06 : std::max(std::abs(values.upper) * 0.1, 1e-9);
     yAxis->setRange(values.lower - pad, values.upper + pad);
   } else if (yScale_ == YScale::Log10) {
     // The data with a 30% margin, and at least a factor 3 around its middle (a constant series
@@ -567,8 +615,12 @@ void MetricChart::setYRange(const QCPRange& values) {
     yAxis->setRange(lower, upper);
   } else {
     // At least a factor 4 either way, so a constant series (a loss scale of 1) shows real ticks.
-    const double lower = values.upper / values.lower < 16 ? std::min(values.lower / 1.3, values.upper / 4) : values.lower / 1.3;
-    const double upper = values.upper / values.lower < 16 ? std::max(values.upper * 1.3, values.lower * 4) : values.upper * 1.3;
+    const double lower = values.upper / values.lower < 16
+                             ? std::min(values.lower / 1.3, values.upper / 4)
+                             : values.lower / 1.3;
+    const double upper = values.upper / values.lower < 16
+                             ? std::max(values.upper * 1.3, values.lower * 4)
+                             : values.upper * 1.3;
     yAxis->setRange(lower, upper);
   }
 }
@@ -590,22 +642,29 @@ double MetricChart::nearestPointX(double x) const {
 
 QStringList MetricChart::valuesAt(double x) const {
   QStringList lines;
-  const QString unit = valueUnit_.isEmpty() ? QString() : (valueUnit_ == "%" ? valueUnit_ : " " + valueUnit_);
+  const QString unit =
+      valueUnit_.isEmpty() ? QString() : (valueUnit_ == "%" ? valueUnit_ : " " + valueUnit_);
   for (int i = 0; i < graphCount(); ++i) {
     QCPGraph* g = graph(i);
     const Store& s = stores_[static_cast<std::size_t>(i)];
     if (s.x.empty() || !g->visible()) continue;
-    std::size_t k = static_cast<std::size_t>(std::lower_bound(s.x.begin(), s.x.end(), x) - s.x.begin());
-    if (k == s.x.size() || (k > 0 && std::abs(s.x[k - 1] - x) <= std::abs(s.x[k] - x))) k = k == 0 ? 0 : k - 1;
-    if (g->lineStyle() == QCPGraph::lsNone && std::abs(s.x[k] - x) > xAxis->range().size() * 0.01) continue;
+    std::size_t k =
+        static_cast<std::size_t>(std::lower_bound(s.x.begin(), s.x.end(), x) - s.x.begin());
+    if (k == s.x.size() || (k > 0 && std::abs(s.x[k - 1] - x) <= std::abs(s.x[k] - x)))
+      k = k == 0 ? 0 : k - 1;
+    if (g->lineStyle() == QCPGraph::lsNone && std::abs(s.x[k] - x) > xAxis->range().size() * 0.01)
+      continue;
     QString line = QStringLiteral("%1: %2%3").arg(g->name(), formatMetric(s.y[k]), unit);
-    if (const auto note = s.notes.find(s.x[k]); note != s.notes.end()) line += QStringLiteral(" (%1)").arg(note->second);
+    if (const auto note = s.notes.find(s.x[k]); note != s.notes.end())
+      line += QStringLiteral(" (%1)").arg(note->second);
     lines << line;
   }
   return lines;
 }
 
-QString MetricChart::trackerText() const { return trackerText_->visible() ? trackerText_->text() : QString(); }
+QString MetricChart::trackerText() const {
+  return trackerText_->visible() ? trackerText_->text() : QString();
+}
 
 void MetricChart::showTrackerAt(double cursorX) {
   // The readout names a point that exists (step 120, not 119.73): the one nearest the cursor.
@@ -618,7 +677,8 @@ void MetricChart::showTrackerAt(double cursorX) {
   trackerLine_->point1->setCoords(x, 0);
   trackerLine_->point2->setCoords(x, 1);
   trackerLine_->setVisible(true);
-  trackerText_->setText(QStringLiteral("%1 %2\n%3").arg(xAxis->label(), formatMetric(x), lines.join('\n')));
+  trackerText_->setText(
+      QStringLiteral("%1 %2\n%3").arg(xAxis->label(), formatMetric(x), lines.join('\n')));
   // Keep the box on the side away from the cursor.
   const bool right = xAxis->coordToPixel(x) < axisRect()->center().x();
   trackerText_->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignRight : Qt::AlignLeft));
@@ -641,19 +701,23 @@ bool MetricChart::exportTo(const QString& path, int width, int height) {
   trackerLine_->setVisible(false);
   trackerText_->setVisible(false);
   legend->setVisible(true);
-  const bool ok = QFileInfo(path).suffix().compare("pdf", Qt::CaseInsensitive) == 0 ? savePdf(path, width, height)
-                                                                                       : savePng(path, width, height, 2.0);
+  const bool ok = QFileInfo(path).suffix().compare("pdf", Qt::CaseInsensitive) == 0
+                      ? savePdf(path, width, height)
+                      : savePng(path, width, height, 2.0);
   trackerLine_->setVisible(tracker);
   trackerText_->setVisible(tracker);
   legend->setVisible(!tracker);
   return ok;
 }
 
-void MetricChart::userInteracted() { setFollowing(false); }
+void MetricChart::userInteracted() {
+  setFollowing(false);
+}
 
 void MetricChart::mouseMoveEvent(QMouseEvent* event) {
   QCustomPlot::mouseMoveEvent(event);
-  if (axisRect()->rect().contains(event->pos())) emit trackerMoved(xAxis->pixelToCoord(event->position().x()));
+  if (axisRect()->rect().contains(event->pos()))
+    emit trackerMoved(xAxis->pixelToCoord(event->position().x()));
   if (event->buttons() & Qt::LeftButton) userInteracted();
 }
 
@@ -663,12 +727,15 @@ void MetricChart::leaveEvent(QEvent* event) {
 }
 
 void MetricChart::wheelEvent(QWheelEvent* event) {
-  axisRect()->setRangeZoom(event->modifiers() & Qt::ControlModifier ? Qt::Vertical : Qt::Horizontal);
+  axisRect()->setRangeZoom(event->modifiers() & Qt::ControlModifier ? Qt::Vertical
+                                                                    : Qt::Horizontal);
   userInteracted();
   QCustomPlot::wheelEvent(event);
 }
 
-void MetricChart::mousePressEvent(QMouseEvent* event) { QCustomPlot::mousePressEvent(event); }
+void MetricChart::mousePressEvent(QMouseEvent* event) {
+  QCustomPlot::mousePressEvent(event);
+}
 
 void MetricChart::mouseDoubleClickEvent(QMouseEvent* event) {
   QCustomPlot::mouseDoubleClickEvent(event);
@@ -685,7 +752,9 @@ void MetricChart::contextMenuEvent(QContextMenuEvent* event) {
     replot();
   });
   QMenu* scale = menu.addMenu(tr("Y scale"));
-  for (auto [label, s] : {std::pair<QString, YScale>{tr("Linear"), YScale::Linear}, {tr("Log 10"), YScale::Log10}, {tr("Log 2"), YScale::Log2}}) {
+  for (auto [label, s] : {std::pair<QString, YScale>{tr("Linear"), YScale::Linear},
+                          {tr("Log 10"), YScale::Log10},
+                          {tr("Log 2"), YScale::Log2}}) {
     QAction* a = scale->addAction(label, this, [this, s = s] {
       setYScale(s);
       replot();
@@ -695,11 +764,13 @@ void MetricChart::contextMenuEvent(QContextMenuEvent* event) {
   }
   menu.addSeparator();
   menu.addAction(tr("Export as PNG…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), title_ + ".png", tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), title_ + ".png",
+                                                      tr("PNG images (*.png)"));
     if (!path.isEmpty()) exportTo(path);
   });
   menu.addAction(tr("Export as PDF…"), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), title_ + ".pdf", tr("PDF documents (*.pdf)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"), title_ + ".pdf",
+                                                      tr("PDF documents (*.pdf)"));
     if (!path.isEmpty()) exportTo(path);
   });
   menu.exec(event->globalPos());

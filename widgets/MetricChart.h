@@ -3,13 +3,13 @@
 // appended incrementally (adaptive sampling keeps spikes visible at millions of points),
 // linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
 // follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
+#include <qcustomplot.h>
 #include <QString>
 #include <QStringList>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <vector>
-#include <qcustomplot.h>
 
 namespace amp::widgets {
 
@@ -46,7 +46,8 @@ class MetricChart : public QCustomPlot {
   void setLegendCorner(Qt::Alignment corner);
   Qt::Alignment legendCorner() const { return axisRect()->insetLayout()->insetAlignment(0); }
   const QString& title() const { return title_; }
-  /// A line or two of grey text inside the plot that says what the curves alone do not (empty: none).
+  /// A line or two of grey text inside the plot that says what the curves alone do not (empty:
+  /// none).
   void setNote(const QString& text);
   const QString& note() const { return note_; }
   /// True while the chart has nothing to draw: it says "no data" and its axes carry no numbers.
@@ -68,7 +69,8 @@ class MetricChart : public QCustomPlot {
   QString verticalMarkerLabel(int i) const;
   bool verticalMarkerLabelShown(int i) const;
 
-  /// The tracker: a vertical line at the point nearest x, every series' value there (nearest point).
+  /// The tracker: a vertical line at the point nearest x, every series' value there (nearest
+  /// point).
   void showTrackerAt(double x);
   void hideTracker();
   /// What the tracker shows now ("step 120" and a line per series); empty while it is hidden.
@@ -113,7 +115,7 @@ class MetricChart : public QCustomPlot {
     double minKey = 0, maxKey = 0, minValue = 0, maxValue = 0;
     double minPositive = 0;  ///< smallest value > 0 (log axes); 0 when none
     std::vector<double> x, y;
-    std::map<double, QString> notes;  ///< x -> setPointNote's text
+    std::map<double, QString> notes;         ///< x -> setPointNote's text
     std::vector<std::vector<Block>> levels;  ///< level L: blocks of kBlock * kFan^L points
     bool envelope = false;                   ///< the graph shows an envelope, not every point
   };
@@ -121,7 +123,8 @@ class MetricChart : public QCustomPlot {
   static constexpr std::size_t kBlock = 64;
   static constexpr std::size_t kFan = 8;
   void extendPyramid(Store& s);
-  void appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1, QVector<QCPGraphData>& out) const;
+  void appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1,
+                      QVector<QCPGraphData>& out) const;
   void refreshEnvelopes();
   void placeLegend();
   void showEmpty(bool empty);
@@ -144,7 +147,8 @@ class MetricChart : public QCustomPlot {
 /// Makes charts act as one view: the tracker shows on all, a zoom or pan of one sets the others'
 /// X range (and stops their following), a double-click on one makes all follow again.
 /// `userRanged` (optional) runs after a user's zoom or pan.
-void linkCharts(const std::vector<MetricChart*>& charts, QObject* context, const std::function<void()>& userRanged = {});
+void linkCharts(const std::vector<MetricChart*>& charts, QObject* context,
+                const std::function<void()>& userRanged = {});
 
 /// A number for a tracker or a table: 4 significant digits, thousands plain.
 QString formatMetric(double v);

@@ -2,13 +2,13 @@
 
 #include <QAbstractTableModel>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSaveFile>
@@ -19,11 +19,10 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
-
 #include <cmath>
 
-#include <nlohmann/json.hpp>
 #include <qcustomplot.h>
+#include <nlohmann/json.hpp>
 
 #include "MetricChart.h"
 #include "audit/AuditJson.h"
@@ -36,8 +35,8 @@ namespace amp::widgets {
 namespace {
 
 const QColor kSafe("#4c78a8"), kTight("#f58518"), kOver("#d62728"), kSubnormal("#bab0ac");
-constexpr double kTightLog2 = 3;           ///< under 8x headroom to 65504: shown as tight
-constexpr double kUnderflowWarn = 0.01;    ///< the audit's "underflowing" threshold
+constexpr double kTightLog2 = 3;         ///< under 8x headroom to 65504: shown as tight
+constexpr double kUnderflowWarn = 0.01;  ///< the audit's "underflowing" threshold
 
 QString number(double v) {
   if (std::isnan(v)) return QStringLiteral("–");
@@ -69,21 +68,29 @@ class AuditTableModel : public QAbstractTableModel {
     endResetModel();
   }
   const audit::LayerAudit& layer(int row) const { return layers_[static_cast<std::size_t>(row)]; }
-  int rowCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : static_cast<int>(layers_.size()); }
-  int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : PrecisionAuditPanel::ColumnCount; }
+  int rowCount(const QModelIndex& parent = {}) const override {
+    return parent.isValid() ? 0 : static_cast<int>(layers_.size());
+  }
+  int columnCount(const QModelIndex& parent = {}) const override {
+    return parent.isValid() ? 0 : PrecisionAuditPanel::ColumnCount;
+  }
 
   QVariant headerData(int section, Qt::Orientation o, int role) const override {
     if (o != Qt::Horizontal) return {};
-    static const char* names[] = {"#", "layer", "dtype", "headroom", "zero in fp16", "overflow at", "bf16 error", "act |max|",
-                                  "grad |max|", "subnormal", "op", "why"};
+    static const char* names[] = {
+        "#",          "layer",     "dtype",      "headroom",  "zero in fp16", "overflow at",
+        "bf16 error", "act |max|", "grad |max|", "subnormal", "op",           "why"};
     static const char* tips[] = {
         "Execution order in the forward pass",
         "Module path, or the operation after the last module before it",
         "The dtype of its output in the audited precision",
-        "log2(65504 / act |max|): doublings left before float16 overflows (negative: it already does)",
-        "Share of its nonzero gradient that float16 stores as 0 at the report loss scale (|g s| < 2^-24), %",
+        "log2(65504 / act |max|): doublings left before float16 overflows (negative: it already "
+        "does)",
+        "Share of its nonzero gradient that float16 stores as 0 at the report loss scale (|g s| < "
+        "2^-24), %",
         "The loss scale at which its gradient overflows float16 (65504 / grad |max|)",
-        "||y_bf16 - y_fp32|| / ||y_fp32|| on the same batch and weights (earlier layers' errors included)",
+        "||y_bf16 - y_fp32|| / ||y_fp32|| on the same batch and weights (earlier layers' errors "
+        "included)",
         "Largest |activation| over the audited batches",
         "Largest |gradient| of its output and parameters, unscaled",
         "Share stored as a subnormal or 0 (|g s| < 2^-14), %",
@@ -100,53 +107,85 @@ class AuditTableModel : public QAbstractTableModel {
     using P = PrecisionAuditPanel;
     if (role == Qt::DisplayRole) {
       switch (index.column()) {
-        case P::Index: return l.index;
-        case P::Layer: return QString::fromStdString(l.name);
-        case P::Op: return QString::fromStdString(l.op);
-        case P::Dtype: return QString::fromStdString(l.dtype);
-        case P::Why: return QString::fromStdString(l.why);
-        case P::ActMax: return number(l.act_absmax);
-        case P::Headroom: return number(l.headroom_log2);
-        case P::Bf16Error: return std::isnan(l.bf16_rel_error) ? QStringLiteral("–") : percent(l.bf16_rel_error) + " %";
-        case P::GradMax: return l.has_grad ? number(l.grad_absmax) : QStringLiteral("–");
-        case P::Zero16: return l.has_grad ? percent(l.fp16_underflow_fraction) + " %" : QStringLiteral("–");
-        case P::Subnormal16: return l.has_grad ? percent(l.fp16_subnormal_fraction) + " %" : QStringLiteral("–");
-        case P::OverflowScale: return l.has_grad ? scale(l.overflow_scale) : QStringLiteral("–");
+        case P::Index:
+          return l.index;
+        case P::Layer:
+          return QString::fromStdString(l.name);
+        case P::Op:
+          return QString::fromStdString(l.op);
+        case P::Dtype:
+          return QString::fromStdString(l.dtype);
+        case P::Why:
+          return QString::fromStdString(l.why);
+        case P::ActMax:
+          return number(l.act_absmax);
+        case P::Headroom:
+          return number(l.headroom_log2);
+        case P::Bf16Error:
+          return std::isnan(l.bf16_rel_error) ? QStringLiteral("–")
+                                              : percent(l.bf16_rel_error) + " %";
+        case P::GradMax:
+          return l.has_grad ? number(l.grad_absmax) : QStringLiteral("–");
+        case P::Zero16:
+          return l.has_grad ? percent(l.fp16_underflow_fraction) + " %" : QStringLiteral("–");
+        case P::Subnormal16:
+          return l.has_grad ? percent(l.fp16_subnormal_fraction) + " %" : QStringLiteral("–");
+        case P::OverflowScale:
+          return l.has_grad ? scale(l.overflow_scale) : QStringLiteral("–");
       }
     }
     if (role == Qt::UserRole) {  // the sort key
       switch (index.column()) {
-        case P::Index: return l.index;
-        case P::Layer: return QString::fromStdString(l.name);
-        case P::Op: return QString::fromStdString(l.op);
-        case P::Dtype: return QString::fromStdString(l.dtype);
-        case P::Why: return QString::fromStdString(l.why);
-        case P::ActMax: return l.act_absmax;
-        case P::Headroom: return std::isinf(l.headroom_log2) ? 1e300 : l.headroom_log2;
-        case P::Bf16Error: return std::isnan(l.bf16_rel_error) ? -1.0 : l.bf16_rel_error;
-        case P::GradMax: return l.has_grad ? l.grad_absmax : -1.0;
-        case P::Zero16: return l.has_grad ? l.fp16_underflow_fraction : -1.0;
-        case P::Subnormal16: return l.has_grad ? l.fp16_subnormal_fraction : -1.0;
-        case P::OverflowScale: return l.has_grad && std::isfinite(l.overflow_scale) ? l.overflow_scale : 1e300;
+        case P::Index:
+          return l.index;
+        case P::Layer:
+          return QString::fromStdString(l.name);
+        case P::Op:
+          return QString::fromStdString(l.op);
+        case P::Dtype:
+          return QString::fromStdString(l.dtype);
+        case P::Why:
+          return QString::fromStdString(l.why);
+        case P::ActMax:
+          return l.act_absmax;
+        case P::Headroom:
+          return std::isinf(l.headroom_log2) ? 1e300 : l.headroom_log2;
+        case P::Bf16Error:
+          return std::isnan(l.bf16_rel_error) ? -1.0 : l.bf16_rel_error;
+        case P::GradMax:
+          return l.has_grad ? l.grad_absmax : -1.0;
+        case P::Zero16:
+          return l.has_grad ? l.fp16_underflow_fraction : -1.0;
+        case P::Subnormal16:
+          return l.has_grad ? l.fp16_subnormal_fraction : -1.0;
+        case P::OverflowScale:
+          return l.has_grad && std::isfinite(l.overflow_scale) ? l.overflow_scale : 1e300;
       }
     }
-    if (role == Qt::TextAlignmentRole && index.column() >= P::Headroom && index.column() <= P::Subnormal16)
+    if (role == Qt::TextAlignmentRole && index.column() >= P::Headroom &&
+        index.column() <= P::Subnormal16)
       return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole) {
       if (index.column() == P::Headroom && l.headroom_log2 < 0) return kOver;
       if (index.column() == P::Headroom && l.headroom_log2 < kTightLog2) return kTight.darker(120);
-      if (index.column() == P::OverflowScale && l.has_grad && l.overflow_scale < reportScale_) return kOver;
-      if (index.column() == P::Zero16 && l.has_grad && l.fp16_underflow_fraction > kUnderflowWarn) return kTight.darker(120);
+      if (index.column() == P::OverflowScale && l.has_grad && l.overflow_scale < reportScale_)
+        return kOver;
+      if (index.column() == P::Zero16 && l.has_grad && l.fp16_underflow_fraction > kUnderflowWarn)
+        return kTight.darker(120);
       if (l.nonfinite_grad) return kOver;
     }
     if (role == Qt::ToolTipRole) {
-      QString tip = QStringLiteral("<b>%1</b><br>%2 → %3 (%4)").arg(QString::fromStdString(l.name).toHtmlEscaped(),
-                                                                   QString::fromStdString(l.op), QString::fromStdString(l.dtype),
-                                                                   QString::fromStdString(l.why).toHtmlEscaped());
-      if (!l.module.empty() && l.module != l.name) tip += QStringLiteral("<br>module %1").arg(QString::fromStdString(l.module));
+      QString tip =
+          QStringLiteral("<b>%1</b><br>%2 → %3 (%4)")
+              .arg(QString::fromStdString(l.name).toHtmlEscaped(), QString::fromStdString(l.op),
+                   QString::fromStdString(l.dtype), QString::fromStdString(l.why).toHtmlEscaped());
+      if (!l.module.empty() && l.module != l.name)
+        tip += QStringLiteral("<br>module %1").arg(QString::fromStdString(l.module));
       if (l.nonfinite_grad) tip += QObject::tr("<br><b>inf/NaN in its gradient</b>");
       if (l.has_grad)
-        tip += QObject::tr("<br>%1 of %2 gradient elements nonzero").arg(l.grad_nonzero).arg(l.grad_elements);
+        tip += QObject::tr("<br>%1 of %2 gradient elements nonzero")
+                   .arg(l.grad_nonzero)
+                   .arg(l.grad_elements);
       return tip;
     }
     return {};
@@ -162,7 +201,9 @@ namespace {
 QCustomPlot* makePlot(const QString& title, const QString& yLabel) {
   auto* p = new QCustomPlot;
   p->plotLayout()->insertRow(0);
-  p->plotLayout()->addElement(0, 0, new QCPTextElement(p, title, QFont(p->font().family(), p->font().pointSize(), QFont::Bold)));
+  p->plotLayout()->addElement(
+      0, 0,
+      new QCPTextElement(p, title, QFont(p->font().family(), p->font().pointSize(), QFont::Bold)));
   p->xAxis->setLabel(QObject::tr("layer (execution order)"));
   p->yAxis->setLabel(yLabel);
   p->setMinimumHeight(180);
@@ -228,13 +269,17 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
       model_(new AuditTableModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
       table_(new QTableView),
-      headroomPlot_(makePlot(tr("Activation headroom to float16's largest value (65504)"), tr("doublings left (log2)"))),
-      underflowPlot_(makePlot(tr("Gradient lost in float16 at the loss scale"), tr("% of nonzero gradient"))) {
+      headroomPlot_(makePlot(tr("Activation headroom to float16's largest value (65504)"),
+                             tr("doublings left (log2)"))),
+      underflowPlot_(
+          makePlot(tr("Gradient lost in float16 at the loss scale"), tr("% of nonzero gradient"))) {
   precision_->addItem(tr("mixed (this device's)"), "amp");
   precision_->addItem("bf16", "bf16");
   precision_->addItem("fp16", "fp16");
   precision_->addItem("fp32", "fp32");
-  precision_->setToolTip(tr("What the audited batches train in. Mixed: float16 with a loss scaler on CUDA, bfloat16 on the CPU"));
+  precision_->setToolTip(
+      tr("What the audited batches train in. Mixed: float16 with a loss scaler on CUDA, bfloat16 "
+         "on the CPU"));
   batches_->setRange(1, 64);
   batches_->setValue(4);
   batches_->setToolTip(tr("Training batches to audit"));
@@ -242,7 +287,9 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
   clips_->addItem(tr("random clips"));
   clips_->setToolTip(tr("Random clips need no dataset (and say nothing about the data's scale)"));
   checkpoint_->setPlaceholderText(tr("fresh initialisation"));
-  checkpoint_->setToolTip(tr("Weights (and a running scaler's loss scale) to start from; empty: the model as initialised"));
+  checkpoint_->setToolTip(
+      tr("Weights (and a running scaler's loss scale) to start from; empty: the model as "
+         "initialised"));
   checkpoint_->setClearButtonEnabled(true);
   auto* browse = new QPushButton(tr("Choose…"));
   cancelButton_->setEnabled(false);
@@ -262,8 +309,10 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
 
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  setStatus(tr("Where mixed precision runs out, layer by layer: press Audit to train a few batches of the config in the editor "
-               "with every layer observed, or audit a run from the Runs list (right click)."));
+  setStatus(
+      tr("Where mixed precision runs out, layer by layer: press Audit to train a few batches of "
+         "the config in the editor "
+         "with every layer observed, or audit a run from the Runs list (right click)."));
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -316,11 +365,16 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
       const int i = static_cast<int>(std::lround(p->xAxis->pixelToCoord(e->position().x())));
       if (i < 0 || i >= static_cast<int>(report_.layers.size())) return QToolTip::hideText();
       const auto& l = report_.layers[static_cast<std::size_t>(i)];
-      const QString text = p == headroomPlot_
-                               ? tr("%1: %2\nheadroom %3 doublings (|max| %4)").arg(l.index).arg(QString::fromStdString(l.name), number(l.headroom_log2), number(l.act_absmax))
-                               : tr("%1: %2\n%3 % zero, %4 % subnormal in float16").arg(l.index).arg(QString::fromStdString(l.name),
-                                                                                          percent(l.fp16_underflow_fraction),
-                                                                                          percent(l.fp16_subnormal_fraction));
+      const QString text =
+          p == headroomPlot_
+              ? tr("%1: %2\nheadroom %3 doublings (|max| %4)")
+                    .arg(l.index)
+                    .arg(QString::fromStdString(l.name), number(l.headroom_log2),
+                         number(l.act_absmax))
+              : tr("%1: %2\n%3 % zero, %4 % subnormal in float16")
+                    .arg(l.index)
+                    .arg(QString::fromStdString(l.name), percent(l.fp16_underflow_fraction),
+                         percent(l.fp16_subnormal_fraction));
       QToolTip::showText(e->globalPosition().toPoint(), text, p);
     });
     connect(p, &QCustomPlot::mousePress, this, [this, p](QMouseEvent* e) {
@@ -335,25 +389,34 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
   }
 
   connect(auditButton_, &QPushButton::clicked, this, [this] {
-    if (haveRequest_ && lastRequest_.run) auditAgain();
-    else auditConfig();
+    if (haveRequest_ && lastRequest_.run)
+      auditAgain();
+    else
+      auditConfig();
   });
   connect(cancelButton_, &QPushButton::clicked, this, &PrecisionAuditPanel::cancel);
   connect(exportButton_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export the audit as JSON"), "precision-audit.json", tr("JSON (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export the audit as JSON"),
+                                                      "precision-audit.json", tr("JSON (*.json)"));
     if (path.isEmpty()) return;
     if (const QString why = exportJson(path); !why.isEmpty()) setStatus(why, true);
   });
   connect(browse, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Checkpoint to audit from"), QFileInfo(checkpoint_->text()).path(),
-                                                      tr("Checkpoints (*.pyth *.pt *.pth);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Checkpoint to audit from"), QFileInfo(checkpoint_->text()).path(),
+        tr("Checkpoints (*.pyth *.pt *.pth);;All files (*)"));
     if (!path.isEmpty()) checkpoint_->setText(path);
   });
-  connect(checkpoint_, &QLineEdit::textEdited, this, [this] { haveRequest_ = false; });  // Audit: the editor's config again
+  connect(checkpoint_, &QLineEdit::textEdited, this,
+          [this] { haveRequest_ = false; });  // Audit: the editor's config again
   // A long path shows its end (the file) in the field; the tooltip has all of it.
   connect(checkpoint_, &QLineEdit::textChanged, this, [this](const QString& path) {
-    const QString what = tr("Weights (and a running scaler's loss scale) to start from; empty: the model as initialised");
-    checkpoint_->setToolTip(path.isEmpty() ? what : QStringLiteral("%1\n\n%2").arg(QDir::toNativeSeparators(path), what));
+    const QString what =
+        tr("Weights (and a running scaler's loss scale) to start from; empty: the model as "
+           "initialised");
+    checkpoint_->setToolTip(
+        path.isEmpty() ? what
+                       : QStringLiteral("%1\n\n%2").arg(QDir::toNativeSeparators(path), what));
   });
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -363,14 +426,22 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
   connect(job_, &CliJob::finished, this, &PrecisionAuditPanel::onFinished);
   ticker_.setInterval(1000);
   connect(&ticker_, &QTimer::timeout, this, [this] {
-    setStatus(tr("Auditing %1 … %2 s%3").arg(what_).arg(job_->elapsedMs() / 1000)
-                  .arg(trainingActive_ ? tr(" (beside the training run: lower priority, one thread)") : QString()));
+    setStatus(tr("Auditing %1 … %2 s%3")
+                  .arg(what_)
+                  .arg(job_->elapsedMs() / 1000)
+                  .arg(trainingActive_
+                           ? tr(" (beside the training run: lower priority, one thread)")
+                           : QString()));
   });
 }
 
-PrecisionAuditPanel::~PrecisionAuditPanel() { job_->disconnect(this); }  // the job ends its call
+PrecisionAuditPanel::~PrecisionAuditPanel() {
+  job_->disconnect(this);
+}  // the job ends its call
 
-void PrecisionAuditPanel::auditConfig() { start(Request{}); }
+void PrecisionAuditPanel::auditConfig() {
+  start(Request{});
+}
 
 void PrecisionAuditPanel::auditRun(const QString& runDir) {
   Request r;
@@ -379,7 +450,9 @@ void PrecisionAuditPanel::auditRun(const QString& runDir) {
   start(r);
 }
 
-void PrecisionAuditPanel::auditAgain() { start(haveRequest_ ? lastRequest_ : Request{}); }
+void PrecisionAuditPanel::auditAgain() {
+  start(haveRequest_ ? lastRequest_ : Request{});
+}
 
 void PrecisionAuditPanel::cancel() {
   if (!busy()) return;
@@ -392,22 +465,27 @@ void PrecisionAuditPanel::start(const Request& request) {
     return;
   }
   if (!job_->programFound()) {
-    setStatus(tr("The audit runs ampstudio-cli, which was not found beside the studio (set AMPSTUDIO_CLI to its path)."), true);
+    setStatus(tr("The audit runs ampstudio-cli, which was not found beside the studio (set "
+                 "AMPSTUDIO_CLI to its path)."),
+              true);
     return;
   }
   QString cfgPath, checkpoint;
   if (request.run) {
     // Its config.yaml, or a PySlowFast run's config from its newest checkpoint.
     std::string why;
-    cfgPath = QString::fromStdString(checkpoint::runConfigFile(request.runDir.toStdString(), scratch_.path().toStdString(), &why));
+    cfgPath = QString::fromStdString(checkpoint::runConfigFile(
+        request.runDir.toStdString(), scratch_.path().toStdString(), &why));
     if (cfgPath.isEmpty()) {
       setStatus(QString::fromStdString(why), true);
       return;
     }
     checkpoint = QString::fromStdString(runlog::latestCheckpointFile(request.runDir.toStdString()));
     checkpoint_->setText(checkpoint);
-    what_ = tr("run %1 (%2)").arg(QFileInfo(request.runDir).fileName(),
-                                  checkpoint.isEmpty() ? tr("no checkpoint yet: fresh initialisation") : QFileInfo(checkpoint).fileName());
+    what_ = tr("run %1 (%2)")
+                .arg(QFileInfo(request.runDir).fileName(),
+                     checkpoint.isEmpty() ? tr("no checkpoint yet: fresh initialisation")
+                                          : QFileInfo(checkpoint).fileName());
   } else {
     const auto cfg = source_ ? source_() : std::nullopt;
     if (!cfg) {
@@ -424,15 +502,26 @@ void PrecisionAuditPanel::start(const Request& request) {
       return;
     }
     checkpoint = checkpoint_->text().trimmed();
-    what_ = tr("the config in the editor%1").arg(checkpoint.isEmpty() ? QString() : tr(" from %1").arg(QFileInfo(checkpoint).fileName()));
+    what_ = tr("the config in the editor%1")
+                .arg(checkpoint.isEmpty() ? QString()
+                                          : tr(" from %1").arg(QFileInfo(checkpoint).fileName()));
   }
   lastRequest_ = request;
   haveRequest_ = true;
-  QStringList args = {"audit", "precision", "--cfg", cfgPath, "--json", "--batches", QString::number(batches_->value()),
-                      "--precision", precision_->currentData().toString()};
+  QStringList args = {"audit",
+                      "precision",
+                      "--cfg",
+                      cfgPath,
+                      "--json",
+                      "--batches",
+                      QString::number(batches_->value()),
+                      "--precision",
+                      precision_->currentData().toString()};
   if (!checkpoint.isEmpty()) args << "--checkpoint" << checkpoint;
   if (clips_->currentIndex() == 1) args << "--synthetic";
-  if (trainingActive_) args << "--threads" << "1";
+  if (trainingActive_)
+    args << "--threads"
+         << "1";
   ticker_.start();
   setStatus(tr("Auditing %1 …").arg(what_));
   job_->start(args, trainingActive_);
@@ -448,16 +537,20 @@ void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
     return;
   }
   if (!result.ok()) {
-    setStatus(result.startError.isEmpty() ? result.failure() : tr("Cannot start %1").arg(result.failure()), true);
+    setStatus(result.startError.isEmpty() ? result.failure()
+                                          : tr("Cannot start %1").arg(result.failure()),
+              true);
     emit finished(false);
     return;
   }
   const QByteArray& out = result.out;
   audit::PrecisionAuditReport report;
   std::string error;
-  const auto j = nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+  const auto j =
+      nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
   if (j.is_discarded() || !audit::auditReportFromJson(j, report, &error)) {
-    setStatus(tr("ampstudio-cli audit precision printed no report I can read%1").arg(error.empty() ? QString() : ": " + QString::fromStdString(error)),
+    setStatus(tr("ampstudio-cli audit precision printed no report I can read%1")
+                  .arg(error.empty() ? QString() : ": " + QString::fromStdString(error)),
               true);
     emit finished(false);
     return;
@@ -467,8 +560,12 @@ void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
   showReport(report);
   const auto& s = report.summary;
   setStatus(tr("Audited %1: %2 batches of %3 clips in %4 on %5, %6 s (the audit itself %7 s).")
-                .arg(what_).arg(s.batches).arg(s.batch_size).arg(QString::fromStdString(s.precision), QString::fromStdString(s.device))
-                .arg(job_->elapsedMs() / 1000.0, 0, 'f', 1).arg(report.audit_seconds, 0, 'f', 1));
+                .arg(what_)
+                .arg(s.batches)
+                .arg(s.batch_size)
+                .arg(QString::fromStdString(s.precision), QString::fromStdString(s.device))
+                .arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
+                .arg(report.audit_seconds, 0, 'f', 1));
   emit finished(true);
 }
 
@@ -477,44 +574,64 @@ void PrecisionAuditPanel::showReport(const audit::PrecisionAuditReport& report) 
   const auto& s = report_.summary;
   model_->setLayers(report_.layers, s.report_scale);
   table_->resizeColumnsToContents();
-  table_->setColumnWidth(Layer, std::min(table_->columnWidth(Layer), 300));  // the tooltip has the whole name
+  table_->setColumnWidth(
+      Layer, std::min(table_->columnWidth(Layer), 300));  // the tooltip has the whole name
   table_->setColumnWidth(Why, std::min(table_->columnWidth(Why), 200));
   marked_ = -1;
   for (auto* m : markers_) m->setVisible(false);
   plotHeadroom();
   plotUnderflow();
 
-  auto layer = [](const std::string& name) { return QStringLiteral("<i>%1</i>").arg(QString::fromStdString(name).toHtmlEscaped()); };
+  auto layer = [](const std::string& name) {
+    return QStringLiteral("<i>%1</i>").arg(QString::fromStdString(name).toHtmlEscaped());
+  };
   QStringList lines;
   // The recommendation's clauses one under the other (the report keeps them as one string).
-  const QStringList advice = QString::fromStdString(s.recommendation).split(QStringLiteral("; "), Qt::SkipEmptyParts);
+  const QStringList advice =
+      QString::fromStdString(s.recommendation).split(QStringLiteral("; "), Qt::SkipEmptyParts);
   if (advice.size() == 1)
     lines << tr("<b>Recommendation:</b> %1").arg(advice.front().toHtmlEscaped());
   else {
     lines << tr("<b>Recommendation:</b>");
-    for (const QString& a : advice) lines << QStringLiteral("&nbsp;&nbsp;• %1").arg(a.toHtmlEscaped());
+    for (const QString& a : advice)
+      lines << QStringLiteral("&nbsp;&nbsp;• %1").arg(a.toHtmlEscaped());
   }
   if (s.safe_range_exists)
-    lines << tr("Safe loss scales: %1 to %2 (the largest gradient of %3 overflows float16 above; %4 needs at least the lower end "
+    lines << tr("Safe loss scales: %1 to %2 (the largest gradient of %3 overflows float16 above; "
+                "%4 needs at least the lower end "
                 "to reach float16's normal range).")
-                 .arg(scale(s.safe_scale_min), scale(s.safe_scale_max), s.overflow_layer.empty() ? tr("no layer") : layer(s.overflow_layer),
+                 .arg(scale(s.safe_scale_min), scale(s.safe_scale_max),
+                      s.overflow_layer.empty() ? tr("no layer") : layer(s.overflow_layer),
                       s.underflow_layer.empty() ? tr("no layer") : layer(s.underflow_layer));
   else
     lines << QStringLiteral("<span style='color:%1'>").arg(kOver.name()) +
-                 tr("No loss scale keeps every layer safe: %1 overflows float16 above %2 while %3 needs at least %4.")
-                     .arg(layer(s.overflow_layer), scale(s.safe_scale_max), layer(s.underflow_layer), scale(s.safe_scale_min)) +
+                 tr("No loss scale keeps every layer safe: %1 overflows float16 above %2 while %3 "
+                    "needs at least %4.")
+                     .arg(layer(s.overflow_layer), scale(s.safe_scale_max),
+                          layer(s.underflow_layer), scale(s.safe_scale_min)) +
                  "</span>";
-  lines << tr("At loss scale %1: %2 layers overflow, %3 lose over 1 % of their gradient. Smallest activation headroom: %4 "
+  lines << tr("At loss scale %1: %2 layers overflow, %3 lose over 1 % of their gradient. Smallest "
+              "activation headroom: %4 "
               "doublings at %5.")
-               .arg(scale(s.report_scale)).arg(s.layers_overflowing).arg(s.layers_underflowing)
-               .arg(number(s.min_headroom_log2), s.min_headroom_layer.empty() ? tr("no layer") : layer(s.min_headroom_layer));
+               .arg(scale(s.report_scale))
+               .arg(s.layers_overflowing)
+               .arg(s.layers_underflowing)
+               .arg(number(s.min_headroom_log2),
+                    s.min_headroom_layer.empty() ? tr("no layer") : layer(s.min_headroom_layer));
   if (!std::isnan(s.max_bf16_rel_error))
-    lines << tr("bfloat16 against float32: largest error %1 % at %2.").arg(percent(s.max_bf16_rel_error), layer(s.max_bf16_error_layer));
+    lines << tr("bfloat16 against float32: largest error %1 % at %2.")
+                 .arg(percent(s.max_bf16_rel_error), layer(s.max_bf16_error_layer));
   if (!s.nonfinite_layer.empty())
     lines << QStringLiteral("<span style='color:%1'><b>").arg(kOver.name()) +
-                 tr("inf/NaN gradients, first (in backward order) in %1.").arg(layer(s.nonfinite_layer)) + "</b></span>";
-  if (report_.skipped_steps > 0) lines << tr("%1 of the audited steps were skipped by the loss scaler.").arg(report_.skipped_steps);
-  for (const auto& n : report_.notes) lines << QStringLiteral("<span style='color:gray'>%1</span>").arg(QString::fromStdString(n).toHtmlEscaped());
+                 tr("inf/NaN gradients, first (in backward order) in %1.")
+                     .arg(layer(s.nonfinite_layer)) +
+                 "</b></span>";
+  if (report_.skipped_steps > 0)
+    lines << tr("%1 of the audited steps were skipped by the loss scaler.")
+                 .arg(report_.skipped_steps);
+  for (const auto& n : report_.notes)
+    lines << QStringLiteral("<span style='color:gray'>%1</span>")
+                 .arg(QString::fromStdString(n).toHtmlEscaped());
   summary_->setText(lines.join("<br>"));
   summary_->show();
 }
@@ -529,7 +646,10 @@ void PrecisionAuditPanel::plotHeadroom() {
   double lo = 0, hi = 1;
   for (const auto& l : report_.layers) {
     if (!std::isfinite(l.headroom_log2)) continue;  // an all-zero output: nothing to overflow
-    (l.headroom_log2 < 0 ? over : l.headroom_log2 < kTightLog2 ? tight : safe)->addData(l.index, l.headroom_log2);
+    (l.headroom_log2 < 0            ? over
+     : l.headroom_log2 < kTightLog2 ? tight
+                                    : safe)
+        ->addData(l.index, l.headroom_log2);
     lo = std::min(lo, l.headroom_log2);
     hi = std::max(hi, l.headroom_log2);
   }
@@ -562,11 +682,13 @@ void PrecisionAuditPanel::plotUnderflow() {
   for (const auto& l : report_.layers) {
     if (!l.has_grad) continue;
     zero->addData(l.index, 100.0 * l.fp16_underflow_fraction);
-    sub->addData(l.index, 100.0 * std::max(0.0, l.fp16_subnormal_fraction - l.fp16_underflow_fraction));
+    sub->addData(l.index,
+                 100.0 * std::max(0.0, l.fp16_subnormal_fraction - l.fp16_underflow_fraction));
     hi = std::max(hi, 100.0 * l.fp16_subnormal_fraction);
   }
   if (auto* title = qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0)))
-    title->setText(tr("Gradient lost in float16 at loss scale %1").arg(scale(report_.summary.report_scale)));
+    title->setText(
+        tr("Gradient lost in float16 at loss scale %1").arg(scale(report_.summary.report_scale)));
   if (hi < 0.01 && !report_.layers.empty()) {  // an empty chart would look broken: say it is empty
     auto* none = new QCPItemText(p);
     none->setText(tr("Under 0.01 % of any layer's gradient is lost at this scale"));
@@ -580,7 +702,9 @@ void PrecisionAuditPanel::plotUnderflow() {
 }
 
 void PrecisionAuditPanel::markLayer(int row) {
-  marked_ = row < 0 || row >= static_cast<int>(report_.layers.size()) ? -1 : report_.layers[static_cast<std::size_t>(row)].index;
+  marked_ = row < 0 || row >= static_cast<int>(report_.layers.size())
+                ? -1
+                : report_.layers[static_cast<std::size_t>(row)].index;
   for (std::size_t i = 0; i < markers_.size(); ++i) {
     markers_[i]->setVisible(marked_ >= 0);
     markers_[i]->point1->setCoords(marked_, 0);
@@ -592,7 +716,8 @@ void PrecisionAuditPanel::markLayer(int row) {
 QString PrecisionAuditPanel::exportJson(const QString& path) const {
   if (json_.isEmpty()) return tr("No audit to export yet.");
   QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(json_) != json_.size() || !f.commit()) return tr("%1: %2").arg(path, f.errorString());
+  if (!f.open(QIODevice::WriteOnly) || f.write(json_) != json_.size() || !f.commit())
+    return tr("%1: %2").arg(path, f.errorString());
   return {};
 }
 

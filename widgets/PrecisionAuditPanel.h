@@ -38,13 +38,29 @@ class PrecisionAuditPanel : public QWidget {
  public:
   /// Table columns.
   /// Table columns, the deciding ones first.
-  enum Column { Index, Layer, Dtype, Headroom, Zero16, OverflowScale, Bf16Error, ActMax, GradMax, Subnormal16, Op, Why, ColumnCount };
+  enum Column {
+    Index,
+    Layer,
+    Dtype,
+    Headroom,
+    Zero16,
+    OverflowScale,
+    Bf16Error,
+    ActMax,
+    GradMax,
+    Subnormal16,
+    Op,
+    Why,
+    ColumnCount
+  };
 
   explicit PrecisionAuditPanel(QWidget* parent = nullptr);
   ~PrecisionAuditPanel() override;  ///< ends an audit in progress
 
   /// Where the editor's config comes from; nullopt: it has errors.
-  void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
+  void setConfigSource(std::function<std::optional<config::Config>()> source) {
+    source_ = std::move(source);
+  }
   /// ampstudio-cli (default: LaunchedRun::findCli()).
   void setCliPath(const QString& path) { job_->setProgram(path); }
   /// A training run of this studio is active: audits started now run at nice 10 on one thread.
@@ -88,7 +104,7 @@ class PrecisionAuditPanel : public QWidget {
 
  private:
   struct Request {
-    bool run = false;       ///< a run's config and newest checkpoint, not the editor's
+    bool run = false;  ///< a run's config and newest checkpoint, not the editor's
     QString runDir;
   };
   void start(const Request& request);

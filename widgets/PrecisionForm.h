@@ -60,7 +60,7 @@ class PrecisionForm : public QWidget {
   QComboBox* precision_;
   QComboBox* model_;
   QComboBox* device_;
-  QSpinBox* processes_;  ///< DIST.CPU_PROCESSES on the CPU, NUM_GPUS on CUDA
+  QSpinBox* processes_;              ///< DIST.CPU_PROCESSES on the CPU, NUM_GPUS on CUDA
   QLabel* processesUnit_ = nullptr;  ///< "process" / "processes" after it
   QPushButton* ampLr_;
   QLabel* scalerNote_;

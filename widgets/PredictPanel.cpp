@@ -28,11 +28,14 @@ const QColor kError("#d62728");
 const QColor kWarning("#b35c00");  // dark orange: readable on the light window
 
 QString csvField(QString s) {
-  if (s.contains(',') || s.contains('"') || s.contains('\n')) s = '"' + s.replace('"', "\"\"") + '"';
+  if (s.contains(',') || s.contains('"') || s.contains('\n'))
+    s = '"' + s.replace('"', "\"\"") + '"';
   return s;
 }
 
-QString percent(double p) { return QStringLiteral("%1 %").arg(100.0 * p, 0, 'f', 1); }
+QString percent(double p) {
+  return QStringLiteral("%1 %").arg(100.0 * p, 0, 'f', 1);
+}
 }  // namespace
 
 PredictPanel::PredictPanel(QWidget* parent)
@@ -50,12 +53,15 @@ PredictPanel::PredictPanel(QWidget* parent)
   config_->setPlaceholderText(tr("the config in the editor"));
   checkpoint_->setPlaceholderText(tr("TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR"));
   labels_->setPlaceholderText(tr("DEMO.LABEL_FILE_PATH, else class numbers"));
-  config_->setToolTip(tr("The PySlowFast YAML config of the model (its TEST.* keys set the views per video)"));
-  labels_->setToolTip(tr("Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line"));
+  config_->setToolTip(
+      tr("The PySlowFast YAML config of the model (its TEST.* keys set the views per video)"));
+  labels_->setToolTip(
+      tr("Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line"));
   auto browse = [this](QLineEdit* edit, const QString& title, const QString& filter) {
     auto* b = new QPushButton(tr("Browse…"));
     connect(b, &QPushButton::clicked, this, [this, edit, title, filter] {
-      const QString path = QFileDialog::getOpenFileName(this, title, QFileInfo(edit->text()).path(), filter);
+      const QString path =
+          QFileDialog::getOpenFileName(this, title, QFileInfo(edit->text()).path(), filter);
       if (!path.isEmpty()) edit->setText(path);
     });
     return b;
@@ -63,13 +69,17 @@ PredictPanel::PredictPanel(QWidget* parent)
   auto* form = new QGridLayout;
   form->addWidget(new QLabel(tr("Config")), 0, 0);
   form->addWidget(config_, 0, 1);
-  form->addWidget(browse(config_, tr("Config of the model"), tr("PySlowFast configs (*.yaml *.yml)")), 0, 2);
+  form->addWidget(
+      browse(config_, tr("Config of the model"), tr("PySlowFast configs (*.yaml *.yml)")), 0, 2);
   form->addWidget(new QLabel(tr("Checkpoint")), 1, 0);
   form->addWidget(checkpoint_, 1, 1);
-  form->addWidget(browse(checkpoint_, tr("Checkpoint"), tr("Checkpoints (*.pyth *.pth *.pt *.pkl);;All files (*)")), 1, 2);
+  form->addWidget(browse(checkpoint_, tr("Checkpoint"),
+                         tr("Checkpoints (*.pyth *.pth *.pt *.pkl);;All files (*)")),
+                  1, 2);
   form->addWidget(new QLabel(tr("Class names")), 2, 0);
   form->addWidget(labels_, 2, 1);
-  form->addWidget(browse(labels_, tr("Class names"), tr("Class names (*.json *.txt);;All files (*)")), 2, 2);
+  form->addWidget(
+      browse(labels_, tr("Class names"), tr("Class names (*.json *.txt);;All files (*)")), 2, 2);
 
   videos_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   videos_->setMaximumHeight(110);
@@ -77,8 +87,9 @@ PredictPanel::PredictPanel(QWidget* parent)
   auto* remove = new QPushButton(tr("Remove"));
   auto* clear = new QPushButton(tr("Clear"));
   connect(add, &QPushButton::clicked, this, [this] {
-    addVideos(QFileDialog::getOpenFileNames(this, tr("Videos to classify"), QString(),
-                                            tr("Videos (*.mp4 *.avi *.mkv *.webm *.mov *.m4v);;All files (*)")));
+    addVideos(QFileDialog::getOpenFileNames(
+        this, tr("Videos to classify"), QString(),
+        tr("Videos (*.mp4 *.avi *.mkv *.webm *.mov *.m4v);;All files (*)")));
   });
   connect(remove, &QPushButton::clicked, this, [this] {
     qDeleteAll(videos_->selectedItems());
@@ -103,7 +114,8 @@ PredictPanel::PredictPanel(QWidget* parent)
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-  table_->setHorizontalHeaderLabels({tr("Video"), tr("Top class"), tr("Probability"), tr("Top 5"), tr("Views"), tr("Seconds")});
+  table_->setHorizontalHeaderLabels(
+      {tr("Video"), tr("Top class"), tr("Probability"), tr("Top 5"), tr("Views"), tr("Seconds")});
   table_->horizontalHeader()->setSectionResizeMode(Top5, QHeaderView::Stretch);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -119,18 +131,26 @@ PredictPanel::PredictPanel(QWidget* parent)
   connect(predictButton_, &QPushButton::clicked, this, &PredictPanel::predict);
   connect(cancelButton_, &QPushButton::clicked, this, &PredictPanel::cancel);
   connect(exportButton_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export predictions"), "predictions.csv", tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export predictions"),
+                                                      "predictions.csv", tr("CSV files (*.csv)"));
     if (path.isEmpty()) return;
-    if (const QString why = exportCsv(path); !why.isEmpty()) QMessageBox::warning(this, tr("Export failed"), why);
+    if (const QString why = exportCsv(path); !why.isEmpty())
+      QMessageBox::warning(this, tr("Export failed"), why);
   });
   connect(job_, &CliJob::finished, this, &PredictPanel::onFinished);
   ticker_.setInterval(1000);
   connect(&ticker_, &QTimer::timeout, this, [this] {
-    setStatus(tr("Predicting %1 … %2 s%3").arg(what_).arg(job_->elapsedMs() / 1000)
-                  .arg(trainingActive_ ? tr(" (beside the training run: lower priority, one thread)") : QString()));
+    setStatus(tr("Predicting %1 … %2 s%3")
+                  .arg(what_)
+                  .arg(job_->elapsedMs() / 1000)
+                  .arg(trainingActive_
+                           ? tr(" (beside the training run: lower priority, one thread)")
+                           : QString()));
   });
-  setStatus(tr("Pick a run in the run list (right click: Predict with Its Newest Checkpoint), or a config and a checkpoint, "
-               "then add videos."));
+  setStatus(
+      tr("Pick a run in the run list (right click: Predict with Its Newest Checkpoint), or a "
+         "config and a checkpoint, "
+         "then add videos."));
   updateButtons();
 }
 
@@ -140,7 +160,8 @@ bool PredictPanel::useRun(const QString& runDir) {
     return false;
   }
   std::string why;
-  const std::string cfg = checkpoint::runConfigFile(runDir.toStdString(), scratch_.path().toStdString(), &why);
+  const std::string cfg =
+      checkpoint::runConfigFile(runDir.toStdString(), scratch_.path().toStdString(), &why);
   if (cfg.empty()) {
     setStatus(QString::fromStdString(why), true);
     return false;
@@ -148,8 +169,11 @@ bool PredictPanel::useRun(const QString& runDir) {
   config_->setText(QString::fromStdString(cfg));
   const QString newest = QString::fromStdString(runlog::latestCheckpointFile(runDir.toStdString()));
   checkpoint_->setText(newest);
-  setStatus(newest.isEmpty() ? tr("Run %1 has no checkpoint yet: predictions would use an untrained model.").arg(QFileInfo(runDir).fileName())
-                             : tr("Run %1, %2: add videos, then Predict.").arg(QFileInfo(runDir).fileName(), QFileInfo(newest).fileName()),
+  setStatus(newest.isEmpty()
+                ? tr("Run %1 has no checkpoint yet: predictions would use an untrained model.")
+                      .arg(QFileInfo(runDir).fileName())
+                : tr("Run %1, %2: add videos, then Predict.")
+                      .arg(QFileInfo(runDir).fileName(), QFileInfo(newest).fileName()),
             newest.isEmpty());
   return true;
 }
@@ -171,12 +195,16 @@ QStringList PredictPanel::videos() const {
   return out;
 }
 
-void PredictPanel::cancel() { job_->cancel(); }
+void PredictPanel::cancel() {
+  job_->cancel();
+}
 
 void PredictPanel::predict() {
   if (busy()) return;
   if (!job_->programFound()) {
-    setStatus(tr("Predict runs ampstudio-cli, which was not found beside the studio (set AMPSTUDIO_CLI to its path)."), true);
+    setStatus(tr("Predict runs ampstudio-cli, which was not found beside the studio (set "
+                 "AMPSTUDIO_CLI to its path)."),
+              true);
     return;
   }
   if (videos_->count() == 0) {
@@ -187,7 +215,8 @@ void PredictPanel::predict() {
   if (cfgPath.isEmpty()) {  // the editor's config as it is, unsaved edits included
     const auto cfg = source_ ? source_() : std::nullopt;
     if (!cfg) {
-      setStatus(tr("The config has errors: fix them in the Config tab, or choose a config file."), true);
+      setStatus(tr("The config has errors: fix them in the Config tab, or choose a config file."),
+                true);
       return;
     }
     if (!scratch_.isValid()) {
@@ -201,15 +230,21 @@ void PredictPanel::predict() {
     }
   }
   QStringList args = {"predict", "--json", "--cfg", cfgPath};
-  if (trainingActive_) args << "--threads" << "1";
-  if (!checkpoint_->text().trimmed().isEmpty()) args << "--checkpoint" << checkpoint_->text().trimmed();
+  if (trainingActive_)
+    args << "--threads"
+         << "1";
+  if (!checkpoint_->text().trimmed().isEmpty())
+    args << "--checkpoint" << checkpoint_->text().trimmed();
   if (!labels_->text().trimmed().isEmpty()) args << "--labels" << labels_->text().trimmed();
   args << videos();
   // The model runs on this machine: without a CUDA device, on its CPU whatever NUM_GPUS the
   // config was trained with.
   if (!cudaPresent_) cudaPresent_ = !system::probeDevices().cuda_devices.empty();
-  if (!*cudaPresent_) args << "NUM_GPUS" << "0";
-  what_ = videos_->count() == 1 ? QFileInfo(videos_->item(0)->text()).fileName() : tr("%1 videos").arg(videos_->count());
+  if (!*cudaPresent_)
+    args << "NUM_GPUS"
+         << "0";
+  what_ = videos_->count() == 1 ? QFileInfo(videos_->item(0)->text()).fileName()
+                                : tr("%1 videos").arg(videos_->count());
   setStatus(tr("Predicting %1 …").arg(what_));
   ticker_.start();
   job_->start(args, trainingActive_);
@@ -225,9 +260,13 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     return;
   }
   // Exit code 1 with a report: some videos could not be read (each row says why).
-  const auto j = nlohmann::json::parse(result.out.constData(), result.out.constData() + result.out.size(), nullptr, false);
-  if (!result.startError.isEmpty() || j.is_discarded() || !j.contains("videos") || !j["videos"].is_array()) {
-    setStatus(result.ok() ? tr("ampstudio-cli predict printed nothing I can read.") : result.failure(), true);
+  const auto j = nlohmann::json::parse(result.out.constData(),
+                                       result.out.constData() + result.out.size(), nullptr, false);
+  if (!result.startError.isEmpty() || j.is_discarded() || !j.contains("videos") ||
+      !j["videos"].is_array()) {
+    setStatus(
+        result.ok() ? tr("ampstudio-cli predict printed nothing I can read.") : result.failure(),
+        true);
     emit finished(false);
     return;
   }
@@ -251,7 +290,8 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     const auto top = v.value("top", nlohmann::json::array());
     for (std::size_t k = 0; k < top.size(); ++k) {
       const std::string name = top[k].value("name", std::string());
-      const QString label = name.empty() ? tr("class %1").arg(top[k].value("class", -1)) : QString::fromStdString(name);
+      const QString label = name.empty() ? tr("class %1").arg(top[k].value("class", -1))
+                                         : QString::fromStdString(name);
       const double p = top[k].value("probability", 0.0);
       if (k == 0) {
         auto* cls = new QTableWidgetItem(label);
@@ -271,7 +311,8 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     secs->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     table_->setItem(row, Seconds, secs);
   }
-  for (int c : {int(Video), int(TopClass), int(Probability), int(Views), int(Seconds)}) table_->resizeColumnToContents(c);
+  for (int c : {int(Video), int(TopClass), int(Probability), int(Views), int(Seconds)})
+    table_->resizeColumnToContents(c);
   // Why a video failed spans the row's other columns (after sizing them: a long reason would
   // widen the class column).
   for (const auto& [row, error] : failures) {
@@ -283,33 +324,46 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
   }
   const int failed = static_cast<int>(failures.size());
   const int n = table_->rowCount();
-  setStatus(failed == 0 ? tr("Predicted %1 in %2 s.").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
-                        : tr("Predicted %1 of %2 videos in %3 s; %4 could not be read (see their rows).")
-                              .arg(n - failed).arg(n).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1).arg(failed),
+  setStatus(failed == 0
+                ? tr("Predicted %1 in %2 s.").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
+                : tr("Predicted %1 of %2 videos in %3 s; %4 could not be read (see their rows).")
+                      .arg(n - failed)
+                      .arg(n)
+                      .arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
+                      .arg(failed),
             failed == n, failed > 0 && failed < n);  // some predicted: a warning, not an error
   updateButtons();
   emit finished(true);
 }
 
 QString PredictPanel::exportCsv(const QString& path) const {
-  const auto j = nlohmann::json::parse(json_.constData(), json_.constData() + json_.size(), nullptr, false);
+  const auto j =
+      nlohmann::json::parse(json_.constData(), json_.constData() + json_.size(), nullptr, false);
   if (j.is_discarded()) return tr("Nothing predicted yet.");
   QString text = "video,rank,class,name,probability,views,seconds,error\n";
   for (const auto& v : j.value("videos", nlohmann::json::array())) {
     const QString video = csvField(QString::fromStdString(v.value("video", std::string())));
-    const QString tail = QStringLiteral("%1,%2").arg(v.value("views", 0)).arg(v.value("seconds", 0.0), 0, 'f', 3);
+    const QString tail =
+        QStringLiteral("%1,%2").arg(v.value("views", 0)).arg(v.value("seconds", 0.0), 0, 'f', 3);
     if (v.contains("error")) {
-      text += QStringLiteral("%1,,,,,%2,%3\n").arg(video, tail, csvField(QString::fromStdString(v.value("error", std::string()))));
+      text +=
+          QStringLiteral("%1,,,,,%2,%3\n")
+              .arg(video, tail, csvField(QString::fromStdString(v.value("error", std::string()))));
       continue;
     }
     int rank = 1;
     for (const auto& t : v.value("top", nlohmann::json::array()))
-      text += QStringLiteral("%1,%2,%3,%4,%5,%6,\n").arg(video).arg(rank++).arg(t.value("class", -1))
+      text += QStringLiteral("%1,%2,%3,%4,%5,%6,\n")
+                  .arg(video)
+                  .arg(rank++)
+                  .arg(t.value("class", -1))
                   .arg(csvField(QString::fromStdString(t.value("name", std::string()))))
-                  .arg(t.value("probability", 0.0), 0, 'g', 8).arg(tail);
+                  .arg(t.value("probability", 0.0), 0, 'g', 8)
+                  .arg(tail);
   }
   QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit()) return tr("%1: %2").arg(path, f.errorString());
+  if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit())
+    return tr("%1: %2").arg(path, f.errorString());
   return {};
 }
 

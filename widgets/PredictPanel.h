@@ -32,7 +32,9 @@ class PredictPanel : public QWidget {
   explicit PredictPanel(QWidget* parent = nullptr);
 
   /// Where the editor's config comes from (used when the config field is empty); nullopt: errors.
-  void setConfigSource(std::function<std::optional<config::Config>()> source) { source_ = std::move(source); }
+  void setConfigSource(std::function<std::optional<config::Config>()> source) {
+    source_ = std::move(source);
+  }
   void setCliPath(const QString& path) { job_->setProgram(path); }
   /// A training run of this studio is active: predictions started now run at nice 10 on one thread.
   void setTrainingActive(bool on) { trainingActive_ = on; }
@@ -59,7 +61,8 @@ class PredictPanel : public QWidget {
   qint64 processId() const { return job_->processId(); }
 
  signals:
-  /// A prediction ended: shown (ok; some videos may have failed, each says why), failed or cancelled.
+  /// A prediction ended: shown (ok; some videos may have failed, each says why), failed or
+  /// cancelled.
   void finished(bool ok);
 
  private:

@@ -33,7 +33,9 @@ bool PreflightRunner::pending() const {
   return recheckAfter_ || !checked_ || !(*checked_ == wanted_) || checkedFile_ != wantedFile_;
 }
 
-int PreflightRunner::errorCount() const { return static_cast<int>(config::countErrors(diagnostics_)); }
+int PreflightRunner::errorCount() const {
+  return static_cast<int>(config::countErrors(diagnostics_));
+}
 
 void PreflightRunner::request(const config::Config& cfg, const std::string& file) {
   hasConfig_ = true;
@@ -67,36 +69,44 @@ void PreflightRunner::recheck() {
 }
 
 void PreflightRunner::launch() {
-  if (!hasConfig_ || running_) return;  // a running check relaunches when it ends
+  if (!hasConfig_ || running_) return;     // a running check relaunches when it ends
   if (worker_.joinable()) worker_.join();  // ended: its last result has been delivered
   running_ = true;
   recheckAfter_ = false;
   const std::uint64_t generation = ++generation_;
   emit started();
-  worker_ = std::thread([this, generation, cfg = wanted_, file = wantedFile_, first = first_, memory = memoryEnabled_ ? memory_ : CheckFn()] {
+  worker_ = std::thread([this, generation, cfg = wanted_, file = wantedFile_, first = first_,
+                         memory = memoryEnabled_ ? memory_ : CheckFn()] {
     // An exception leaving this thread would end the studio: it becomes the check's error.
     const auto guarded = [&file](const CheckFn& check, const config::Config& c) {
       try {
         return check(c, file);
       } catch (const std::exception& e) {
-        return config::Diagnostics{config::Diagnostic{config::Diagnostic::Severity::Error, config::Origin{file, 0, 0}, "",
-                                                      std::string("the pre-flight check failed: ") + e.what()}};
+        return config::Diagnostics{
+            config::Diagnostic{config::Diagnostic::Severity::Error, config::Origin{file, 0, 0}, "",
+                               std::string("the pre-flight check failed: ") + e.what()}};
       }
     };
     config::Diagnostics found = guarded(first, cfg);
-    const bool more = memory && !config::hasErrors(found);  // memory matters only when the run can start
+    const bool more =
+        memory && !config::hasErrors(found);  // memory matters only when the run can start
     QMetaObject::invokeMethod(
-        this, [this, generation, cfg, file, found, more] { deliver(generation, cfg, file, found, !more); }, Qt::QueuedConnection);
+        this,
+        [this, generation, cfg, file, found, more] {
+          deliver(generation, cfg, file, found, !more);
+        },
+        Qt::QueuedConnection);
     if (!more) return;
     const config::Diagnostics extra = guarded(memory, cfg);
     found.insert(found.end(), extra.begin(), extra.end());
     QMetaObject::invokeMethod(
-        this, [this, generation, cfg, file, found] { deliver(generation, cfg, file, found, true); }, Qt::QueuedConnection);
+        this, [this, generation, cfg, file, found] { deliver(generation, cfg, file, found, true); },
+        Qt::QueuedConnection);
   });
 }
 
-void PreflightRunner::deliver(std::uint64_t generation, const config::Config& cfg, const std::string& file, config::Diagnostics found,
-                              bool complete) {
+void PreflightRunner::deliver(std::uint64_t generation, const config::Config& cfg,
+                              const std::string& file, config::Diagnostics found, bool complete) {
   if (generation != generation_ || !hasConfig_) {
     if (complete) running_ = false;
     return;

@@ -24,7 +24,8 @@ class PreflightRunner : public QObject {
   Q_OBJECT
  public:
   /// One pass of checks; runs on the worker thread.
-  using CheckFn = std::function<config::Diagnostics(const config::Config&, const std::string& file)>;
+  using CheckFn =
+      std::function<config::Diagnostics(const config::Config&, const std::string& file)>;
 
   explicit PreflightRunner(QObject* parent = nullptr);
   ~PreflightRunner() override;  ///< waits for a check in progress
@@ -62,8 +63,8 @@ class PreflightRunner : public QObject {
 
  private:
   void launch();
-  void deliver(std::uint64_t generation, const config::Config& cfg, const std::string& file, config::Diagnostics found,
-               bool complete);
+  void deliver(std::uint64_t generation, const config::Config& cfg, const std::string& file,
+               config::Diagnostics found, bool complete);
 
   CheckFn first_, memory_;
   std::shared_ptr<preflight::MemoryEstimator> estimator_;

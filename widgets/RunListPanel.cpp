@@ -2,15 +2,15 @@
 
 #include <QDateTime>
 #include <QDesktopServices>
-#include <QFileDialog>
-#include <QMenu>
-#include <QMessageBox>
-#include <QUrl>
 #include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
 #include <QTableWidget>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <set>
 
@@ -21,10 +21,12 @@
 #include "util/AtomicFile.h"
 
 namespace amp::widgets {
-RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabel), table_(new QTableWidget) {
+RunListPanel::RunListPanel(QWidget* parent)
+    : QWidget(parent), header_(new QLabel), table_(new QTableWidget) {
   table_->setColumnCount(ColumnCount);
-  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Best val top-1"), tr("Time"), tr("Precision"), tr("Model"),
-                                     tr("Peak memory"), tr("Devices"), tr("Started")});
+  table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Best val top-1"), tr("Time"),
+                                     tr("Precision"), tr("Model"), tr("Peak memory"), tr("Devices"),
+                                     tr("Started")});
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -32,7 +34,8 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSortingEnabled(false);
   table_->setAlternatingRowColors(true);
-  table_->setToolTip(tr("Double-click a run to show it in the dashboard; select two or more to compare them."));
+  table_->setToolTip(
+      tr("Double-click a run to show it in the dashboard; select two or more to compare them."));
   header_->setWordWrap(true);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -45,7 +48,8 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
   connect(table_, &QTableWidget::cellActivated, this, [this](int row, int) {
     emit runActivated(table_->item(row, 0)->data(Qt::UserRole).toString());
   });
-  connect(table_, &QTableWidget::itemSelectionChanged, this, [this] { emit selectionChanged(selectedRuns()); });
+  connect(table_, &QTableWidget::itemSelectionChanged, this,
+          [this] { emit selectionChanged(selectedRuns()); });
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
     QTableWidgetItem* item = table_->itemAt(pos);
@@ -54,24 +58,34 @@ RunListPanel::RunListPanel(QWidget* parent) : QWidget(parent), header_(new QLabe
     QMenu menu(this);
     menu.addAction(tr("Show in Dashboard"), this, [this, dir] { emit runActivated(dir); });
     const QStringList selected = selectedRuns();
-    menu.addAction(tr("Compare Selected (%1)").arg(selected.size()), this, [this, selected] { emit compareRequested(selected); })
+    menu.addAction(tr("Compare Selected (%1)").arg(selected.size()), this,
+                   [this, selected] { emit compareRequested(selected); })
         ->setEnabled(selected.size() >= 2);
     menu.addAction(tr("Show Its Clips"), this, [this, dir] { emit clipsRequested(dir); });
-    menu.addAction(tr("Audit Precision of Its Newest Checkpoint"), this, [this, dir] { emit auditRequested(dir); });
-    menu.addAction(tr("Predict Videos with Its Newest Checkpoint…"), this, [this, dir] { emit predictRequested(dir); });
+    menu.addAction(tr("Audit Precision of Its Newest Checkpoint"), this,
+                   [this, dir] { emit auditRequested(dir); });
+    menu.addAction(tr("Predict Videos with Its Newest Checkpoint…"), this,
+                   [this, dir] { emit predictRequested(dir); });
     menu.addSeparator();
     menu.addAction(tr("Export Metrics as CSV…"), this, [this, dir] {
-      const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"), QDir(dir).dirName() + "-metrics.csv", tr("CSV files (*.csv)"));
+      const QString path = QFileDialog::getSaveFileName(this, tr("Export metrics"),
+                                                        QDir(dir).dirName() + "-metrics.csv",
+                                                        tr("CSV files (*.csv)"));
       QString error;
-      if (!path.isEmpty() && !exportRunCsv(dir, path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+      if (!path.isEmpty() && !exportRunCsv(dir, path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
     });
-    menu.addAction(tr("Open Folder"), this, [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
+    menu.addAction(tr("Open Folder"), this,
+                   [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
     menu.exec(table_->viewport()->mapToGlobal(pos));
   });
 }
 
 QString RunListPanel::devicesLabel(const runlog::RunMetadata& meta) {
-  const QString kind = meta.device.rfind("cuda", 0) == 0 || meta.device.find("x cuda") != std::string::npos ? tr("GPU") : tr("CPU");
+  const QString kind =
+      meta.device.rfind("cuda", 0) == 0 || meta.device.find("x cuda") != std::string::npos
+          ? tr("GPU")
+          : tr("CPU");
   if (meta.device.empty()) return {};
   return meta.worldSize > 1 ? QStringLiteral("%1 x %2").arg(meta.worldSize).arg(kind) : kind;
 }
@@ -116,12 +130,16 @@ void RunListPanel::selectRuns(const QStringList& dirs) {
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
 }
 
-int RunListPanel::runCount() const { return table_->rowCount(); }
+int RunListPanel::runCount() const {
+  return table_->rowCount();
+}
 
 const runlog::RunSummary& RunListPanel::summaryOf(const QString& dir) {
-  const QFileInfo info(QString::fromStdString(runlog::RunDirectory(dir.toStdString()).metricsPath()));
+  const QFileInfo info(
+      QString::fromStdString(runlog::RunDirectory(dir.toStdString()).metricsPath()));
   Cached& c = cache_[dir];
-  const qint64 size = info.exists() ? info.size() : 0, mtime = info.exists() ? info.lastModified().toMSecsSinceEpoch() : 0;
+  const qint64 size = info.exists() ? info.size() : 0,
+               mtime = info.exists() ? info.lastModified().toMSecsSinceEpoch() : 0;
   if (size != c.size || mtime != c.mtime) {  // read again only when the log changed
     runlog::RunRecord record;
     record.loadRunDirectory(dir.toStdString(), nullptr);
@@ -133,15 +151,22 @@ const runlog::RunSummary& RunListPanel::summaryOf(const QString& dir) {
 void RunListPanel::refresh() {
   std::vector<std::string> runs = runlog::RunDirectory::findRuns(folder_.toStdString());
   for (const QString& e : extra_)
-    if (std::find(runs.begin(), runs.end(), e.toStdString()) == runs.end()) runs.push_back(e.toStdString());
+    if (std::find(runs.begin(), runs.end(), e.toStdString()) == runs.end())
+      runs.push_back(e.toStdString());
   const QString shownFolder = QDir::toNativeSeparators(folder_);
-  header_->setText(runs.empty() ? tr("No runs in %1 yet.\n\nRuns you train appear here, as do runs ampstudio-cli writes to this "
-                                   "folder; File > Open Run Folder adds one from elsewhere.")
-                                       .arg(shownFolder)
-                                : tr("%1 in %2").arg(countText(static_cast<int>(runs.size()), tr("run"), tr("runs")), shownFolder));
-  // An empty table of nine column headers only scrolls sideways in a narrow dock: show the text alone.
+  header_->setText(
+      runs.empty()
+          ? tr("No runs in %1 yet.\n\nRuns you train appear here, as do runs ampstudio-cli writes "
+               "to this "
+               "folder; File > Open Run Folder adds one from elsewhere.")
+                .arg(shownFolder)
+          : tr("%1 in %2")
+                .arg(countText(static_cast<int>(runs.size()), tr("run"), tr("runs")), shownFolder));
+  // An empty table of nine column headers only scrolls sideways in a narrow dock: show the text
+  // alone.
   table_->setVisible(!runs.empty());
-  stretch_->changeSize(0, 0, QSizePolicy::Minimum, runs.empty() ? QSizePolicy::Expanding : QSizePolicy::Fixed);
+  stretch_->changeSize(0, 0, QSizePolicy::Minimum,
+                       runs.empty() ? QSizePolicy::Expanding : QSizePolicy::Fixed);
   layout()->invalidate();
   const QStringList selected = selectedRuns();
   QSignalBlocker block(table_);
@@ -151,15 +176,20 @@ void RunListPanel::refresh() {
     const QString dir = QString::fromStdString(runs[static_cast<size_t>(row)]);
     std::string error;
     auto meta = runlog::RunDirectory(runs[static_cast<size_t>(row)]).readMetadata(&error);
-    if (meta) checkpoint::describeImportedRun(*meta, runs[static_cast<size_t>(row)]);  // a PySlowFast run's model and precision
+    if (meta)
+      checkpoint::describeImportedRun(
+          *meta, runs[static_cast<size_t>(row)]);  // a PySlowFast run's model and precision
     QStringList cells;
     QString status;
     if (!meta) {
-      cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(), QString(), QString(), QString(), QString()};
+      cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(),
+               QString(),           QString(),        QString(), QString()};
     } else {
       status = QString::fromLatin1(runlog::toString(meta->status));
       if (runlog::RunDirectory::isAbandoned(*meta)) status = tr("abandoned");
-      const double end = meta->endedAt > 0 ? meta->endedAt : (meta->status == runlog::RunStatus::Running ? now : meta->updatedAt);
+      const double end = meta->endedAt > 0
+                             ? meta->endedAt
+                             : (meta->status == runlog::RunStatus::Running ? now : meta->updatedAt);
       const runlog::RunSummary& s = summaryOf(dir);
       cells = {meta->name.empty() ? QDir(dir).dirName() : QString::fromStdString(meta->name),
                status,
@@ -169,17 +199,23 @@ void RunListPanel::refresh() {
                QString::fromStdString(meta->model),
                s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString(),
                devicesLabel(*meta),
-               meta->startedAt > 0 ? QDateTime::fromSecsSinceEpoch(static_cast<qint64>(meta->startedAt)).toString("yyyy-MM-dd hh:mm") : QString()};
+               meta->startedAt > 0
+                   ? QDateTime::fromSecsSinceEpoch(static_cast<qint64>(meta->startedAt))
+                         .toString("yyyy-MM-dd hh:mm")
+                   : QString()};
     }
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
-      item->setToolTip(meta ? QDir::toNativeSeparators(dir) + (meta->error.empty() ? QString() : "\n" + QString::fromStdString(meta->error))
-                            : QString::fromStdString(error));
+      item->setToolTip(
+          meta ? QDir::toNativeSeparators(dir) +
+                     (meta->error.empty() ? QString() : "\n" + QString::fromStdString(meta->error))
+               : QString::fromStdString(error));
       if (c == 0) item->setData(Qt::UserRole, dir);
       if (c == Devices && meta) item->setToolTip(QString::fromStdString(meta->device));
       if (c == Status && status == "failed") item->setForeground(QColor("#d62728"));
       if (c == Status && status == "running") item->setForeground(QColor("#1f77b4"));
-      if (c == BestTop1 || c == PeakMemory || c == Time) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (c == BestTop1 || c == PeakMemory || c == Time)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(row, c, item);
     }
   }

@@ -19,8 +19,20 @@ namespace amp::widgets {
 class RunListPanel : public QWidget {
   Q_OBJECT
  public:
-  // What tells runs apart first (how well, how long), then what they were; a narrow dock scrolls to the rest.
-  enum Column { Name, Status, BestTop1, Time, Precision, Model, PeakMemory, Devices, Started, ColumnCount };
+  // What tells runs apart first (how well, how long), then what they were; a narrow dock scrolls to
+  // the rest.
+  enum Column {
+    Name,
+    Status,
+    BestTop1,
+    Time,
+    Precision,
+    Model,
+    PeakMemory,
+    Devices,
+    Started,
+    ColumnCount
+  };
 
   explicit RunListPanel(QWidget* parent = nullptr);
   void setRunsFolder(const QString& folder);
@@ -34,7 +46,8 @@ class RunListPanel : public QWidget {
   void selectRuns(const QStringList& dirs);
   int runCount() const;
   /// Writes a run's metrics as CSV (one column per metric). False with `error`.
-  /// The run's devices in a few words: "CPU", "GPU", "2 x CPU", "8 x GPU" (the full text is its tooltip).
+  /// The run's devices in a few words: "CPU", "GPU", "2 x CPU", "8 x GPU" (the full text is its
+  /// tooltip).
   static QString devicesLabel(const runlog::RunMetadata& meta);
   static bool exportRunCsv(const QString& runDir, const QString& path, QString* error);
 

@@ -22,10 +22,12 @@ class NameAndSummaryDelegate : public QStyledItemDelegate {
  public:
   using QStyledItemDelegate::QStyledItemDelegate;
 
-  void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+  void paint(QPainter* painter, const QStyleOptionViewItem& option,
+             const QModelIndex& index) const override {
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
-    const QString text = index.data(Qt::DisplayRole).toString();  // opt.text has the newline as a line separator
+    const QString text =
+        index.data(Qt::DisplayRole).toString();  // opt.text has the newline as a line separator
     const QString name = text.section('\n', 0, 0), summary = text.section('\n', 1);
     opt.text.clear();
     const QWidget* w = opt.widget;
@@ -39,13 +41,15 @@ class NameAndSummaryDelegate : public QStyledItemDelegate {
     painter->setFont(bold);
     painter->setPen(opt.palette.color(selected ? QPalette::HighlightedText : QPalette::Text));
     const int nameHeight = QFontMetrics(bold).height();
-    painter->drawText(QRect(r.left(), r.top(), r.width(), nameHeight), Qt::AlignLeft | Qt::AlignVCenter,
+    painter->drawText(QRect(r.left(), r.top(), r.width(), nameHeight),
+                      Qt::AlignLeft | Qt::AlignVCenter,
                       QFontMetrics(bold).elidedText(name, Qt::ElideMiddle, r.width()));
     if (!summary.isEmpty()) {
       painter->setFont(opt.font);
-      painter->setPen(opt.palette.color(selected ? QPalette::HighlightedText : QPalette::PlaceholderText));
-      painter->drawText(QRect(r.left(), r.top() + nameHeight, r.width(), r.height() - nameHeight), Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop,
-                        summary);
+      painter->setPen(
+          opt.palette.color(selected ? QPalette::HighlightedText : QPalette::PlaceholderText));
+      painter->drawText(QRect(r.left(), r.top() + nameHeight, r.width(), r.height() - nameHeight),
+                        Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, summary);
     }
     painter->restore();
   }
@@ -54,11 +58,15 @@ class NameAndSummaryDelegate : public QStyledItemDelegate {
     QStyleOptionViewItem opt = option;
     initStyleOption(&opt, index);
     const QString summary = index.data(Qt::DisplayRole).toString().section('\n', 1);
-    const int width = std::max(100, (opt.widget ? opt.widget->width() - 24 : opt.rect.width()) - 2 * kPad);
+    const int width =
+        std::max(100, (opt.widget ? opt.widget->width() - 24 : opt.rect.width()) - 2 * kPad);
     QFont bold = opt.font;
     bold.setBold(true);
     int height = QFontMetrics(bold).height() + 2 * kPad;
-    if (!summary.isEmpty()) height += QFontMetrics(opt.font).boundingRect(QRect(0, 0, width, 10000), Qt::TextWordWrap, summary).height();
+    if (!summary.isEmpty())
+      height += QFontMetrics(opt.font)
+                    .boundingRect(QRect(0, 0, width, 10000), Qt::TextWordWrap, summary)
+                    .height();
     return {width, height};
   }
 
@@ -84,11 +92,14 @@ StartPage::StartPage(QWidget* parent)
       recentEmpty_(new QLabel(tr("None yet: configs you open are listed here."))),
       footnote_(new QLabel) {
   setObjectName("StartPage");
-  demo_->setDescription(tr("A tiny X3D learns eight kinds of motion on generated clips, in mixed precision; "
-                           "its curves appear within a minute."));
+  demo_->setDescription(
+      tr("A tiny X3D learns eight kinds of motion on generated clips, in mixed precision; "
+         "its curves appear within a minute."));
   open_->setDescription(tr("A PySlowFast YAML config, unchanged (Ctrl+O)."));
-  blank_->setDescription(tr("An empty config: every key at PySlowFast's default, to fill in the form."));
-  runFolder_->setDescription(tr("Watch or inspect a run written here or by ampstudio-cli on a server."));
+  blank_->setDescription(
+      tr("An empty config: every key at PySlowFast's default, to fill in the form."));
+  runFolder_->setDescription(
+      tr("Watch or inspect a run written here or by ampstudio-cli on a server."));
   connect(demo_, &QCommandLinkButton::clicked, this, &StartPage::demoRequested);
   connect(open_, &QCommandLinkButton::clicked, this, &StartPage::openRequested);
   connect(blank_, &QCommandLinkButton::clicked, this, &StartPage::blankRequested);
@@ -98,14 +109,16 @@ StartPage::StartPage(QWidget* parent)
   });
   templates_->setItemDelegate(new NameAndSummaryDelegate(templates_));
   templates_->setResizeMode(QListView::Adjust);  // the wrapped lines follow the list's width
-  connect(templates_, &QListWidget::itemActivated, this,
-          [this](QListWidgetItem* item) { emit templateChosen(item->data(Qt::UserRole).toString()); });
+  connect(templates_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+    emit templateChosen(item->data(Qt::UserRole).toString());
+  });
   recentEmpty_->setEnabled(false);
   footnote_->setWordWrap(true);
   footnote_->setEnabled(false);
 
-  auto* title = new QLabel(tr("<h2>AMP Studio</h2><p>Mixed-precision training of video models (SlowFast, X3D, MViT, "
-                              "ResNet3D) from PySlowFast configs.</p>"));
+  auto* title = new QLabel(
+      tr("<h2>AMP Studio</h2><p>Mixed-precision training of video models (SlowFast, X3D, MViT, "
+         "ResNet3D) from PySlowFast configs.</p>"));
   title->setWordWrap(true);
 
   auto* left = new QVBoxLayout;
@@ -138,7 +151,8 @@ StartPage::StartPage(QWidget* parent)
 QString StartPage::configSummary(const QString& path, int maxChars, QString* whole) {
   QFile f(path);
   QStringList lines;
-  if (QFileInfo(path).isFile() && f.open(QIODevice::ReadOnly | QIODevice::Text))  // not a FIFO: it would wait
+  if (QFileInfo(path).isFile() &&
+      f.open(QIODevice::ReadOnly | QIODevice::Text))  // not a FIFO: it would wait
     while (!f.atEnd()) {
       const QString line = QString::fromUtf8(f.readLine(4096)).trimmed();
       if (!line.startsWith('#')) break;
@@ -160,13 +174,17 @@ QString StartPage::configSummary(const QString& path, int maxChars, QString* who
 void StartPage::setTemplates(const QStringList& paths, const QString& root) {
   templates_->clear();
   for (int i = 0; i < paths.size(); ++i) {
-    const QString rel = root.isEmpty() ? QFileInfo(paths[i]).fileName() : QDir(root).relativeFilePath(paths[i]);
+    const QString rel =
+        root.isEmpty() ? QFileInfo(paths[i]).fileName() : QDir(root).relativeFilePath(paths[i]);
     QString whole;
     const QString summary = configSummary(paths[i], 110, &whole);
-    const QString name = i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("%1 (the demo)").arg(rel) : rel;
+    const QString name =
+        i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("%1 (the demo)").arg(rel) : rel;
     auto* item = new QListWidgetItem(summary.isEmpty() ? name : name + '\n' + summary);
     item->setData(Qt::UserRole, paths[i]);
-    item->setToolTip(whole.isEmpty() ? paths[i] : QStringLiteral("<p>%1</p><p>%2</p>").arg(paths[i].toHtmlEscaped(), whole.toHtmlEscaped()));
+    item->setToolTip(whole.isEmpty() ? paths[i]
+                                     : QStringLiteral("<p>%1</p><p>%2</p>")
+                                           .arg(paths[i].toHtmlEscaped(), whole.toHtmlEscaped()));
     templates_->addItem(item);
   }
 }
@@ -175,7 +193,8 @@ void StartPage::setRecent(const QStringList& paths) {
   recent_->clear();
   for (const QString& path : paths) {
     const bool there = QFileInfo(path).isFile();
-    auto* item = new QListWidgetItem(QStringLiteral("%1 — %2").arg(QFileInfo(path).fileName(), QFileInfo(path).absolutePath()));
+    auto* item = new QListWidgetItem(
+        QStringLiteral("%1 — %2").arg(QFileInfo(path).fileName(), QFileInfo(path).absolutePath()));
     item->setData(Qt::UserRole, path);
     item->setToolTip(there ? path : tr("%1 (no longer there)").arg(path));
     if (!there) item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
@@ -185,6 +204,8 @@ void StartPage::setRecent(const QStringList& paths) {
   recent_->setVisible(!paths.isEmpty());
 }
 
-void StartPage::setFootnote(const QString& text) { footnote_->setText(text); }
+void StartPage::setFootnote(const QString& text) {
+  footnote_->setText(text);
+}
 
 }  // namespace amp::widgets

@@ -23,12 +23,18 @@ TrainingController::~TrainingController() {
 
 QString TrainingController::stateName(train::TrainerState s) {
   switch (s) {
-    case train::TrainerState::Idle: return tr("Idle");
-    case train::TrainerState::Running: return tr("Running");
-    case train::TrainerState::Paused: return tr("Paused");
-    case train::TrainerState::Finished: return tr("Finished");
-    case train::TrainerState::Stopped: return tr("Stopped");
-    case train::TrainerState::Failed: return tr("Failed");
+    case train::TrainerState::Idle:
+      return tr("Idle");
+    case train::TrainerState::Running:
+      return tr("Running");
+    case train::TrainerState::Paused:
+      return tr("Paused");
+    case train::TrainerState::Finished:
+      return tr("Finished");
+    case train::TrainerState::Stopped:
+      return tr("Stopped");
+    case train::TrainerState::Failed:
+      return tr("Failed");
   }
   return {};
 }
@@ -53,7 +59,8 @@ train::TrainerProgress TrainingController::progress() const {
   return trainer_ ? trainer_->progress() : train::TrainerProgress{};
 }
 
-bool TrainingController::start(const config::Config& cfgIn, const QString& configSource, QString* error) {
+bool TrainingController::start(const config::Config& cfgIn, const QString& configSource,
+                               QString* error) {
   if (isActive()) {
     if (error) *error = tr("A run is active: stop it first.");
     return false;
@@ -147,7 +154,8 @@ void TrainingController::drain() {
     std::lock_guard<std::mutex> lock(mutex_);
     events.swap(queue_);
   }
-  if (launched_) {  // a multi-process run: what rank 0 appended to the run's metrics since the last tick
+  if (launched_) {  // a multi-process run: what rank 0 appended to the run's metrics since the last
+                    // tick
     auto more = launched_->poll();
     events.insert(events.end(), more.begin(), more.end());
   }
@@ -157,9 +165,11 @@ void TrainingController::drain() {
     if (pace_.size() > 200) pace_.erase(pace_.begin(), pace_.end() - 200);
     if ((trainer_ || launched_) && pace_.size() >= 2) {
       const auto p = progress();
-      const double dt = pace_.back().first - pace_.front().first, ds = pace_.back().second - pace_.front().second;
+      const double dt = pace_.back().first - pace_.front().first,
+                   ds = pace_.back().second - pace_.front().second;
       const double total = static_cast<double>(p.totalSteps());
-      if (dt > 0 && ds > 0 && total > 0) eta_ = std::max(0.0, total - static_cast<double>(p.step)) * dt / ds;
+      if (dt > 0 && ds > 0 && total > 0)
+        eta_ = std::max(0.0, total - static_cast<double>(p.step)) * dt / ds;
     }
     emit eventsReady(events);
     emit progressChanged();
@@ -168,7 +178,8 @@ void TrainingController::drain() {
   if (s != lastState_) {
     lastState_ = s;
     emit stateChanged(s);
-    if (s == train::TrainerState::Finished || s == train::TrainerState::Stopped || s == train::TrainerState::Failed) {
+    if (s == train::TrainerState::Finished || s == train::TrainerState::Stopped ||
+        s == train::TrainerState::Failed) {
       timer_.stop();
       if (trainer_) trainer_->wait();
       // Anything the engine wrote between the last drain and its end.

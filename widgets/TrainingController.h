@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
+#include "LaunchedRun.h"
 #include "config/Config.h"
 #include "runlog/MetricEvent.h"
-#include "LaunchedRun.h"
 #include "train/Trainer.h"
 
 namespace amp::widgets {
@@ -58,8 +58,8 @@ class TrainingController : public QObject {
 
  private:
   void drain();
-  std::unique_ptr<train::Trainer> trainer_;   // one process: the engine thread here
-  std::unique_ptr<LaunchedRun> launched_;     // several: ampstudio-cli's workers
+  std::unique_ptr<train::Trainer> trainer_;  // one process: the engine thread here
+  std::unique_ptr<LaunchedRun> launched_;    // several: ampstudio-cli's workers
   std::mutex mutex_;
   std::vector<runlog::MetricEvent> queue_;
   QTimer timer_;

@@ -46,8 +46,8 @@ struct Measured {
   std::int64_t failures = 0;
 };
 
-bool measure(const data::KineticsList& list, const data::ClipParams& params, data::Split split, int batchSize,
-             const BenchArgs& a, int workers, Measured& m, std::string* error) {
+bool measure(const data::KineticsList& list, const data::ClipParams& params, data::Split split,
+             int batchSize, const BenchArgs& a, int workers, Measured& m, std::string* error) {
   data::LoaderOptions o;
   o.batch_size = batchSize;
   o.workers = workers;
@@ -89,12 +89,15 @@ int runBench(const BenchArgs& a) {
   if (!cfg) return 2;
   data::KineticsList list;
   std::string error;
-  if (!data::readKineticsList(cfg->getString("DATA.PATH_TO_DATA_DIR"), a.split, cfg->getString("DATA.PATH_LABEL_SEPARATOR"),
+  if (!data::readKineticsList(cfg->getString("DATA.PATH_TO_DATA_DIR"), a.split,
+                              cfg->getString("DATA.PATH_LABEL_SEPARATOR"),
                               cfg->getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &error)) {
     std::cerr << error << "\n";
     return 1;
   }
-  const data::Split split = a.split == "test" ? data::Split::Test : a.split == "val" ? data::Split::Val : data::Split::Train;
+  const data::Split split = a.split == "test"  ? data::Split::Test
+                            : a.split == "val" ? data::Split::Val
+                                               : data::Split::Train;
   data::ClipParams params;
   try {
     params = data::ClipParams::fromConfig(*cfg);
@@ -102,17 +105,21 @@ int runBench(const BenchArgs& a) {
     std::cerr << "bench data: " << e.what() << "\n";
     return 2;
   }
-  const int batchSize = static_cast<int>(cfg->getInt(split == data::Split::Test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE"));
+  const int batchSize = static_cast<int>(
+      cfg->getInt(split == data::Split::Test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE"));
   int n = a.workers > 0 ? a.workers : static_cast<int>(cfg->getInt("DATA_LOADER.NUM_WORKERS"));
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
-  std::cout << "dataset " << list.csvPath << " (" << list.videos.size() << " videos), batch " << batchSize << ", clip "
-            << params.num_frames << " x " << params.cropSize(split) << " px, " << a.batches << " batches per run, "
-            << a.decoderThreads << " codec thread(s) per decoder, " << std::thread::hardware_concurrency() << " cores\n";
+  std::cout << "dataset " << list.csvPath << " (" << list.videos.size() << " videos), batch "
+            << batchSize << ", clip " << params.num_frames << " x " << params.cropSize(split)
+            << " px, " << a.batches << " batches per run, " << a.decoderThreads
+            << " codec thread(s) per decoder, " << std::thread::hardware_concurrency()
+            << " cores\n";
   Measured warm;
   BenchArgs warmArgs = a;
   warmArgs.batches = 1;
-  if (!measure(list, params, split, batchSize, warmArgs, 1, warm, &error)) {  // fills the file cache
+  if (!measure(list, params, split, batchSize, warmArgs, 1, warm,
+               &error)) {  // fills the file cache
     std::cerr << "bench data: " << error << "\n";
     return 1;
   }
@@ -131,21 +138,24 @@ int runBench(const BenchArgs& a) {
     const double busy = m.decode_s + m.resize_s + m.transform_s;
     auto pct = [&](double x) { return busy > 0 ? 100.0 * x / busy : 0.0; };
     std::cout << std::setw(7) << m.workers << std::setw(9) << m.clips / m.wall_s << std::setw(16)
-              << m.clips / m.wall_s / m.workers << std::setw(9) << pct(m.decode_s) << std::setw(9) << pct(m.resize_s)
-              << std::setw(20) << pct(m.transform_s) << std::setw(10) << m.failures
-              << "\n";
+              << m.clips / m.wall_s / m.workers << std::setw(9) << pct(m.decode_s) << std::setw(9)
+              << pct(m.resize_s) << std::setw(20) << pct(m.transform_s) << std::setw(10)
+              << m.failures << "\n";
   }
   if (runs.size() == 2)
-    std::cout << std::setprecision(2) << "speed-up with " << runs[1].workers << " workers: "
-              << (runs[1].clips / runs[1].wall_s) / (runs[0].clips / runs[0].wall_s) << "x\n";
+    std::cout << std::setprecision(2) << "speed-up with " << runs[1].workers
+              << " workers: " << (runs[1].clips / runs[1].wall_s) / (runs[0].clips / runs[0].wall_s)
+              << "x\n";
   if (a.augmentRecipe) {  // the same loader with no training augmentation and with MViTv2-S's
     if (split != data::Split::Train) {
-      std::cerr << "bench data: --augment-recipe needs --split train (val and test never augment)\n";
+      std::cerr
+          << "bench data: --augment-recipe needs --split train (val and test never augment)\n";
       return 2;
     }
     std::cout << std::setprecision(1) << "training augmentation, " << n << " workers:\n"
-              << std::left << std::setw(46) << "recipe" << std::right << std::setw(9) << "clips/s" << std::setw(10)
-              << "videos/s" << std::setw(20) << "crop+norm+augment%" << "\n";
+              << std::left << std::setw(46) << "recipe" << std::right << std::setw(9) << "clips/s"
+              << std::setw(10) << "videos/s" << std::setw(20) << "crop+norm+augment%"
+              << "\n";
     for (bool recipe : {false, true}) {
       data::ClipParams p = params;
       p.aug = recipe ? mvitRecipe() : data::AugmentParams{};
@@ -156,7 +166,8 @@ int runBench(const BenchArgs& a) {
       }
       const double busy = m.decode_s + m.resize_s + m.transform_s;
       std::cout << std::left << std::setw(46)
-                << (recipe ? "MViTv2-S (relative crop, rand-m7-n4, RE, x2)" : "none (short-side jitter + crop)")
+                << (recipe ? "MViTv2-S (relative crop, rand-m7-n4, RE, x2)"
+                           : "none (short-side jitter + crop)")
                 << std::right << std::setw(9) << m.clips / m.wall_s << std::setw(10)
                 << m.clips / p.copiesPerVideo(split) / m.wall_s << std::setw(20)
                 << (busy > 0 ? 100.0 * m.transform_s / busy : 0.0) << "\n";
@@ -169,15 +180,23 @@ int runBench(const BenchArgs& a) {
 
 void addBenchDataCommand(CLI::App& bench, int& exitCode) {
   auto args = std::make_shared<BenchArgs>();
-  CLI::App* data = bench.add_subcommand("data", "Clips per second of the data loader and its time split, 1 worker vs N");
-  data->add_option("--cfg", args->cfg, "Config naming the dataset")->required()->check(CLI::ExistingFile);
-  data->add_option("--split", args->split, "List to read")->check(CLI::IsMember({"train", "val", "test"}));
-  data->add_option("--batches", args->batches, "Batches per measurement")->check(CLI::PositiveNumber);
+  CLI::App* data = bench.add_subcommand(
+      "data", "Clips per second of the data loader and its time split, 1 worker vs N");
+  data->add_option("--cfg", args->cfg, "Config naming the dataset")
+      ->required()
+      ->check(CLI::ExistingFile);
+  data->add_option("--split", args->split, "List to read")
+      ->check(CLI::IsMember({"train", "val", "test"}));
+  data->add_option("--batches", args->batches, "Batches per measurement")
+      ->check(CLI::PositiveNumber);
   data->add_option("--workers", args->workers, "N (default: DATA_LOADER.NUM_WORKERS)");
-  data->add_option("--decoder-threads", args->decoderThreads, "Codec threads per decoder")->check(CLI::Range(0, 64));
-  data->add_flag("--no-frame-skip", args->noFrameSkip, "Decode every frame, also unwanted non-reference ones");
+  data->add_option("--decoder-threads", args->decoderThreads, "Codec threads per decoder")
+      ->check(CLI::Range(0, 64));
+  data->add_flag("--no-frame-skip", args->noFrameSkip,
+                 "Decode every frame, also unwanted non-reference ones");
   data->add_flag("--augment-recipe", args->augmentRecipe,
-                 "Also compare N workers without training augmentation and with the MViTv2-S recipe (relative crops, "
+                 "Also compare N workers without training augmentation and with the MViTv2-S "
+                 "recipe (relative crops, "
                  "RandAugment rand-m7-n4-mstd0.5-inc1, pixel erasing 0.25, AUG.NUM_SAMPLE 2)");
   acceptOverrides(data);
   data->callback([args, data, &exitCode] {

@@ -31,9 +31,12 @@ struct DdpArgs {
 };
 
 std::vector<std::string> workerArgs(const DdpArgs& a, const std::string& out, bool groupOfOne) {
-  std::vector<std::string> args = {"bench", "ddp-worker", "--cfg", a.cfg, "--batch", std::to_string(a.options.global_batch),
-                                   "--iters", std::to_string(a.options.iterations), "--warmup", std::to_string(a.options.warmup),
-                                   "--out", out};
+  std::vector<std::string> args = {"bench",    "ddp-worker",
+                                   "--cfg",    a.cfg,
+                                   "--batch",  std::to_string(a.options.global_batch),
+                                   "--iters",  std::to_string(a.options.iterations),
+                                   "--warmup", std::to_string(a.options.warmup),
+                                   "--out",    out};
   if (groupOfOne) args.push_back("--group-of-one");
   args.insert(args.end(), a.overrides.begin(), a.overrides.end());
   return args;
@@ -51,11 +54,19 @@ int runWorker(const DdpArgs& a) {
     return 1;
   }
   if (env->rank != 0) return 0;
-  const nlohmann::json j = {{"world_size", r.world_size}, {"group_of_one", a.options.group_of_one}, {"threads", r.threads}, {"precision", r.precision},
-                            {"device", r.device}, {"batch_per_rank", r.batch_per_rank}, {"median_step_s", r.median_step_s},
-                            {"median_sync_wait_s", r.median_sync_wait_s}, {"allreduce_alone_s", r.allreduce_alone_s},
-                            {"buckets", r.buckets}, {"buckets_in_backward", r.buckets_in_backward},
-                            {"gradient_bytes", r.gradient_bytes}, {"last_loss", r.last_loss}};
+  const nlohmann::json j = {{"world_size", r.world_size},
+                            {"group_of_one", a.options.group_of_one},
+                            {"threads", r.threads},
+                            {"precision", r.precision},
+                            {"device", r.device},
+                            {"batch_per_rank", r.batch_per_rank},
+                            {"median_step_s", r.median_step_s},
+                            {"median_sync_wait_s", r.median_sync_wait_s},
+                            {"allreduce_alone_s", r.allreduce_alone_s},
+                            {"buckets", r.buckets},
+                            {"buckets_in_backward", r.buckets_in_backward},
+                            {"gradient_bytes", r.gradient_bytes},
+                            {"last_loss", r.last_loss}};
   std::ofstream(a.out) << j.dump() << "\n";
   return 0;
 }
@@ -102,30 +113,39 @@ int runBench(const DdpArgs& a) {
     const int w = r["world_size"], t = r["threads"];
     std::ostringstream label;
     label << w << (w == 1 ? " process  x " : " processes x ");
-    if (cuda) label << "1 GPU";
-    else label << t << (t == 1 ? " thread " : " threads");
+    if (cuda)
+      label << "1 GPU";
+    else
+      label << t << (t == 1 ? " thread " : " threads");
     if (r.value("group_of_one", false)) label << " + " << backend;
-    std::cout << std::left << std::setw(32) << label.str() << std::right << std::fixed << std::setprecision(3)
-              << " step " << r["median_step_s"].get<double>() << " s  " << std::setprecision(2)
-              << b / r["median_step_s"].get<double>() << " clips/s\n";
+    std::cout << std::left << std::setw(32) << label.str() << std::right << std::fixed
+              << std::setprecision(3) << " step " << r["median_step_s"].get<double>() << " s  "
+              << std::setprecision(2) << b / r["median_step_s"].get<double>() << " clips/s\n";
   };
-  std::cout << "bench ddp: " << cfg->getString("MODEL.MODEL_NAME") << " (" << cfg->getString("MODEL.ARCH") << "), "
-            << one["precision"].get<std::string>() << ", global batch " << a.options.global_batch << " (" << many["batch_per_rank"].get<int>()
-            << " per process), random clips, median of " << a.options.iterations << " steps after " << a.options.warmup
-            << " warm-up" << (cuda || a.processes > 1 ? ", " + backend : std::string()) << "\n";
+  std::cout << "bench ddp: " << cfg->getString("MODEL.MODEL_NAME") << " ("
+            << cfg->getString("MODEL.ARCH") << "), " << one["precision"].get<std::string>()
+            << ", global batch " << a.options.global_batch << " ("
+            << many["batch_per_rank"].get<int>() << " per process), random clips, median of "
+            << a.options.iterations << " steps after " << a.options.warmup << " warm-up"
+            << (cuda || a.processes > 1 ? ", " + backend : std::string()) << "\n";
   row(one);
   row(many);
   const double stepOne = one["median_step_s"], stepMany = many["median_step_s"];
   const double wait = many["median_sync_wait_s"], alone = many["allreduce_alone_s"];
-  std::cout << std::fixed << std::setprecision(2) << "throughput " << a.processes << (a.processes == 1 ? " process" : " processes")
-            << (a.processes == 1 ? " synchronised" : "") << " / 1 process: " << stepOne / stepMany << "x\n"
-            << "gradients: " << std::setprecision(1) << many["gradient_bytes"].get<double>() / (1 << 20) << " MiB in "
-            << many["buckets"].get<int>() << " bucket(s), " << many["buckets_in_backward"].get<int>()
-            << " launched while backward ran\n"
-            << std::setprecision(4) << "all-reduce alone " << alone << " s per step; waited " << wait
-            << " s after backward (" << std::setprecision(0)
-            << (alone > 0 ? 100.0 * std::clamp(1.0 - wait / alone, 0.0, 1.0) : 0.0) << "% hidden behind backward)\n"
-            << std::setprecision(1) << "synchronisation adds " << (stepMany > 0 ? 100.0 * wait / (stepMany - wait) : 0.0)
+  std::cout << std::fixed << std::setprecision(2) << "throughput " << a.processes
+            << (a.processes == 1 ? " process" : " processes")
+            << (a.processes == 1 ? " synchronised" : "") << " / 1 process: " << stepOne / stepMany
+            << "x\n"
+            << "gradients: " << std::setprecision(1)
+            << many["gradient_bytes"].get<double>() / (1 << 20) << " MiB in "
+            << many["buckets"].get<int>() << " bucket(s), "
+            << many["buckets_in_backward"].get<int>() << " launched while backward ran\n"
+            << std::setprecision(4) << "all-reduce alone " << alone << " s per step; waited "
+            << wait << " s after backward (" << std::setprecision(0)
+            << (alone > 0 ? 100.0 * std::clamp(1.0 - wait / alone, 0.0, 1.0) : 0.0)
+            << "% hidden behind backward)\n"
+            << std::setprecision(1) << "synchronisation adds "
+            << (stepMany > 0 ? 100.0 * wait / (stepMany - wait) : 0.0)
             << "% to a step (the wait after backward / the rest of the step)\n";
   return 0;
 }
@@ -134,16 +154,23 @@ int runBench(const DdpArgs& a) {
 
 void addBenchDdpCommand(CLI::App& bench, int& exitCode) {
   auto a = std::make_shared<DdpArgs>();
-  CLI::App* ddp = bench.add_subcommand(
-      "ddp",
-      "Data-parallel cost: the same global batch as 1 process and as N processes (CPU: over Gloo, sharing the cores; NUM_GPUS > 0: "
-      "one GPU each, over DIST_BACKEND); --processes 1 synchronises one process through a one-rank group (the reducer's own cost)");
+  CLI::App* ddp =
+      bench.add_subcommand("ddp",
+                           "Data-parallel cost: the same global batch as 1 process and as N "
+                           "processes (CPU: over Gloo, sharing the cores; NUM_GPUS > 0: "
+                           "one GPU each, over DIST_BACKEND); --processes 1 synchronises one "
+                           "process through a one-rank group (the reducer's own cost)");
   ddp->add_option("--cfg", a->cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
-  ddp->add_option("--processes", a->processes, "Processes of the data-parallel side (default 2; 1: a one-rank group)")->check(CLI::Range(1, 64));
-  ddp->add_option("--batch", a->options.global_batch, "Global batch (clips per step over all processes; default 2)")
+  ddp->add_option("--processes", a->processes,
+                  "Processes of the data-parallel side (default 2; 1: a one-rank group)")
+      ->check(CLI::Range(1, 64));
+  ddp->add_option("--batch", a->options.global_batch,
+                  "Global batch (clips per step over all processes; default 2)")
       ->check(CLI::PositiveNumber);
-  ddp->add_option("--iters", a->options.iterations, "Timed steps per side (default 5)")->check(CLI::PositiveNumber);
-  ddp->add_option("--warmup", a->options.warmup, "Untimed steps first (default 1)")->check(CLI::NonNegativeNumber);
+  ddp->add_option("--iters", a->options.iterations, "Timed steps per side (default 5)")
+      ->check(CLI::PositiveNumber);
+  ddp->add_option("--warmup", a->options.warmup, "Untimed steps first (default 1)")
+      ->check(CLI::NonNegativeNumber);
   acceptOverrides(ddp);
   ddp->callback([a, ddp, &exitCode] {
     a->overrides = overridesOf(ddp);

@@ -30,7 +30,8 @@ struct MultigridBenchArgs {
   std::string precision = "both";  ///< fp32, mixed or both
   std::string cycles = "both";     ///< long, short or both: what the multigrid runs turn on
   double target = 90.0;            ///< validation top-1 accuracy (%) the time is measured to
-  std::vector<std::int64_t> seeds;  ///< RNG_SEED values, each a plain/multigrid pair; empty: the config's
+  std::vector<std::int64_t>
+      seeds;  ///< RNG_SEED values, each a plain/multigrid pair; empty: the config's
   bool json = false;
 };
 
@@ -49,8 +50,8 @@ struct RunResult {
   double train_s = 0;                      ///< sum of iteration times (training alone)
 };
 
-RunResult runOne(const config::Config& base, const std::string& dir, bool mixed, bool multigrid, std::optional<std::int64_t> seed,
-                 const MultigridBenchArgs& a) {
+RunResult runOne(const config::Config& base, const std::string& dir, bool mixed, bool multigrid,
+                 std::optional<std::int64_t> seed, const MultigridBenchArgs& a) {
   RunResult r;
   r.mixed = mixed;
   r.multigrid = multigrid;
@@ -58,7 +59,8 @@ RunResult runOne(const config::Config& base, const std::string& dir, bool mixed,
            (seed ? "-seed" + std::to_string(*seed) : std::string());
   config::Config c = base;
   auto put = [&](const char* key, const config::Value& v) {
-    if (const auto problem = c.set(key, v)) throw std::invalid_argument(std::string(key) + ": " + *problem);
+    if (const auto problem = c.set(key, v))
+      throw std::invalid_argument(std::string(key) + ": " + *problem);
   };
   if (seed) put("RNG_SEED", *seed);
   r.seed = c.getInt("RNG_SEED");
@@ -68,8 +70,10 @@ RunResult runOne(const config::Config& base, const std::string& dir, bool mixed,
   put("TRAIN.AUTO_RESUME", false);
   put("MULTIGRID.LONG_CYCLE", multigrid && a.cycles != "short");
   put("MULTIGRID.SHORT_CYCLE", multigrid && a.cycles != "long");
-  if (multigrid) r.epochs = static_cast<int>(multigrid::buildSchedule(c).max_epoch);
-  else r.epochs = static_cast<int>(c.getInt("SOLVER.MAX_EPOCH"));
+  if (multigrid)
+    r.epochs = static_cast<int>(multigrid::buildSchedule(c).max_epoch);
+  else
+    r.epochs = static_cast<int>(c.getInt("SOLVER.MAX_EPOCH"));
   train::Trainer t(c, a.cfg);
   std::vector<runlog::MetricEvent> vals;
   double trainSeconds = 0, lastTime = 0;
@@ -83,8 +87,9 @@ RunResult runOne(const config::Config& base, const std::string& dir, bool mixed,
     if (e.kind == runlog::kind::kVal) {
       vals.push_back(e);
       if (!a.json)
-        std::cerr << "  " << r.name << ": epoch " << e.epoch << ", " << std::fixed << std::setprecision(1) << e.time_s
-                  << " s: val top-1 accuracy " << 100.0 - e.value("top1_err").value_or(100) << "%\n";
+        std::cerr << "  " << r.name << ": epoch " << e.epoch << ", " << std::fixed
+                  << std::setprecision(1) << e.time_s << " s: val top-1 accuracy "
+                  << 100.0 - e.value("top1_err").value_or(100) << "%\n";
     }
   });
   std::string error;
@@ -132,7 +137,8 @@ int runBench(const MultigridBenchArgs& a) {
   }
   std::error_code ec;
   if (std::filesystem::exists(a.out) && !std::filesystem::is_empty(a.out, ec)) {
-    std::cerr << "bench multigrid: --out " << a.out << " is not empty; the runs need a fresh folder (they would resume otherwise)\n";
+    std::cerr << "bench multigrid: --out " << a.out
+              << " is not empty; the runs need a fresh folder (they would resume otherwise)\n";
     return 2;
   }
   std::vector<bool> precisions;
@@ -146,7 +152,8 @@ int runBench(const MultigridBenchArgs& a) {
       for (bool mixed : precisions)
         for (bool mg : {false, true}) {
           if (!a.json)
-            std::cerr << "running " << (mg ? "multigrid" : "plain") << ", " << (mixed ? "mixed precision" : "FP32")
+            std::cerr << "running " << (mg ? "multigrid" : "plain") << ", "
+                      << (mixed ? "mixed precision" : "FP32")
                       << (seed ? ", RNG_SEED " + std::to_string(*seed) : std::string()) << " ...\n";
           results.push_back(runOne(*cfg, a.out, mixed, mg, seed, a));
         }
@@ -157,22 +164,42 @@ int runBench(const MultigridBenchArgs& a) {
   if (a.json) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& r : results)
-      runs.push_back({{"name", r.name}, {"mixed_precision", r.mixed}, {"multigrid", r.multigrid}, {"seed", r.seed}, {"finished", r.finished},
-                      {"error", r.error}, {"epochs", r.epochs}, {"steps", r.steps}, {"wall_s", r.wall_s},
-                      {"train_s", r.train_s}, {"time_to_target_s", r.time_to_target_s}, {"epoch_at_target", r.epoch_at_target},
-                      {"final_top1", r.final_top1}, {"best_top1", r.best_top1}});
-    std::cout << nlohmann::json{{"target_top1", a.target}, {"config", a.cfg}, {"runs", runs}}.dump(2) << "\n";
+      runs.push_back({{"name", r.name},
+                      {"mixed_precision", r.mixed},
+                      {"multigrid", r.multigrid},
+                      {"seed", r.seed},
+                      {"finished", r.finished},
+                      {"error", r.error},
+                      {"epochs", r.epochs},
+                      {"steps", r.steps},
+                      {"wall_s", r.wall_s},
+                      {"train_s", r.train_s},
+                      {"time_to_target_s", r.time_to_target_s},
+                      {"epoch_at_target", r.epoch_at_target},
+                      {"final_top1", r.final_top1},
+                      {"best_top1", r.best_top1}});
+    std::cout << nlohmann::json{{"target_top1", a.target}, {"config", a.cfg}, {"runs", runs}}.dump(
+                     2)
+              << "\n";
   } else {
-    std::cout << "bench multigrid: " << a.cfg << ", validation top-1 accuracy target " << a.target << "%\n\n";
-    std::cout << std::left << std::setw(seeds.size() > 1 ? 24 : 17) << "run" << std::setw(8) << "epochs" << std::setw(8) << "steps" << std::setw(12)
-              << "wall" << std::setw(16) << "to target" << std::setw(10) << "final" << "best\n";
+    std::cout << "bench multigrid: " << a.cfg << ", validation top-1 accuracy target " << a.target
+              << "%\n\n";
+    std::cout << std::left << std::setw(seeds.size() > 1 ? 24 : 17) << "run" << std::setw(8)
+              << "epochs" << std::setw(8) << "steps" << std::setw(12) << "wall" << std::setw(16)
+              << "to target" << std::setw(10) << "final"
+              << "best\n";
     for (const auto& r : results) {
       std::ostringstream fin, best;
       fin << std::fixed << std::setprecision(1) << r.final_top1 << "%";
       best << std::fixed << std::setprecision(1) << r.best_top1 << "%";
-      std::cout << std::left << std::setw(seeds.size() > 1 ? 24 : 17) << r.name << std::setw(8) << r.epochs << std::setw(8) << r.steps << std::setw(12)
-                << seconds(r.wall_s) << std::setw(16) << seconds(r.time_to_target_s) << std::setw(10) << fin.str() << best.str()
-                << (r.finished ? "" : "  (" + (r.error.empty() ? std::string("not finished") : r.error) + ")") << "\n";
+      std::cout << std::left << std::setw(seeds.size() > 1 ? 24 : 17) << r.name << std::setw(8)
+                << r.epochs << std::setw(8) << r.steps << std::setw(12) << seconds(r.wall_s)
+                << std::setw(16) << seconds(r.time_to_target_s) << std::setw(10) << fin.str()
+                << best.str()
+                << (r.finished
+                        ? ""
+                        : "  (" + (r.error.empty() ? std::string("not finished") : r.error) + ")")
+                << "\n";
     }
     std::cout << "\n";
     std::ostringstream targetText;  // default formatting: 90, 92.5
@@ -180,16 +207,19 @@ int runBench(const MultigridBenchArgs& a) {
     const std::string target = targetText.str();
     for (size_t i = 0; i + 1 < results.size(); i += 2) {
       const RunResult &plain = results[i], &mg = results[i + 1];
-      std::cout << (plain.mixed ? "mixed precision" : "FP32") << (seeds.size() > 1 ? ", RNG_SEED " + std::to_string(plain.seed) : "")
+      std::cout << (plain.mixed ? "mixed precision" : "FP32")
+                << (seeds.size() > 1 ? ", RNG_SEED " + std::to_string(plain.seed) : "")
                 << ": multigrid ";
       if (plain.time_to_target_s > 0 && mg.time_to_target_s > 0)
-        std::cout << std::fixed << std::setprecision(2) << plain.time_to_target_s / mg.time_to_target_s << "x faster to "
-                  << target << "%";
+        std::cout << std::fixed << std::setprecision(2)
+                  << plain.time_to_target_s / mg.time_to_target_s << "x faster to " << target
+                  << "%";
       else
         std::cout << "speed to " << target << "%: not comparable (a run did not reach it)";
-      std::cout << ", " << std::fixed << std::setprecision(2) << plain.wall_s / std::max(mg.wall_s, 1e-9)
-                << "x less wall time over the run, final accuracy " << std::setprecision(1) << mg.final_top1 - plain.final_top1
-                << " points\n";
+      std::cout << ", " << std::fixed << std::setprecision(2)
+                << plain.wall_s / std::max(mg.wall_s, 1e-9)
+                << "x less wall time over the run, final accuracy " << std::setprecision(1)
+                << mg.final_top1 - plain.final_top1 << " points\n";
     }
     if (seeds.size() > 1)
       for (bool mixed : precisions) {  // the range over the seeds, and its median
@@ -204,22 +234,30 @@ int runBench(const MultigridBenchArgs& a) {
         }
         std::sort(speedups.begin(), speedups.end());
         std::sort(accuracy.begin(), accuracy.end());
-        std::cout << (mixed ? "mixed precision" : "FP32") << " over " << pairs << " seeds: multigrid ";
+        std::cout << (mixed ? "mixed precision" : "FP32") << " over " << pairs
+                  << " seeds: multigrid ";
         if (speedups.empty()) {
           std::cout << "never reached " << target << "% in both runs of a seed";
         } else {
           const size_t n = speedups.size();
-          const double median = n % 2 ? speedups[n / 2] : 0.5 * (speedups[n / 2 - 1] + speedups[n / 2]);
-          std::cout << fixed(speedups.front(), 2) << "-" << fixed(speedups.back(), 2) << "x faster to " << target << "% (median "
-                    << fixed(median, 2) << "x" << (static_cast<int>(n) < pairs ? ", " + std::to_string(n) + " of the seeds reached it" : "")
+          const double median =
+              n % 2 ? speedups[n / 2] : 0.5 * (speedups[n / 2 - 1] + speedups[n / 2]);
+          std::cout << fixed(speedups.front(), 2) << "-" << fixed(speedups.back(), 2)
+                    << "x faster to " << target << "% (median " << fixed(median, 2) << "x"
+                    << (static_cast<int>(n) < pairs
+                            ? ", " + std::to_string(n) + " of the seeds reached it"
+                            : "")
                     << ")";
         }
-        std::cout << ", final accuracy " << fixed(accuracy.front(), 1) << " to " << fixed(accuracy.back(), 1) << " points\n";
+        std::cout << ", final accuracy " << fixed(accuracy.front(), 1) << " to "
+                  << fixed(accuracy.back(), 1) << " points\n";
       }
     if (results.size() == 4 && seeds.size() == 1)
-      std::cout << "mixed precision with multigrid vs FP32 without: " << std::fixed << std::setprecision(2)
-                << results[0].wall_s / std::max(results[3].wall_s, 1e-9) << "x less wall time\n";
-    std::cout << "(one machine, runs one after another: ratios, not absolute times, are the result)\n";
+      std::cout << "mixed precision with multigrid vs FP32 without: " << std::fixed
+                << std::setprecision(2) << results[0].wall_s / std::max(results[3].wall_s, 1e-9)
+                << "x less wall time\n";
+    std::cout
+        << "(one machine, runs one after another: ratios, not absolute times, are the result)\n";
   }
   for (const auto& r : results)
     if (!r.finished) return 1;
@@ -230,17 +268,27 @@ int runBench(const MultigridBenchArgs& a) {
 
 void addBenchMultigridCommand(CLI::App& bench, int& exitCode) {
   auto args = std::make_shared<MultigridBenchArgs>();
-  CLI::App* mg = bench.add_subcommand("multigrid",
-                                      "The config without and with multigrid, in FP32 and mixed precision: time to a validation "
-                                      "accuracy, final accuracy and steps, side by side");
-  mg->add_option("--cfg", args->cfg, "PySlowFast YAML config (the plain run; multigrid runs add MULTIGRID.* cycles)")->required();
-  mg->add_option("--out", args->out, "New or empty folder the runs are written to (one folder each)")->required();
-  mg->add_option("--precision", args->precision, "fp32, mixed or both")->check(CLI::IsMember({"fp32", "mixed", "both"}));
-  mg->add_option("--cycles", args->cycles, "What the multigrid runs turn on: long, short or both (PySlowFast's multigrid configs)")
+  CLI::App* mg = bench.add_subcommand(
+      "multigrid",
+      "The config without and with multigrid, in FP32 and mixed precision: time to a validation "
+      "accuracy, final accuracy and steps, side by side");
+  mg->add_option("--cfg", args->cfg,
+                 "PySlowFast YAML config (the plain run; multigrid runs add MULTIGRID.* cycles)")
+      ->required();
+  mg->add_option("--out", args->out,
+                 "New or empty folder the runs are written to (one folder each)")
+      ->required();
+  mg->add_option("--precision", args->precision, "fp32, mixed or both")
+      ->check(CLI::IsMember({"fp32", "mixed", "both"}));
+  mg->add_option(
+        "--cycles", args->cycles,
+        "What the multigrid runs turn on: long, short or both (PySlowFast's multigrid configs)")
       ->check(CLI::IsMember({"long", "short", "both"}));
-  mg->add_option("--target", args->target, "Validation top-1 accuracy (%) to measure the time to (default 90)");
+  mg->add_option("--target", args->target,
+                 "Validation top-1 accuracy (%) to measure the time to (default 90)");
   mg->add_option("--seeds", args->seeds,
-                 "RNG_SEED values, comma-separated: a plain and a multigrid run for each, and the range of the ratios "
+                 "RNG_SEED values, comma-separated: a plain and a multigrid run for each, and the "
+                 "range of the ratios "
                  "(default: the config's seed)")
       ->delimiter(',');
   mg->add_flag("--json", args->json, "Print one JSON object");

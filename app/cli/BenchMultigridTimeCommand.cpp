@@ -31,7 +31,8 @@ namespace {
 struct TimeArgs {
   std::string cfg;
   std::vector<std::string> overrides;
-  std::string cycles = "config";   ///< config (the file's cycles, both when it has none), long, short or both
+  std::string cycles =
+      "config";  ///< config (the file's cycles, both when it has none), long, short or both
   std::string precision = "both";  ///< as bench step: both, all, fp32, amp, bf16, fp16
   std::int64_t samples = 0;        ///< training videos; 0: count the config's training list
   int iterations = 5, warmup = 2, rounds = 3;
@@ -58,8 +59,10 @@ std::string duration(double s, const Unit& u) {
 std::string lessOrMore(double plainSeconds, double mgSeconds) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(2);
-  if (plainSeconds >= mgSeconds) o << plainSeconds / mgSeconds << "x less";
-  else o << mgSeconds / plainSeconds << "x more";
+  if (plainSeconds >= mgSeconds)
+    o << plainSeconds / mgSeconds << "x less";
+  else
+    o << mgSeconds / plainSeconds << "x more";
   return o.str();
 }
 
@@ -71,10 +74,12 @@ std::string cyclesText(const config::Config& c) {
 // The config a shape's step is timed with: the multigrid run's (its head pools globally, as
 // PySlowFast's heads do with multigrid), or the plain run's for a shape only the plain run has.
 // sync_batchnorm needs the processes it synchronises; one device times plain batch norm.
-config::Config shapeConfig(const config::Config& plain, const config::Config& mg, bool inMultigrid, const multigrid::StepShape& sh) {
+config::Config shapeConfig(const config::Config& plain, const config::Config& mg, bool inMultigrid,
+                           const multigrid::StepShape& sh) {
   config::Config c = inMultigrid ? mg : plain;
   auto put = [&](const char* key, const config::Value& v) {
-    if (const auto problem = c.set(key, v)) throw std::invalid_argument(std::string(key) + ": " + *problem);
+    if (const auto problem = c.set(key, v))
+      throw std::invalid_argument(std::string(key) + ": " + *problem);
   };
   put("DATA.NUM_FRAMES", sh.frames);
   put("DATA.TRAIN_CROP_SIZE", sh.crop);
@@ -97,10 +102,14 @@ int runTime(const TimeArgs& a) {
   const config::Config& cfg = *loaded;
   config::Config plain = cfg, mg = cfg;
   try {
-    const bool fileHasCycles = cfg.getBool("MULTIGRID.LONG_CYCLE") || cfg.getBool("MULTIGRID.SHORT_CYCLE");
-    const std::string cycles = a.cycles == "config" ? (fileHasCycles ? std::string("config") : std::string("both")) : a.cycles;
+    const bool fileHasCycles =
+        cfg.getBool("MULTIGRID.LONG_CYCLE") || cfg.getBool("MULTIGRID.SHORT_CYCLE");
+    const std::string cycles = a.cycles == "config"
+                                   ? (fileHasCycles ? std::string("config") : std::string("both"))
+                                   : a.cycles;
     auto put = [](config::Config& c, const char* key, bool v) {
-      if (const auto problem = c.set(key, v)) throw std::invalid_argument(std::string(key) + ": " + *problem);
+      if (const auto problem = c.set(key, v))
+        throw std::invalid_argument(std::string(key) + ": " + *problem);
     };
     put(plain, "MULTIGRID.LONG_CYCLE", false);
     put(plain, "MULTIGRID.SHORT_CYCLE", false);
@@ -112,9 +121,12 @@ int runTime(const TimeArgs& a) {
     std::cerr << a.cfg << ": " << e.what() << "\n";
     return 2;
   }
-  if (cfg.getInt("SOLVER.GRAD_ACCUM_STEPS") != 1) {  // a step would be several timed micro-batches; not modelled
-    std::cerr << "bench multigrid-time: SOLVER.GRAD_ACCUM_STEPS " << cfg.getInt("SOLVER.GRAD_ACCUM_STEPS")
-              << ": the estimate prices one batch per optimizer step; set it to 1 (a step of accumulated micro-batches is not modelled)\n";
+  if (cfg.getInt("SOLVER.GRAD_ACCUM_STEPS") !=
+      1) {  // a step would be several timed micro-batches; not modelled
+    std::cerr << "bench multigrid-time: SOLVER.GRAD_ACCUM_STEPS "
+              << cfg.getInt("SOLVER.GRAD_ACCUM_STEPS")
+              << ": the estimate prices one batch per optimizer step; set it to 1 (a step of "
+                 "accumulated micro-batches is not modelled)\n";
     return 2;
   }
   multigrid::Schedule schedule;
@@ -129,10 +141,14 @@ int runTime(const TimeArgs& a) {
   if (samples == 0) {
     data::KineticsList list;
     std::string err;
-    if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train", cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
+    if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train",
+                                cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
                                 cfg.getString("DATA.PATH_PREFIX"), 0, list, &err)) {
-      std::cerr << "bench multigrid-time: the number of training clips comes from the training list, which cannot be read (" << err
-                << "); pass --samples N (the videos in your train.csv) or set DATA.PATH_TO_DATA_DIR\n";
+      std::cerr
+          << "bench multigrid-time: the number of training clips comes from the training list, "
+             "which cannot be read ("
+          << err
+          << "); pass --samples N (the videos in your train.csv) or set DATA.PATH_TO_DATA_DIR\n";
       return 2;
     }
     samples = static_cast<std::int64_t>(list.videos.size());
@@ -141,13 +157,15 @@ int runTime(const TimeArgs& a) {
   const auto plainSteps = multigrid::plainRunSteps(plain, samples);
   const auto mgSteps = multigrid::multigridRunSteps(mg, schedule, samples);
   if (plainSteps.totalSteps() == 0 || mgSteps.totalSteps() == 0) {
-    std::cerr << "bench multigrid-time: " << samples << " training clips over " << world << (world > 1 ? " processes" : " process")
+    std::cerr << "bench multigrid-time: " << samples << " training clips over " << world
+              << (world > 1 ? " processes" : " process")
               << " make no whole batch in a run; pass a larger --samples\n";
     return 2;
   }
   for (const auto& p : mgSteps.phases)
     if (p.stepsPerEpoch() == 0) {  // the trainer stops there: "no full optimizer step"
-      std::cerr << "bench multigrid-time: multigrid phase " << p.phase << " makes no whole batch of " << plainSteps.samples_per_process
+      std::cerr << "bench multigrid-time: multigrid phase " << p.phase
+                << " makes no whole batch of " << plainSteps.samples_per_process
                 << " clips per process, and training would stop there; pass a larger --samples\n";
       return 2;
     }
@@ -155,21 +173,29 @@ int runTime(const TimeArgs& a) {
 
   const bool cuda = cfg.getInt("NUM_GPUS") > 0;
   std::vector<std::string> precisions;
-  if (a.precision == "both") precisions = {"fp32", "amp"};
-  else if (a.precision == "all") precisions = cuda ? std::vector<std::string>{"fp32", "fp16", "bf16"} : std::vector<std::string>{"fp32", "bf16"};
-  else precisions = {a.precision};
+  if (a.precision == "both")
+    precisions = {"fp32", "amp"};
+  else if (a.precision == "all")
+    precisions = cuda ? std::vector<std::string>{"fp32", "fp16", "bf16"}
+                      : std::vector<std::string>{"fp32", "bf16"};
+  else
+    precisions = {a.precision};
 
   // Time every shape in every precision, the shapes one after another in each of --rounds
   // rounds: this machine's speed drifts, and a shape timed only early or only late would carry
   // the drift into the ratio. A shape's step time is the median of its rounds' medians.
-  std::vector<std::string> labels;  // the dtype each precision ran as (amp is fp16 on CUDA, bf16 on the CPU)
-  std::vector<std::vector<train::StepBenchResult>> timed(shapes.size());          // [shape][precision]
-  std::vector<std::vector<std::vector<double>>> roundSeconds(shapes.size());    // [shape][precision][round]
+  std::vector<std::string>
+      labels;  // the dtype each precision ran as (amp is fp16 on CUDA, bf16 on the CPU)
+  std::vector<std::vector<train::StepBenchResult>> timed(shapes.size());  // [shape][precision]
+  std::vector<std::vector<std::vector<double>>> roundSeconds(
+      shapes.size());  // [shape][precision][round]
   std::string device;
   for (int round = 0; round < a.rounds; ++round)
     for (size_t i = 0; i < shapes.size(); ++i) {
       const auto& sh = shapes[i];
-      if (!a.json) std::cerr << "round " << round + 1 << "/" << a.rounds << ", timing " << sh.text() << " ..." << std::flush;
+      if (!a.json)
+        std::cerr << "round " << round + 1 << "/" << a.rounds << ", timing " << sh.text() << " ..."
+                  << std::flush;
       train::StepBenchOptions o;
       o.batch = static_cast<int>(sh.clips);
       o.iterations = a.iterations;
@@ -179,7 +205,8 @@ int runTime(const TimeArgs& a) {
       std::string error;
       bool ok = false;
       try {
-        ok = train::benchmarkTrainingStep(shapeConfig(plain, mg, contains(mgSteps, sh), sh), o, results, &error);
+        ok = train::benchmarkTrainingStep(shapeConfig(plain, mg, contains(mgSteps, sh), sh), o,
+                                          results, &error);
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -195,7 +222,9 @@ int runTime(const TimeArgs& a) {
         return 1;
       }
       if (!a.json) {
-        for (const auto& r : results) std::cerr << " " << r.precision << " " << std::fixed << std::setprecision(3) << r.median_step_s << " s";
+        for (const auto& r : results)
+          std::cerr << " " << r.precision << " " << std::fixed << std::setprecision(3)
+                    << r.median_step_s << " s";
         std::cerr << "\n";
       }
       if (labels.empty())
@@ -204,8 +233,10 @@ int runTime(const TimeArgs& a) {
       roundSeconds[i].resize(results.size());
       for (size_t k = 0; k < results.size(); ++k) {
         roundSeconds[i][k].push_back(results[k].median_step_s);
-        if (round == 0) timed[i].push_back(results[k]);
-        else timed[i][k].peak_bytes = std::max(timed[i][k].peak_bytes, results[k].peak_bytes);
+        if (round == 0)
+          timed[i].push_back(results[k]);
+        else
+          timed[i][k].peak_bytes = std::max(timed[i][k].peak_bytes, results[k].peak_bytes);
       }
     }
   for (size_t i = 0; i < shapes.size(); ++i)
@@ -229,7 +260,8 @@ int runTime(const TimeArgs& a) {
     mgS.push_back(mgSteps.seconds(stepSeconds(k)));
   }
 
-  const Unit unit = unitFor(std::max(*std::max_element(plainS.begin(), plainS.end()), *std::max_element(mgS.begin(), mgS.end())));
+  const Unit unit = unitFor(std::max(*std::max_element(plainS.begin(), plainS.end()),
+                                     *std::max_element(mgS.begin(), mgS.end())));
   if (a.json) {
     using nlohmann::json;
     json js = json::array();
@@ -237,45 +269,71 @@ int runTime(const TimeArgs& a) {
       json t = json::object();
       for (size_t k = 0; k < timed[i].size(); ++k) {
         const auto& r = timed[i][k];
-        t[r.precision] = {{"median_step_s", r.median_step_s}, {"round_step_s", roundSeconds[i][k]}, {"clips_per_s", r.clips_per_s},
+        t[r.precision] = {{"median_step_s", r.median_step_s},
+                          {"round_step_s", roundSeconds[i][k]},
+                          {"clips_per_s", r.clips_per_s},
                           {"peak_bytes", onCuda ? r.peak_bytes : 0}};
       }
-      js.push_back({{"clips", shapes[i].clips}, {"frames", shapes[i].frames}, {"crop", shapes[i].crop},
-                    {"norm_type", shapes[i].norm_type}, {"bn_count", shapes[i].bn_count}, {"step", t}});
+      js.push_back({{"clips", shapes[i].clips},
+                    {"frames", shapes[i].frames},
+                    {"crop", shapes[i].crop},
+                    {"norm_type", shapes[i].norm_type},
+                    {"bn_count", shapes[i].bn_count},
+                    {"step", t}});
     }
     auto runJson = [&](const multigrid::RunSteps& r, const std::vector<double>& totals) {
       json phases = json::array();
       for (const auto& p : r.phases) {
         json per = json::array(), secs = json::object();
-        for (const auto& e : p.per_epoch) per.push_back({{"shape", e.shape.text()}, {"steps", e.steps}});
-        for (size_t k = 0; k < labels.size(); ++k) secs[labels[k]] = multigrid::RunSteps::phaseSeconds(p, stepSeconds(k));
-        phases.push_back({{"phase", p.phase}, {"start_epoch", p.start_epoch}, {"end_epoch", p.end_epoch},
-                          {"steps_per_epoch", p.stepsPerEpoch()}, {"per_epoch", per}, {"seconds", secs}});
+        for (const auto& e : p.per_epoch)
+          per.push_back({{"shape", e.shape.text()}, {"steps", e.steps}});
+        for (size_t k = 0; k < labels.size(); ++k)
+          secs[labels[k]] = multigrid::RunSteps::phaseSeconds(p, stepSeconds(k));
+        phases.push_back({{"phase", p.phase},
+                          {"start_epoch", p.start_epoch},
+                          {"end_epoch", p.end_epoch},
+                          {"steps_per_epoch", p.stepsPerEpoch()},
+                          {"per_epoch", per},
+                          {"seconds", secs}});
       }
       json tot = json::object();
       for (size_t k = 0; k < labels.size(); ++k) tot[labels[k]] = totals[k];
       return json{{"steps", r.totalSteps()}, {"phases", phases}, {"seconds", tot}};
     };
-    std::cout << json{{"config", a.cfg}, {"cycles", cyclesText(mg)}, {"samples", samples}, {"world_size", world},
-                      {"samples_per_process", plainSteps.samples_per_process}, {"device", device},
-                      {"iterations", a.iterations}, {"warmup", a.warmup}, {"rounds", a.rounds},
-                      {"not_counted", "decoding, evaluation and precise BN, checkpoints, the gradient all-reduce between processes, "
-                                      "sync batch norm's exchange (its shapes are timed with plain batch norm)"},
-                      {"precisions", labels}, {"shapes", js},
-                      {"plain", runJson(plainSteps, plainS)}, {"multigrid", runJson(mgSteps, mgS)},
-                      {"iteration_saving", static_cast<double>(plainSteps.totalSteps()) / static_cast<double>(mgSteps.totalSteps())}}
+    std::cout << json{{"config", a.cfg},
+                      {"cycles", cyclesText(mg)},
+                      {"samples", samples},
+                      {"world_size", world},
+                      {"samples_per_process", plainSteps.samples_per_process},
+                      {"device", device},
+                      {"iterations", a.iterations},
+                      {"warmup", a.warmup},
+                      {"rounds", a.rounds},
+                      {"not_counted",
+                       "decoding, evaluation and precise BN, checkpoints, the gradient all-reduce "
+                       "between processes, "
+                       "sync batch norm's exchange (its shapes are timed with plain batch norm)"},
+                      {"precisions", labels},
+                      {"shapes", js},
+                      {"plain", runJson(plainSteps, plainS)},
+                      {"multigrid", runJson(mgSteps, mgS)},
+                      {"iteration_saving", static_cast<double>(plainSteps.totalSteps()) /
+                                               static_cast<double>(mgSteps.totalSteps())}}
                      .dump(2)
               << "\n";
     return 0;
   }
 
   const auto probe = system::probeDevices();
-  std::cout << "bench multigrid-time: " << a.cfg << ", " << cyclesText(mg) << "; " << samples << " training clips over " << world
-            << " process" << (world > 1 ? "es" : "") << " (" << plainSteps.samples_per_process << " per process and epoch)\n"
-            << "each shape's step (forward, loss, backward, optimizer) on random clips, median of " << a.iterations << " after "
-            << a.warmup << " warm-up, median of " << a.rounds << " round" << (a.rounds > 1 ? "s" : "") << " over the shapes, on " << (onCuda ? device : "the CPU (" + std::to_string(probe.cpu_cores) + " cores)")
-            << "; not counted: decoding, evaluation and precise BN, checkpoints" << (world > 1 ? ", the gradient all-reduce between processes" : "")
-            << "\n\n";
+  std::cout << "bench multigrid-time: " << a.cfg << ", " << cyclesText(mg) << "; " << samples
+            << " training clips over " << world << " process" << (world > 1 ? "es" : "") << " ("
+            << plainSteps.samples_per_process << " per process and epoch)\n"
+            << "each shape's step (forward, loss, backward, optimizer) on random clips, median of "
+            << a.iterations << " after " << a.warmup << " warm-up, median of " << a.rounds
+            << " round" << (a.rounds > 1 ? "s" : "") << " over the shapes, on "
+            << (onCuda ? device : "the CPU (" + std::to_string(probe.cpu_cores) + " cores)")
+            << "; not counted: decoding, evaluation and precise BN, checkpoints"
+            << (world > 1 ? ", the gradient all-reduce between processes" : "") << "\n\n";
   std::cout << std::left << std::setw(40) << "step shape (clips x frames x crop, BN)";
   for (const auto& l : labels) {
     std::cout << std::right << std::setw(13) << l + " s/step";
@@ -287,36 +345,51 @@ int runTime(const TimeArgs& a) {
     std::cout << std::left << std::setw(40) << shapes[i].text() << std::right << std::fixed;
     for (const auto& r : timed[i]) {
       std::cout << std::setprecision(4) << std::setw(13) << r.median_step_s;
-      if (onCuda) std::cout << std::setprecision(0) << std::setw(12) << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0);
+      if (onCuda)
+        std::cout << std::setprecision(0) << std::setw(12)
+                  << static_cast<double>(r.peak_bytes) / (1024.0 * 1024.0);
     }
     syncTimedPlain = syncTimedPlain || shapes[i].norm_type == "sync_batchnorm";
     std::cout << "\n";
   }
-  if (syncTimedPlain) std::cout << "(sync_batchnorm shapes are timed with plain batch norm: one device has nothing to synchronise with)\n";
+  if (syncTimedPlain)
+    std::cout << "(sync_batchnorm shapes are timed with plain batch norm: one device has nothing "
+                 "to synchronise with)\n";
 
-  std::cout << "\n" << std::left << std::setw(14) << "run" << std::setw(10) << "epochs" << std::setw(13) << "steps/epoch";
+  std::cout << "\n"
+            << std::left << std::setw(14) << "run" << std::setw(10) << "epochs" << std::setw(13)
+            << "steps/epoch";
   for (const auto& l : labels) std::cout << std::setw(12) << l;
   std::cout << "\n";
   auto row = [&](const std::string& name, const multigrid::PhaseSteps& p) {
-    std::cout << std::left << std::setw(14) << name << std::setw(10) << std::to_string(p.start_epoch) + "-" + std::to_string(p.end_epoch)
-              << std::setw(13) << p.stepsPerEpoch();
-    for (size_t k = 0; k < labels.size(); ++k) std::cout << std::setw(12) << duration(multigrid::RunSteps::phaseSeconds(p, stepSeconds(k)), unit);
+    std::cout << std::left << std::setw(14) << name << std::setw(10)
+              << std::to_string(p.start_epoch) + "-" + std::to_string(p.end_epoch) << std::setw(13)
+              << p.stepsPerEpoch();
+    for (size_t k = 0; k < labels.size(); ++k)
+      std::cout << std::setw(12)
+                << duration(multigrid::RunSteps::phaseSeconds(p, stepSeconds(k)), unit);
     std::cout << "\n";
   };
   for (const auto& p : plainSteps.phases) row("plain", p);
   for (const auto& p : mgSteps.phases) row("multigrid " + std::to_string(p.phase), p);
-  std::cout << std::left << std::setw(14) << "multigrid" << std::setw(10) << "0-" + std::to_string(schedule.max_epoch) << std::setw(13)
-            << "";
+  std::cout << std::left << std::setw(14) << "multigrid" << std::setw(10)
+            << "0-" + std::to_string(schedule.max_epoch) << std::setw(13) << "";
   for (size_t k = 0; k < labels.size(); ++k) std::cout << std::setw(12) << duration(mgS[k], unit);
   std::cout << "\n\n" << std::fixed << std::setprecision(2);
   for (size_t k = 0; k < labels.size(); ++k)
-    std::cout << labels[k] << ": multigrid's " << mgSteps.totalSteps() << " steps take " << duration(mgS[k], unit) << " against the plain run's "
-              << plainSteps.totalSteps() << " in " << duration(plainS[k], unit) << ": " << lessOrMore(plainS[k], mgS[k]) << "\n";
+    std::cout << labels[k] << ": multigrid's " << mgSteps.totalSteps() << " steps take "
+              << duration(mgS[k], unit) << " against the plain run's " << plainSteps.totalSteps()
+              << " in " << duration(plainS[k], unit) << ": " << lessOrMore(plainS[k], mgS[k])
+              << "\n";
   for (size_t k = 1; k < labels.size(); ++k)
     if (labels.front() == "fp32")
-      std::cout << labels[k] << " with multigrid against fp32 without: " << lessOrMore(plainS[0], mgS[k]) << "\n";
-  std::cout << "steps alone: " << static_cast<double>(plainSteps.totalSteps()) / static_cast<double>(mgSteps.totalSteps())
-            << "x fewer; the rest of the difference is what a step at each shape costs on this device\n";
+      std::cout << labels[k]
+                << " with multigrid against fp32 without: " << lessOrMore(plainS[0], mgS[k])
+                << "\n";
+  std::cout
+      << "steps alone: "
+      << static_cast<double>(plainSteps.totalSteps()) / static_cast<double>(mgSteps.totalSteps())
+      << "x fewer; the rest of the difference is what a step at each shape costs on this device\n";
   return 0;
 }
 
@@ -324,23 +397,32 @@ int runTime(const TimeArgs& a) {
 
 void addBenchMultigridTimeCommand(CLI::App& bench, int& exitCode) {
   auto args = std::make_shared<TimeArgs>();
-  CLI::App* t = bench.add_subcommand(
-      "multigrid-time",
-      "What a run's training steps cost without and with multigrid on this device: each shape timed on random clips, priced by the "
-      "schedule's steps at it (no training to accuracy)");
-  t->add_option("--cfg", args->cfg, "PySlowFast YAML config (a *_multigrid.yaml, or a plain one: --cycles says what to turn on)")
+  CLI::App* t =
+      bench.add_subcommand("multigrid-time",
+                           "What a run's training steps cost without and with multigrid on this "
+                           "device: each shape timed on random clips, priced by the "
+                           "schedule's steps at it (no training to accuracy)");
+  t->add_option(
+       "--cfg", args->cfg,
+       "PySlowFast YAML config (a *_multigrid.yaml, or a plain one: --cycles says what to turn on)")
       ->required()
       ->check(CLI::ExistingFile);
-  t->add_option("--cycles", args->cycles, "config (the file's MULTIGRID cycles; both when it has none), long, short or both")
+  t->add_option("--cycles", args->cycles,
+                "config (the file's MULTIGRID cycles; both when it has none), long, short or both")
       ->check(CLI::IsMember({"config", "long", "short", "both"}));
-  t->add_option("--precision", args->precision, "both (fp32 then amp), all (fp32, fp16 on CUDA, bf16), fp32, amp, bf16 or fp16")
+  t->add_option("--precision", args->precision,
+                "both (fp32 then amp), all (fp32, fp16 on CUDA, bf16), fp32, amp, bf16 or fp16")
       ->check(CLI::IsMember({"both", "all", "fp32", "amp", "bf16", "fp16"}));
-  t->add_option("--samples", args->samples, "Training videos per epoch (default: the lines of DATA.PATH_TO_DATA_DIR/train.csv)")
+  t->add_option("--samples", args->samples,
+                "Training videos per epoch (default: the lines of DATA.PATH_TO_DATA_DIR/train.csv)")
       ->check(CLI::PositiveNumber);
-  t->add_option("--iterations", args->iterations, "Timed steps per shape and precision (default 5)")->check(CLI::PositiveNumber);
-  t->add_option("--warmup", args->warmup, "Untimed steps first (default 2; on CUDA cuDNN searches its algorithms there)")
+  t->add_option("--iterations", args->iterations, "Timed steps per shape and precision (default 5)")
+      ->check(CLI::PositiveNumber);
+  t->add_option("--warmup", args->warmup,
+                "Untimed steps first (default 2; on CUDA cuDNN searches its algorithms there)")
       ->check(CLI::NonNegativeNumber);
-  t->add_option("--rounds", args->rounds, "Rounds over all shapes; each shape's time is the median of its rounds (default 3)")
+  t->add_option("--rounds", args->rounds,
+                "Rounds over all shapes; each shape's time is the median of its rounds (default 3)")
       ->check(CLI::PositiveNumber);
   t->add_flag("--json", args->json, "Print one JSON object");
   acceptOverrides(t);

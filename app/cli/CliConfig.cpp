@@ -10,12 +10,17 @@ namespace amp::cli {
 
 void acceptOverrides(CLI::App* sub) {
   sub->allow_extras();
-  sub->footer("Trailing KEY VALUE pairs override the file, e.g. SOLVER.BASE_LR 0.05 DATA.TRAIN_JITTER_SCALES \"[256, 320]\"");
+  sub->footer(
+      "Trailing KEY VALUE pairs override the file, e.g. SOLVER.BASE_LR 0.05 "
+      "DATA.TRAIN_JITTER_SCALES \"[256, 320]\"");
 }
 
-std::vector<std::string> overridesOf(const CLI::App* sub) { return sub->remaining(); }
+std::vector<std::string> overridesOf(const CLI::App* sub) {
+  return sub->remaining();
+}
 
-std::optional<config::Config> loadConfigForCommand(const std::string& path, const std::vector<std::string>& overrides,
+std::optional<config::Config> loadConfigForCommand(const std::string& path,
+                                                   const std::vector<std::string>& overrides,
                                                    config::Diagnostics* held) {
   auto r = config::ConfigLoader().loadFile(path, overrides);
   if (held && r.ok())
@@ -23,7 +28,8 @@ std::optional<config::Config> loadConfigForCommand(const std::string& path, cons
   else
     std::cerr << config::formatDiagnostics(r.diagnostics);
   if (!r.ok()) {
-    std::cerr << path << ": invalid config (" << config::countErrors(r.diagnostics) << " errors); see 'ampstudio-cli config check'\n";
+    std::cerr << path << ": invalid config (" << config::countErrors(r.diagnostics)
+              << " errors); see 'ampstudio-cli config check'\n";
     return std::nullopt;
   }
   return std::move(r.config);

@@ -21,7 +21,8 @@ std::vector<std::string> overridesOf(const CLI::App* sub);
 /// Loads --cfg with overrides; prints errors and warnings to stderr. nullopt when invalid.
 /// With `held`, a valid config's warnings go there instead, for the caller to print (the
 /// pre-flight report folds them with its own).
-std::optional<config::Config> loadConfigForCommand(const std::string& path, const std::vector<std::string>& overrides,
+std::optional<config::Config> loadConfigForCommand(const std::string& path,
+                                                   const std::vector<std::string>& overrides,
                                                    config::Diagnostics* held = nullptr);
 
 }  // namespace amp::cli

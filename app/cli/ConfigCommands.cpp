@@ -25,16 +25,22 @@ struct ConfigArgs {
 };
 
 void addCfgOptions(CLI::App* sub, ConfigArgs& a) {
-  sub->add_option("--cfg", a.cfg, "PySlowFast YAML config file")->required()->check(CLI::ExistingFile);
+  sub->add_option("--cfg", a.cfg, "PySlowFast YAML config file")
+      ->required()
+      ->check(CLI::ExistingFile);
   acceptOverrides(sub);
 }
 
 const char* statusText(config::KeyStatus s) {
   switch (s) {
-    case config::KeyStatus::Active: return "";
-    case config::KeyStatus::Inactive: return " [not acted on yet]";
-    case config::KeyStatus::Deprecated: return " [deprecated, ignored]";
-    case config::KeyStatus::Refused: return " [refused by train and test when set]";
+    case config::KeyStatus::Active:
+      return "";
+    case config::KeyStatus::Inactive:
+      return " [not acted on yet]";
+    case config::KeyStatus::Deprecated:
+      return " [deprecated, ignored]";
+    case config::KeyStatus::Refused:
+      return " [refused by train and test when set]";
   }
   return "";
 }
@@ -43,16 +49,20 @@ int runCheck(const ConfigArgs& a) {
   auto r = config::ConfigLoader().loadFile(a.cfg, a.overrides);
   const size_t errors = config::countErrors(r.diagnostics);
   const size_t warnings = r.diagnostics.size() - errors;
-  if (!a.preflight || errors) std::cerr << config::formatDiagnostics(r.diagnostics);  // else the pre-flight report prints them
+  if (!a.preflight || errors)
+    std::cerr << config::formatDiagnostics(
+        r.diagnostics);  // else the pre-flight report prints them
   if (errors) {
-    std::cerr << a.cfg << ": " << errors << " error" << (errors == 1 ? "" : "s") << ", " << warnings << " warning"
-              << (warnings == 1 ? "" : "s") << "\n";
+    std::cerr << a.cfg << ": " << errors << " error" << (errors == 1 ? "" : "s") << ", " << warnings
+              << " warning" << (warnings == 1 ? "" : "s") << "\n";
     return 1;
   }
   if (!a.quiet)
-    std::cout << a.cfg << ": valid (" << r.config.changedKeys().size() << " keys differ from the defaults, "
-              << warnings << " warning" << (warnings == 1 ? "" : "s") << ")\n";
-  if (a.preflight) return reportPreflight(r.config, a.cfg, PreflightFlags{!a.noMemoryCheck}, r.diagnostics);
+    std::cout << a.cfg << ": valid (" << r.config.changedKeys().size()
+              << " keys differ from the defaults, " << warnings << " warning"
+              << (warnings == 1 ? "" : "s") << ")\n";
+  if (a.preflight)
+    return reportPreflight(r.config, a.cfg, PreflightFlags{!a.noMemoryCheck}, r.diagnostics);
   return 0;
 }
 
@@ -83,10 +93,11 @@ int runKeys(const ConfigArgs& a) {
       group = k->group();
       std::cout << "\n" << (group.empty() ? "(top level)" : group) << "\n";
     }
-    std::cout << "  " << std::left << std::setw(40) << k->key << " " << std::setw(16) << k->type.text() << " "
-              << config::formatValue(k->defaultValue);
+    std::cout << "  " << std::left << std::setw(40) << k->key << " " << std::setw(16)
+              << k->type.text() << " " << config::formatValue(k->defaultValue);
     if (!k->constraint.empty()) std::cout << "  (" << k->constraint.text() << ")";
-    std::cout << statusText(k->status) << (k->studioKey ? " [AMP Studio]" : "") << "\n      " << k->doc << "\n";
+    std::cout << statusText(k->status) << (k->studioKey ? " [AMP Studio]" : "") << "\n      "
+              << k->doc << "\n";
   }
   std::cout << "\n" << keys.size() << " keys\n";
   return 0;
@@ -99,12 +110,15 @@ void addConfigCommands(CLI::App& app, int& exitCode) {
   CLI::App* cfg = app.add_subcommand("config", "Check, show and document configs");
   cfg->require_subcommand(1);
 
-  CLI::App* check = cfg->add_subcommand("check", "Validate a config; errors go to stderr, exit 1 when invalid");
+  CLI::App* check =
+      cfg->add_subcommand("check", "Validate a config; errors go to stderr, exit 1 when invalid");
   addCfgOptions(check, *args);
   check->add_flag("-q,--quiet", args->quiet, "Print nothing when valid");
   check->add_flag("--preflight", args->preflight,
-                  "Also check this machine as train --dry-run does: device, dataset, OUTPUT_DIR and checkpoints, memory of one step");
-  check->add_flag("--no-memory-check", args->noMemoryCheck, "With --preflight: skip measuring one training step of the model");
+                  "Also check this machine as train --dry-run does: device, dataset, OUTPUT_DIR "
+                  "and checkpoints, memory of one step");
+  check->add_flag("--no-memory-check", args->noMemoryCheck,
+                  "With --preflight: skip measuring one training step of the model");
   check->callback([args, check, &exitCode] {
     args->overrides = overridesOf(check);
     exitCode = runCheck(*args);
@@ -113,14 +127,16 @@ void addConfigCommands(CLI::App& app, int& exitCode) {
   CLI::App* show = cfg->add_subcommand("show", "Print the fully resolved config as YAML");
   addCfgOptions(show, *args);
   show->add_flag("--changed", args->changedOnly, "Only keys that differ from the defaults");
-  show->add_flag("--pyslowfast", args->pyslowfast,
-                 "YAML PySlowFast can read: drop AMP Studio keys, fold SOLVER.LR_SCALE into the rates");
+  show->add_flag(
+      "--pyslowfast", args->pyslowfast,
+      "YAML PySlowFast can read: drop AMP Studio keys, fold SOLVER.LR_SCALE into the rates");
   show->callback([args, show, &exitCode] {
     args->overrides = overridesOf(show);
     exitCode = runShow(*args);
   });
 
-  CLI::App* keys = cfg->add_subcommand("keys", "List config keys with type, default, allowed values and docs");
+  CLI::App* keys =
+      cfg->add_subcommand("keys", "List config keys with type, default, allowed values and docs");
   keys->add_option("prefix", args->prefix, "Only keys starting with this, e.g. SOLVER or AMP.");
   keys->callback([args, &exitCode] { exitCode = runKeys(*args); });
 }

@@ -26,8 +26,9 @@ int runCheck(const CheckArgs& a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
   const std::string dir = cfg->getString("DATA.PATH_TO_DATA_DIR");
-  std::vector<std::string> splits = a.split.empty() ? std::vector<std::string>{"train", "val", "test"}
-                                                     : std::vector<std::string>{a.split};
+  std::vector<std::string> splits = a.split.empty()
+                                        ? std::vector<std::string>{"train", "val", "test"}
+                                        : std::vector<std::string>{a.split};
   const int numClasses = static_cast<int>(cfg->getInt("MODEL.NUM_CLASSES"));
   int failed = 0, ok = 0, listsRead = 0;
   std::int64_t totalFrames = 0;
@@ -36,7 +37,8 @@ int runCheck(const CheckArgs& a) {
   for (const auto& split : splits) {
     data::KineticsList list;
     std::string error;
-    if (!data::readKineticsList(dir, split, cfg->getString("DATA.PATH_LABEL_SEPARATOR"), cfg->getString("DATA.PATH_PREFIX"),
+    if (!data::readKineticsList(dir, split, cfg->getString("DATA.PATH_LABEL_SEPARATOR"),
+                                cfg->getString("DATA.PATH_PREFIX"),
                                 /*skipRows=*/0, list, &error)) {
       std::cerr << error << "\n";
       // A missing list is fine when no split was asked for (not every dataset has test.csv).
@@ -45,7 +47,8 @@ int runCheck(const CheckArgs& a) {
     }
     ++listsRead;
     if (list.maxLabel >= numClasses)
-      std::cerr << list.csvPath << ": labels go up to " << list.maxLabel << " but MODEL.NUM_CLASSES is " << numClasses << "\n",
+      std::cerr << list.csvPath << ": labels go up to " << list.maxLabel
+                << " but MODEL.NUM_CLASSES is " << numClasses << "\n",
           ++failed;
     std::vector<data::VideoCheck> results(list.videos.size());
     std::atomic<size_t> next{0};
@@ -59,14 +62,18 @@ int runCheck(const CheckArgs& a) {
         }
       }
     };
-    const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = a.threads > 0
+                            ? a.threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
     int splitOk = 0, splitFailed = 0;
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& r = results[i];
-      if (!r.message.empty()) std::cout << (r.ok ? "" : list.csvPath + ":" + std::to_string(list.videos[i].line) + ": ") << r.message << "\n";
+      if (!r.message.empty())
+        std::cout << (r.ok ? "" : list.csvPath + ":" + std::to_string(list.videos[i].line) + ": ")
+                  << r.message << "\n";
       if (!r.ok) {
         ++splitFailed;
         continue;
@@ -77,7 +84,8 @@ int runCheck(const CheckArgs& a) {
       wMin = std::min(wMin, r.info.width), wMax = std::max(wMax, r.info.width);
       hMin = std::min(hMin, r.info.height), hMax = std::max(hMax, r.info.height);
     }
-    std::cout << split << ": " << splitOk << " clips ok, " << splitFailed << " failed (" << list.csvPath << ")\n";
+    std::cout << split << ": " << splitOk << " clips ok, " << splitFailed << " failed ("
+              << list.csvPath << ")\n";
     ok += splitOk;
     failed += splitFailed;
   }
@@ -87,8 +95,8 @@ int runCheck(const CheckArgs& a) {
   }
   std::cout << "total: " << ok << " clips ok, " << failed << " failed";
   if (ok)
-    std::cout << "; " << totalFrames << " frames; fps " << std::setprecision(4) << fpsMin << " to " << fpsMax << "; size "
-              << wMin << "x" << hMin << " to " << wMax << "x" << hMax;
+    std::cout << "; " << totalFrames << " frames; fps " << std::setprecision(4) << fpsMin << " to "
+              << fpsMax << "; size " << wMin << "x" << hMin << " to " << wMax << "x" << hMax;
   std::cout << "\n";
   return failed ? 1 : 0;
 }
@@ -99,9 +107,13 @@ void addDataCheckCommand(CLI::App& app, int& exitCode) {
   auto args = std::make_shared<CheckArgs>();
   CLI::App* dataCmd = app.add_subcommand("data", "Check a dataset, or preview what the model sees");
   dataCmd->require_subcommand(1);
-  CLI::App* check = dataCmd->add_subcommand("check", "Decode every clip once; list problems and a summary; exit 1 if any fail");
-  check->add_option("--cfg", args->cfg, "Config naming the dataset (DATA.PATH_TO_DATA_DIR ...)")->required()->check(CLI::ExistingFile);
-  check->add_option("--split", args->split, "Only this list")->check(CLI::IsMember({"train", "val", "test"}));
+  CLI::App* check = dataCmd->add_subcommand(
+      "check", "Decode every clip once; list problems and a summary; exit 1 if any fail");
+  check->add_option("--cfg", args->cfg, "Config naming the dataset (DATA.PATH_TO_DATA_DIR ...)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  check->add_option("--split", args->split, "Only this list")
+      ->check(CLI::IsMember({"train", "val", "test"}));
   check->add_option("--threads", args->threads, "Decoding threads (default: all cores)");
   acceptOverrides(check);
   check->callback([args, check, &exitCode] {

@@ -2,9 +2,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <thread>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "Commands.h"
 #include "data/DemoDataGenerator.h"
@@ -14,11 +14,13 @@ namespace amp::cli {
 void addDataCommands(CLI::App& app, int& exitCode) {
   auto opts = std::make_shared<data::DemoDataOptions>();
   opts->threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  CLI::App* demo = app.add_subcommand("make-demo-data",
-                                      "Write the demo dataset: videos of moving shapes classed by their motion, "
-                                      "with Kinetics-style train/val/test CSVs");
+  CLI::App* demo =
+      app.add_subcommand("make-demo-data",
+                         "Write the demo dataset: videos of moving shapes classed by their motion, "
+                         "with Kinetics-style train/val/test CSVs");
   demo->add_option("--out", opts->out_dir, "Folder to write (created if missing)")->required();
-  demo->add_option("--clips-per-class", opts->clips_per_class, "Training clips per class (val and test: a quarter)")
+  demo->add_option("--clips-per-class", opts->clips_per_class,
+                   "Training clips per class (val and test: a quarter)")
       ->check(CLI::Range(1, 100000));
   demo->add_option("--seed", opts->seed, "Random seed; the same seed writes the same dataset");
   demo->add_option("--threads", opts->threads, "Encoding threads")->check(CLI::Range(1, 256));
@@ -28,7 +30,8 @@ void addDataCommands(CLI::App& app, int& exitCode) {
     std::string error;
     const bool tty = isatty(2);
     const bool ok = data::generateDemoData(*opts, summary, &error, [tty](int done, int total) {
-      if (tty && (done % 8 == 0 || done == total)) std::cerr << "\rclips " << done << "/" << total << std::flush;
+      if (tty && (done % 8 == 0 || done == total))
+        std::cerr << "\rclips " << done << "/" << total << std::flush;
     });
     if (tty) std::cerr << "\n";
     if (!ok) {
@@ -36,10 +39,11 @@ void addDataCommands(CLI::App& app, int& exitCode) {
       exitCode = 1;
       return;
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cout << "Wrote " << summary.train << " train, " << summary.val << " val, " << summary.test << " test clips ("
-              << data::demoClassNames().size() << " classes, " << summary.codec << ") to " << opts->out_dir << " in "
-              << seconds << " s\n";
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "Wrote " << summary.train << " train, " << summary.val << " val, " << summary.test
+              << " test clips (" << data::demoClassNames().size() << " classes, " << summary.codec
+              << ") to " << opts->out_dir << " in " << seconds << " s\n";
     exitCode = 0;
   });
 }

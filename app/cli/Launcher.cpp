@@ -52,17 +52,23 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 int launchWorkers(const LaunchPlan& plan) {
   const int world = plan.processes * plan.num_shards;
-  // Each worker gets an equal share of the cores unless the user chose (as torchrun's OMP_NUM_THREADS).
+  // Each worker gets an equal share of the cores unless the user chose (as torchrun's
+  // OMP_NUM_THREADS).
   std::string threads;
   if (!std::getenv("OMP_NUM_THREADS")) {
     const long cores = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
     threads = std::to_string(std::max(1L, cores / plan.processes));
   }
   if (!plan.quiet)
-    std::cout << "launching " << plan.processes << " worker process" << (plan.processes > 1 ? "es" : "") << " (ranks "
-            << plan.shard_id * plan.processes << "-" << plan.shard_id * plan.processes + plan.processes - 1 << " of " << world
-            << ", machine " << plan.shard_id << " of " << plan.num_shards << ", " << plan.init_method
-            << (threads.empty() ? "" : ", " + threads + (threads == "1" ? " CPU thread each" : " CPU threads each")) << ")" << std::endl;
+    std::cout << "launching " << plan.processes << " worker process"
+              << (plan.processes > 1 ? "es" : "") << " (ranks " << plan.shard_id * plan.processes
+              << "-" << plan.shard_id * plan.processes + plan.processes - 1 << " of " << world
+              << ", machine " << plan.shard_id << " of " << plan.num_shards << ", "
+              << plan.init_method
+              << (threads.empty() ? ""
+                                  : ", " + threads +
+                                        (threads == "1" ? " CPU thread each" : " CPU threads each"))
+              << ")" << std::endl;
 
   std::string exe = "/proc/self/exe";
   std::map<pid_t, int> rankOf;  // running workers
@@ -95,7 +101,8 @@ int launchWorkers(const LaunchPlan& plan) {
   struct sigaction sa {};
   sa.sa_handler = [](int sig) { gSignal = sig; };
   sigemptyset(&sa.sa_mask);
-  struct sigaction oldInt {}, oldTerm {}, oldUsr1 {}, oldUsr2 {};
+  struct sigaction oldInt {
+  }, oldTerm{}, oldUsr1{}, oldUsr2{};
   sigaction(SIGINT, &sa, &oldInt);
   sigaction(SIGTERM, &sa, &oldTerm);
   struct sigaction fwd {};
@@ -110,7 +117,8 @@ int launchWorkers(const LaunchPlan& plan) {
   Clock::time_point failedAt{};
   bool terminated = false, killed = false;
   while (!rankOf.empty()) {
-    if (gSignal) {  // Ctrl-C or SIGTERM: every worker stops after its iteration (rank 0 writes a checkpoint)
+    if (gSignal) {  // Ctrl-C or SIGTERM: every worker stops after its iteration (rank 0 writes a
+                    // checkpoint)
       for (auto& [p, r] : rankOf) kill(p, SIGINT);
       gSignal = 0;
     }
@@ -126,12 +134,14 @@ int launchWorkers(const LaunchPlan& plan) {
       const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       const bool stopped = WIFEXITED(status) && WEXITSTATUS(status) == 130;
       if (!ok && !stopped && firstFailure.empty()) {
-        firstFailure = "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ") " + describeExit(status);
+        firstFailure = "rank " + std::to_string(rank) + " (pid " + std::to_string(pid) + ") " +
+                       describeExit(status);
         failedAt = Clock::now();
         std::cerr << "launcher: " << firstFailure << "; stopping the other ranks" << std::endl;
         exitCode = 1;
       } else if (!ok && !stopped && !killed) {
-        std::cerr << "launcher: rank " << rank << " (pid " << pid << ") " << describeExit(status) << std::endl;
+        std::cerr << "launcher: rank " << rank << " (pid " << pid << ") " << describeExit(status)
+                  << std::endl;
       }
       if (stopped && exitCode == 0) exitCode = 130;
       continue;
@@ -140,8 +150,8 @@ int launchWorkers(const LaunchPlan& plan) {
       const double waited = std::chrono::duration<double>(Clock::now() - failedAt).count();
       if (!terminated && waited > plan.grace_s) {
         for (auto& [p, r] : rankOf) {
-          std::cerr << "launcher: rank " << r << " (pid " << p << ") still running " << plan.grace_s << " s after " << firstFailure
-                    << ": terminating it" << std::endl;
+          std::cerr << "launcher: rank " << r << " (pid " << p << ") still running " << plan.grace_s
+                    << " s after " << firstFailure << ": terminating it" << std::endl;
           kill(p, SIGTERM);
         }
         terminated = true;

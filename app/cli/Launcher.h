@@ -16,8 +16,8 @@ struct LaunchPlan {
   int shard_id = 0;                      ///< this machine
   int num_shards = 1;
   std::string init_method = "tcp://localhost:9999";
-  int grace_s = 5;                       ///< after a worker fails, before the others are terminated
-  bool quiet = false;                    ///< no "launching ..." line (benchmarks)
+  int grace_s = 5;     ///< after a worker fails, before the others are terminated
+  bool quiet = false;  ///< no "launching ..." line (benchmarks)
 };
 
 /// Runs the plan and returns the exit code: 0 when every worker finished, 130 when the run was

@@ -54,9 +54,11 @@ void addModelCommand(CLI::App& app, int& exitCode) {
   auto args = std::make_shared<ModelArgs>();
   CLI::App* model = app.add_subcommand("model", "Inspect the model a config builds");
   model->require_subcommand(1);
-  CLI::App* summary = model->add_subcommand("summary", "Parameter count, input/output shapes; --keys lists the state dict");
+  CLI::App* summary = model->add_subcommand(
+      "summary", "Parameter count, input/output shapes; --keys lists the state dict");
   summary->add_option("--cfg", args->cfg, "Config file")->required()->check(CLI::ExistingFile);
-  summary->add_flag("--keys", args->keys, "Every state-dict entry as 'name AxBxC' (PySlowFast's reference format)");
+  summary->add_flag("--keys", args->keys,
+                    "Every state-dict entry as 'name AxBxC' (PySlowFast's reference format)");
   acceptOverrides(summary);
   summary->callback([args, summary, &exitCode] {
     args->overrides = overridesOf(summary);

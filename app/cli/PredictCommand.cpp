@@ -18,9 +18,10 @@
 namespace amp::cli {
 namespace {
 
-int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::string labels, const std::vector<std::string>& args,
-               bool json, int threads) {
-  // Positional arguments are videos, except KEY VALUE pairs (a KEY looks like TEST.NUM_SPATIAL_CROPS).
+int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::string labels,
+               const std::vector<std::string>& args, bool json, int threads) {
+  // Positional arguments are videos, except KEY VALUE pairs (a KEY looks like
+  // TEST.NUM_SPATIAL_CROPS).
   static const std::regex key("^[A-Z][A-Z0-9_]*(\\.[A-Z0-9_]+)*$");
   std::vector<std::string> videos, overrides;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -43,8 +44,11 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
     // From the config: a names file that is not there (the dataset lives elsewhere) costs the
     // names, not the prediction.
     const std::string fromConfig = cfg->getString("DEMO.LABEL_FILE_PATH");
-    if (std::filesystem::exists(fromConfig)) labels = fromConfig;
-    else std::cerr << cfgPath << ": DEMO.LABEL_FILE_PATH: " << fromConfig << " does not exist; classes are shown by number\n";
+    if (std::filesystem::exists(fromConfig))
+      labels = fromConfig;
+    else
+      std::cerr << cfgPath << ": DEMO.LABEL_FILE_PATH: " << fromConfig
+                << " does not exist; classes are shown by number\n";
   }
   if (!labels.empty() && !data::readClassNames(labels, names, error)) {
     std::cerr << error << "\n";
@@ -57,16 +61,22 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
   }
   int failed = 0;
   if (json) {  // for the studio's Predict tab and scripts
-    nlohmann::json j = {{"config", cfgPath}, {"checkpoint", checkpoint}, {"videos", nlohmann::json::array()}};
+    nlohmann::json j = {
+        {"config", cfgPath}, {"checkpoint", checkpoint}, {"videos", nlohmann::json::array()}};
     for (const auto& p : out) {
-      nlohmann::json v = {{"video", p.video}, {"views", p.views}, {"seconds", p.seconds}, {"top", nlohmann::json::array()}};
+      nlohmann::json v = {{"video", p.video},
+                          {"views", p.views},
+                          {"seconds", p.seconds},
+                          {"top", nlohmann::json::array()}};
       if (!p.error.empty()) {
         ++failed;
         v["error"] = p.error;
       }
       for (const auto& [cls, prob] : p.top) {
         const auto name = names.find(cls);
-        v["top"].push_back({{"class", cls}, {"probability", prob}, {"name", name != names.end() ? name->second : std::string()}});
+        v["top"].push_back({{"class", cls},
+                            {"probability", prob},
+                            {"name", name != names.end() ? name->second : std::string()}});
       }
       j["videos"].push_back(v);
     }
@@ -83,8 +93,9 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
     for (size_t k = 0; k < p.top.size(); ++k) {
       const auto [cls, prob] = p.top[k];
       const auto name = names.find(cls);
-      std::cout << "  " << k + 1 << ". " << std::fixed << std::setprecision(1) << std::setw(5) << 100.0 * prob << " %  class "
-                << cls << (name != names.end() ? "  " + name->second : std::string()) << "\n";
+      std::cout << "  " << k + 1 << ". " << std::fixed << std::setprecision(1) << std::setw(5)
+                << 100.0 * prob << " %  class " << cls
+                << (name != names.end() ? "  " + name->second : std::string()) << "\n";
     }
     std::cout << "  " << p.views << " views, " << std::setprecision(2) << p.seconds << " s\n";
   }
@@ -102,20 +113,32 @@ void addPredictCommand(CLI::App& app, int& exitCode) {
   auto threads = std::make_shared<int>(0);
   CLI::App* cmd = app.add_subcommand(
       "predict",
-      "Classify videos with a checkpoint: the multi-view test on each (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS views, "
+      "Classify videos with a checkpoint: the multi-view test on each (TEST.NUM_ENSEMBLE_VIEWS x "
+      "TEST.NUM_SPATIAL_CROPS views, "
       "DATA.ENSEMBLE_METHOD), the top-5 classes with probabilities and the time per video");
-  cmd->add_option("--cfg", *cfg, "PySlowFast YAML config of the model")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--cfg", *cfg, "PySlowFast YAML config of the model")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--checkpoint", *checkpoint,
-                  "Weights (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH); "
+                  "Weights (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR, "
+                  "else TRAIN.CHECKPOINT_FILE_PATH); "
                   "TEST.CHECKPOINT_TYPE caffe2 reads a Caffe2 .pkl")
       ->check(CLI::ExistingFile);
   cmd->add_option("--labels", *labels,
-                  "Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line (default: DEMO.LABEL_FILE_PATH)")
+                  "Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line "
+                  "(default: DEMO.LABEL_FILE_PATH)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("videos", *args, "Video files, then optional KEY VALUE overrides (e.g. TEST.NUM_SPATIAL_CROPS 1)")->required();
-  cmd->add_flag("--json", *json, "Print the predictions as JSON (video, views, seconds, error, top: class, name, probability)");
-  cmd->add_option("--threads", *threads, "CPU threads (default: as training)")->check(CLI::NonNegativeNumber);
-  cmd->callback([=, &exitCode] { exitCode = runPredict(*cfg, *checkpoint, *labels, *args, *json, *threads); });
+  cmd->add_option("videos", *args,
+                  "Video files, then optional KEY VALUE overrides (e.g. TEST.NUM_SPATIAL_CROPS 1)")
+      ->required();
+  cmd->add_flag("--json", *json,
+                "Print the predictions as JSON (video, views, seconds, error, top: class, name, "
+                "probability)");
+  cmd->add_option("--threads", *threads, "CPU threads (default: as training)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([=, &exitCode] {
+    exitCode = runPredict(*cfg, *checkpoint, *labels, *args, *json, *threads);
+  });
 }
 
 }  // namespace amp::cli

@@ -20,13 +20,16 @@ int reportPreflight(const config::Config& cfg, const std::string& path, const Pr
   if (estimator.measurements() > 0) {
     const preflight::MemoryEstimate e = estimator.estimate(cfg);  // the cached measurement
     if (e.measured)
-      std::cout << "memory: about " << preflight::formatBytes(preflight::stepPeakBytes(cfg, e)) << " per process for one training step of "
-                << preflight::clipsPerProcessStep(cfg) << " clips (" << (e.cuda ? "GPU" : "RAM") << ", measured on one clip)\n";
+      std::cout << "memory: about " << preflight::formatBytes(preflight::stepPeakBytes(cfg, e))
+                << " per process for one training step of " << preflight::clipsPerProcessStep(cfg)
+                << " clips (" << (e.cuda ? "GPU" : "RAM") << ", measured on one clip)\n";
     else if (!e.note.empty() && errors == 0)
       std::cout << "memory: not measured (" << e.note << ")\n";
   }
-  std::cout << path << ": pre-flight: " << errors << " error" << (errors == 1 ? "" : "s") << ", " << warnings << " warning"
-            << (warnings == 1 ? "" : "s") << (errors ? "; training would fail" : "; ready to train") << " (nothing was written)\n";
+  std::cout << path << ": pre-flight: " << errors << " error" << (errors == 1 ? "" : "s") << ", "
+            << warnings << " warning" << (warnings == 1 ? "" : "s")
+            << (errors ? "; training would fail" : "; ready to train")
+            << " (nothing was written)\n";
   return errors ? 1 : 0;
 }
 

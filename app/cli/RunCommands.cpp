@@ -28,7 +28,7 @@ struct RunArgs {
 std::string localTime(double unixSeconds) {
   if (unixSeconds <= 0) return "-";
   const std::time_t t = static_cast<std::time_t>(unixSeconds);
-  std::tm tm {};
+  std::tm tm{};
   localtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
@@ -39,7 +39,8 @@ std::string duration(const runlog::RunMetadata& m) {
   const double end = m.endedAt > 0 ? m.endedAt : (m.updatedAt > 0 ? m.updatedAt : m.startedAt);
   const long s = static_cast<long>(std::max(0.0, end - m.startedAt));
   std::ostringstream o;
-  o << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << "m" << std::setw(2) << s % 60 << "s";
+  o << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << "m" << std::setw(2)
+    << s % 60 << "s";
   return o.str();
 }
 
@@ -49,8 +50,8 @@ std::string statusOf(const runlog::RunMetadata& m) {
 }
 
 void printEvent(const runlog::MetricEvent& e) {
-  std::cout << std::left << std::setw(6) << e.kind << " step " << std::setw(7) << e.step << " epoch " << std::fixed
-            << std::setprecision(3) << e.epoch << std::defaultfloat;
+  std::cout << std::left << std::setw(6) << e.kind << " step " << std::setw(7) << e.step
+            << " epoch " << std::fixed << std::setprecision(3) << e.epoch << std::defaultfloat;
   if (!e.name.empty()) std::cout << " " << e.name;
   for (const auto& [k, v] : e.values) std::cout << " " << k << "=" << std::setprecision(6) << v;
   if (!e.message.empty()) std::cout << " : " << e.message;
@@ -63,8 +64,9 @@ int runList(const RunArgs& a) {
     std::cout << "no runs under '" << a.dir << "' (a run is a folder holding run.json)\n";
     return 0;
   }
-  std::cout << std::left << std::setw(28) << "NAME" << std::setw(10) << "STATUS" << std::setw(18) << "MODEL"
-            << std::setw(10) << "PRECISION" << std::setw(18) << "STARTED" << "DURATION\n";
+  std::cout << std::left << std::setw(28) << "NAME" << std::setw(10) << "STATUS" << std::setw(18)
+            << "MODEL" << std::setw(10) << "PRECISION" << std::setw(18) << "STARTED"
+            << "DURATION\n";
   int bad = 0;
   for (const auto& r : runs) {
     std::string err;
@@ -75,9 +77,9 @@ int runList(const RunArgs& a) {
       continue;
     }
     checkpoint::describeImportedRun(*m, r);
-    std::cout << std::setw(28) << (m->name.empty() ? r : m->name) << std::setw(10) << statusOf(*m) << std::setw(18)
-              << m->model << std::setw(10) << m->precision << std::setw(18) << localTime(m->startedAt) << duration(*m)
-              << "\n";
+    std::cout << std::setw(28) << (m->name.empty() ? r : m->name) << std::setw(10) << statusOf(*m)
+              << std::setw(18) << m->model << std::setw(10) << m->precision << std::setw(18)
+              << localTime(m->startedAt) << duration(*m) << "\n";
   }
   return bad ? 1 : 0;
 }
@@ -100,7 +102,8 @@ int printRunConfig(const runlog::RunDirectory& run) {
     std::cerr << err << "\n";
     return 1;
   }
-  std::cout << "# from " << imported->checkpoint << " (PySlowFast's cfg.dump())\n" << imported->yaml;
+  std::cout << "# from " << imported->checkpoint << " (PySlowFast's cfg.dump())\n"
+            << imported->yaml;
   if (!imported->yaml.empty() && imported->yaml.back() != '\n') std::cout << "\n";
   std::cerr << config::formatDiagnostics(imported->loaded.diagnostics);
   return 0;
@@ -138,7 +141,8 @@ int runTail(const RunArgs& a) {
   std::signal(SIGINT, [](int) { gInterrupted = 1; });
   while (true) {
     auto m = run.readMetadata();
-    const bool live = a.follow && m && m->status == runlog::RunStatus::Running && !runlog::RunDirectory::isAbandoned(*m);
+    const bool live = a.follow && m && m->status == runlog::RunStatus::Running &&
+                      !runlog::RunDirectory::isAbandoned(*m);
     for (const auto& e : live ? reader.poll() : reader.pollFinal())
       if (a.kind.empty() || e.kind == a.kind) printEvent(e);
     std::cout.flush();
@@ -153,24 +157,32 @@ int runTail(const RunArgs& a) {
 
 void addRunCommands(CLI::App& app, int& exitCode) {
   auto args = std::make_shared<RunArgs>();
-  CLI::App* runs = app.add_subcommand("runs", "Inspect run directories (local or copied from a GPU server)");
+  CLI::App* runs =
+      app.add_subcommand("runs", "Inspect run directories (local or copied from a GPU server)");
   runs->require_subcommand(1);
 
-  CLI::App* list = runs->add_subcommand("list", "Runs in a folder: name, status, model, precision, time");
-  list->add_option("dir", args->dir, "Folder holding run directories")->required()->check(CLI::ExistingDirectory);
+  CLI::App* list =
+      runs->add_subcommand("list", "Runs in a folder: name, status, model, precision, time");
+  list->add_option("dir", args->dir, "Folder holding run directories")
+      ->required()
+      ->check(CLI::ExistingDirectory);
   list->callback([args, &exitCode] { exitCode = runList(*args); });
 
   CLI::App* show = runs->add_subcommand("show", "A run's metadata and its last metric event");
   show->add_option("run", args->dir, "Run directory")->required()->check(CLI::ExistingDirectory);
   show->add_flag("--config", args->config,
-                 "Print the config the run trained with instead (a PySlowFast run's from its newest checkpoint)");
+                 "Print the config the run trained with instead (a PySlowFast run's from its "
+                 "newest checkpoint)");
   show->callback([args, &exitCode] { exitCode = runShow(*args); });
 
-  CLI::App* tail = runs->add_subcommand("tail", "Print a run's metric events; --follow keeps reading while it runs");
+  CLI::App* tail = runs->add_subcommand(
+      "tail", "Print a run's metric events; --follow keeps reading while it runs");
   tail->add_option("run", args->dir, "Run directory")->required()->check(CLI::ExistingDirectory);
   tail->add_flag("-f,--follow", args->follow, "Keep following until the run stops");
-  tail->add_option("--kind", args->kind, "Only events of this kind (train, epoch, val, test, event)");
-  tail->add_option("--poll-seconds", args->pollSeconds, "Follow: seconds between reads")->check(CLI::PositiveNumber);
+  tail->add_option("--kind", args->kind,
+                   "Only events of this kind (train, epoch, val, test, event)");
+  tail->add_option("--poll-seconds", args->pollSeconds, "Follow: seconds between reads")
+      ->check(CLI::PositiveNumber);
   tail->callback([args, &exitCode] { exitCode = runTail(*args); });
 }
 

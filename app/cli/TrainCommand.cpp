@@ -23,12 +23,14 @@ namespace amp::cli {
 namespace {
 
 volatile std::sig_atomic_t gStop = 0;
-volatile std::sig_atomic_t gPause = -1;  // SIGUSR1: 1 (pause), SIGUSR2: 0 (resume); the studio's Pause reaches every rank
+volatile std::sig_atomic_t gPause =
+    -1;  // SIGUSR1: 1 (pause), SIGUSR2: 0 (resume); the studio's Pause reaches every rank
 
 std::string eta(double seconds) {
   const long s = static_cast<long>(std::max(0.0, seconds));
   std::ostringstream o;
-  o << s / 3600 << ":" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << ":" << std::setw(2) << s % 60;
+  o << s / 3600 << ":" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << ":" << std::setw(2)
+    << s % 60;
   return o.str();
 }
 
@@ -37,7 +39,7 @@ struct LaunchFlags {
   std::string init_method = "tcp://localhost:9999";
   std::string source;  ///< what run.json names as the config's origin (default: --cfg)
   int shard_id = -1, num_shards = -1;
-  bool dry_run = false;       ///< train --dry-run: the pre-flight checks only
+  bool dry_run = false;          ///< train --dry-run: the pre-flight checks only
   bool no_memory_check = false;  ///< --no-memory-check: no measured step
 };
 
@@ -45,16 +47,18 @@ struct LaunchFlags {
 // (`env` set, checked against the config), or the first process of a config that asks for
 // several, which starts this machine's workers running `command` and returns their exit code.
 // nullopt: go on in this process.
-std::optional<int> joinOrLaunch(const char* command, const std::string& path, const std::vector<std::string>& overrides,
-                                const LaunchFlags& flags, const std::vector<std::string>& extraArgs, const config::Config& cfg,
-                                std::optional<dist::DistEnv>& env) {
+std::optional<int> joinOrLaunch(const char* command, const std::string& path,
+                                const std::vector<std::string>& overrides, const LaunchFlags& flags,
+                                const std::vector<std::string>& extraArgs,
+                                const config::Config& cfg, std::optional<dist::DistEnv>& env) {
   std::string envError;
   env = dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &envError);
   if (!envError.empty()) {
     std::cerr << path << ": " << envError << "\n";
     return 2;
   }
-  if (!env && dist::configuredWorldSize(cfg) > 1) {  // this process starts the workers of its machine
+  if (!env &&
+      dist::configuredWorldSize(cfg) > 1) {  // this process starts the workers of its machine
     std::string why;
     if (flags.init_method.rfind("file://", 0) != 0) {
       std::string host;
@@ -85,11 +89,14 @@ std::optional<int> joinOrLaunch(const char* command, const std::string& path, co
 
 // PySlowFast's --shard-id / --num-shards flags as the config keys they set.
 void addShardOverrides(const LaunchFlags& flags, std::vector<std::string>& overrides) {
-  if (flags.shard_id >= 0) overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
-  if (flags.num_shards >= 0) overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
+  if (flags.shard_id >= 0)
+    overrides.insert(overrides.end(), {"SHARD_ID", std::to_string(flags.shard_id)});
+  if (flags.num_shards >= 0)
+    overrides.insert(overrides.end(), {"NUM_SHARDS", std::to_string(flags.num_shards)});
 }
 
-int runTrain(const std::string& path, std::vector<std::string> overrides, const LaunchFlags& flags) {
+int runTrain(const std::string& path, std::vector<std::string> overrides,
+             const LaunchFlags& flags) {
   // First thing: a launcher may forward a stop or pause before the trainer exists, and the
   // default action of these signals would end the process.
   std::signal(SIGINT, [](int) { gStop = 1; });
@@ -99,11 +106,13 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
   config::Diagnostics checked;
   auto cfg = loadConfigForCommand(path, overrides, flags.dry_run ? &checked : nullptr);
   if (!cfg) return 2;
-  if (flags.dry_run) return reportPreflight(*cfg, path, PreflightFlags{!flags.no_memory_check}, checked);
+  if (flags.dry_run)
+    return reportPreflight(*cfg, path, PreflightFlags{!flags.no_memory_check}, checked);
   std::optional<dist::DistEnv> env;
   std::vector<std::string> extra;
   if (!flags.source.empty()) extra = {"--source", flags.source};
-  if (const auto launched = joinOrLaunch("train", path, overrides, flags, extra, *cfg, env)) return *launched;
+  if (const auto launched = joinOrLaunch("train", path, overrides, flags, extra, *cfg, env))
+    return *launched;
   const bool mainRank = !env || env->rank == 0;
   train::Trainer trainer(*cfg, flags.source.empty() ? path : flags.source);
   if (env) trainer.setDistributed(*env);
@@ -120,63 +129,77 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
     std::cout << text << std::endl;
     barShown = false;
   };
-  if (mainRank) trainer.setEventSink([&](const runlog::MetricEvent& e) {
-    std::ostringstream line;
-    line << std::fixed;
-    if (e.kind == runlog::kind::kTrain) {
-      timeSum += e.value("iter_time_s").value_or(0);
-      ++timed;
-      const auto p = trainer.progress();
-      const std::int64_t total = p.totalSteps();
-      const double remaining = static_cast<double>(total - e.step) * timeSum / static_cast<double>(timed);
-      if (tty) {
-        const double frac = total > 0 ? static_cast<double>(e.step) / static_cast<double>(total) : 0.0;
-        const int width = 24, filled = static_cast<int>(frac * width);
-        line << "epoch " << static_cast<int>(e.epoch - 1e-9) + 1 << "/" << p.max_epoch << " [" << std::string(filled, '#')
-             << std::string(width - filled, '.') << "] " << std::setprecision(0) << 100 * frac << "%  step " << e.step << "/"
-             << total << "  loss " << std::setprecision(3) << e.value("loss").value_or(0) << "  top1_err " << std::setprecision(1)
-             << e.value("top1_err").value_or(0) << "  " << e.value("clips_per_s").value_or(0) << " clips/s  eta " << eta(remaining);
-        std::lock_guard<std::mutex> lock(outMutex);
-        std::cout << "\r\033[K" << line.str() << std::flush;
-        barShown = true;
+  if (mainRank)
+    trainer.setEventSink([&](const runlog::MetricEvent& e) {
+      std::ostringstream line;
+      line << std::fixed;
+      if (e.kind == runlog::kind::kTrain) {
+        timeSum += e.value("iter_time_s").value_or(0);
+        ++timed;
+        const auto p = trainer.progress();
+        const std::int64_t total = p.totalSteps();
+        const double remaining =
+            static_cast<double>(total - e.step) * timeSum / static_cast<double>(timed);
+        if (tty) {
+          const double frac =
+              total > 0 ? static_cast<double>(e.step) / static_cast<double>(total) : 0.0;
+          const int width = 24, filled = static_cast<int>(frac * width);
+          line << "epoch " << static_cast<int>(e.epoch - 1e-9) + 1 << "/" << p.max_epoch << " ["
+               << std::string(filled, '#') << std::string(width - filled, '.') << "] "
+               << std::setprecision(0) << 100 * frac << "%  step " << e.step << "/" << total
+               << "  loss " << std::setprecision(3) << e.value("loss").value_or(0) << "  top1_err "
+               << std::setprecision(1) << e.value("top1_err").value_or(0) << "  "
+               << e.value("clips_per_s").value_or(0) << " clips/s  eta " << eta(remaining);
+          std::lock_guard<std::mutex> lock(outMutex);
+          std::cout << "\r\033[K" << line.str() << std::flush;
+          barShown = true;
+          return;
+        }
+        if (e.step % logPeriod != 0) return;
+        line << "[epoch " << std::setprecision(2) << e.epoch << "/" << p.max_epoch << "][step "
+             << e.step << "] loss " << std::setprecision(4) << e.value("loss").value_or(0)
+             << "  top1_err " << std::setprecision(1) << e.value("top1_err").value_or(0) << "  lr "
+             << std::setprecision(5) << e.value("lr").value_or(0) << "  scale "
+             << std::setprecision(0) << e.value("loss_scale").value_or(1) << "  grad_norm "
+             << std::setprecision(3) << e.value("grad_norm").value_or(0) << "  clips/s "
+             << std::setprecision(1) << e.value("clips_per_s").value_or(0) << "  eta "
+             << eta(remaining);
+      } else if (e.kind == runlog::kind::kVal) {
+        line << "[val epoch " << std::setprecision(0) << e.epoch << "] top1_err "
+             << std::setprecision(2) << e.value("top1_err").value_or(0) << "  top5_err "
+             << e.value("top5_err").value_or(0) << "  best top1_err "
+             << e.value("min_top1_err").value_or(0);
+      } else if (e.kind == runlog::kind::kTest) {
+        line << "[test] top1_err " << std::setprecision(2) << e.value("top1_err").value_or(0)
+             << "  top5_err " << e.value("top5_err").value_or(0) << "  over "
+             << std::setprecision(0) << e.value("videos").value_or(0) << " videos x "
+             << e.value("views_per_video").value_or(0) << " views  (one view: top1_err "
+             << std::setprecision(2) << e.value("view_top1_err").value_or(0) << ")";
+      } else if (e.kind == runlog::kind::kEvent) {
+        line << "[" << e.name << "] " << e.message;
+      } else {
         return;
       }
-      if (e.step % logPeriod != 0) return;
-      line << "[epoch " << std::setprecision(2) << e.epoch << "/" << p.max_epoch << "][step " << e.step << "] loss "
-           << std::setprecision(4) << e.value("loss").value_or(0) << "  top1_err " << std::setprecision(1)
-           << e.value("top1_err").value_or(0) << "  lr " << std::setprecision(5) << e.value("lr").value_or(0) << "  scale "
-           << std::setprecision(0) << e.value("loss_scale").value_or(1) << "  grad_norm " << std::setprecision(3)
-           << e.value("grad_norm").value_or(0) << "  clips/s " << std::setprecision(1) << e.value("clips_per_s").value_or(0)
-           << "  eta " << eta(remaining);
-    } else if (e.kind == runlog::kind::kVal) {
-      line << "[val epoch " << std::setprecision(0) << e.epoch << "] top1_err " << std::setprecision(2)
-           << e.value("top1_err").value_or(0) << "  top5_err " << e.value("top5_err").value_or(0) << "  best top1_err "
-           << e.value("min_top1_err").value_or(0);
-    } else if (e.kind == runlog::kind::kTest) {
-      line << "[test] top1_err " << std::setprecision(2) << e.value("top1_err").value_or(0) << "  top5_err "
-           << e.value("top5_err").value_or(0) << "  over " << std::setprecision(0) << e.value("videos").value_or(0) << " videos x "
-           << e.value("views_per_video").value_or(0) << " views  (one view: top1_err " << std::setprecision(2)
-           << e.value("view_top1_err").value_or(0) << ")";
-    } else if (e.kind == runlog::kind::kEvent) {
-      line << "[" << e.name << "] " << e.message;
-    } else {
-      return;
-    }
-    print(line.str());
-  });
+      print(line.str());
+    });
   std::string error;
-  const std::string who = env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] " : "";
+  const std::string who =
+      env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] " : "";
   if (!trainer.start(&error)) {
     std::cerr << who << path << ": " << error << "\n";
     return 1;
   }
   if (mainRank)
-    std::cout << "run directory: " << trainer.runDir() << " (follow it with: ampstudio-cli runs tail -f " << trainer.runDir() << ")"
+    std::cout << "run directory: " << trainer.runDir()
+              << " (follow it with: ampstudio-cli runs tail -f " << trainer.runDir() << ")"
               << (env ? ", " + env->describe() : std::string()) << std::endl;
-  while (trainer.state() == train::TrainerState::Running || trainer.state() == train::TrainerState::Paused) {
+  while (trainer.state() == train::TrainerState::Running ||
+         trainer.state() == train::TrainerState::Paused) {
     if (gPause >= 0) {
-      if (gPause == 1) trainer.pause();
-      else trainer.resume();
+      if (gPause == 1)
+        trainer.pause();
+      else
+        trainer.resume();
       gPause = -1;
     }
     if (gStop) {
@@ -189,14 +212,18 @@ int runTrain(const std::string& path, std::vector<std::string> overrides, const 
   trainer.wait();
   if (barShown) std::cout << std::endl;
   if (mainRank)
-    std::cout << "run " << train::toString(trainer.state()) << (trainer.error().empty() ? "" : ": " + trainer.error()) << std::endl;
+    std::cout << "run " << train::toString(trainer.state())
+              << (trainer.error().empty() ? "" : ": " + trainer.error()) << std::endl;
   else if (!trainer.error().empty())
-    std::cerr << who << "run " << train::toString(trainer.state()) << ": " << trainer.error() << std::endl;
-  return trainer.state() == train::TrainerState::Finished ? 0 : trainer.state() == train::TrainerState::Stopped ? 130 : 1;
+    std::cerr << who << "run " << train::toString(trainer.state()) << ": " << trainer.error()
+              << std::endl;
+  return trainer.state() == train::TrainerState::Finished  ? 0
+         : trainer.state() == train::TrainerState::Stopped ? 130
+                                                           : 1;
 }
 
-int runTest(const std::string& path, const std::string& checkpoint, const std::string& scoresPath, std::vector<std::string> overrides,
-            const LaunchFlags& flags) {
+int runTest(const std::string& path, const std::string& checkpoint, const std::string& scoresPath,
+            std::vector<std::string> overrides, const LaunchFlags& flags) {
   addShardOverrides(flags, overrides);
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
@@ -204,32 +231,36 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
   std::vector<std::string> extra;
   if (!checkpoint.empty()) extra = {"--checkpoint", checkpoint};
   if (!scoresPath.empty()) extra.insert(extra.end(), {"--scores", scoresPath});
-  if (const auto launched = joinOrLaunch("test", path, overrides, flags, extra, *cfg, env)) return *launched;
+  if (const auto launched = joinOrLaunch("test", path, overrides, flags, extra, *cfg, env))
+    return *launched;
   const bool mainRank = !env || env->rank == 0;
   train::TestOptions options;
   options.checkpoint = checkpoint;
   options.dist = env;
   const bool tty = mainRank && isatty(STDOUT_FILENO) == 1;
   int lastShown = -1;
-  if (mainRank) options.progress = [&](int done, int total) {
-    const int pct = total ? 100 * done / total : 100;
-    if (tty) {
-      std::cout << "\rtesting: " << done << "/" << total << " clips (" << pct << "%)" << std::flush;
-    } else if (pct / 10 != lastShown) {
-      lastShown = pct / 10;
-      std::cout << "testing: " << done << "/" << total << " clips" << std::endl;
-    }
-  };
+  if (mainRank)
+    options.progress = [&](int done, int total) {
+      const int pct = total ? 100 * done / total : 100;
+      if (tty) {
+        std::cout << "\rtesting: " << done << "/" << total << " clips (" << pct << "%)"
+                  << std::flush;
+      } else if (pct / 10 != lastShown) {
+        lastShown = pct / 10;
+        std::cout << "testing: " << done << "/" << total << " clips" << std::endl;
+      }
+    };
   std::vector<train::TestResult> results;
   std::string error;
   const bool ok = train::runMultiViewTests(*cfg, options, results, &error);
   if (tty) std::cout << "\r\033[K";
   if (!ok) {
-    std::cerr << (env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] " : std::string()) << path << ": " << error
-              << "\n";
+    std::cerr << (env && env->distributed() ? "[rank " + std::to_string(env->rank) + "] "
+                                            : std::string())
+              << path << ": " << error << "\n";
     return 1;
   }
- if (!mainRank) return 0;  // rank 0 reports for the job
+  if (!mainRank) return 0;  // rank 0 reports for the job
   const auto counts = train::temporalClipCounts(*cfg);
   for (size_t k = 0; k < results.size(); ++k) {
     const train::TestResult& r = results[k];
@@ -240,8 +271,9 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
     if (!scores.empty() && results.size() > 1) {
       const auto dot = scores.find_last_of('.'), slash = scores.find_last_of('/');
       const std::string tag = "_" + std::to_string(clips) + "clips";
-      scores = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? scores.substr(0, dot) + tag + scores.substr(dot)
-                                                                                         : scores + tag;
+      scores = dot != std::string::npos && (slash == std::string::npos || dot > slash)
+                   ? scores.substr(0, dot) + tag + scores.substr(dot)
+                   : scores + tag;
     }
     if (!scores.empty() && !train::writeTestScores(r, scores, &error)) {
       std::cerr << error << "\n";
@@ -249,16 +281,21 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
     }
     std::cout << std::fixed << "checkpoint   " << r.checkpoint << "\n"
               << "videos       " << r.videos << " x " << r.views_per_video << " views (" << clips
-              << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS") << " spatial, probabilities "
+              << " temporal x " << cfg->getInt("TEST.NUM_SPATIAL_CROPS")
+              << " spatial, probabilities "
               << (cfg->getString("DATA.ENSEMBLE_METHOD") == "max" ? "max-pooled" : "summed")
-              << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes" : std::string()) << ")\n"
-              << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy " << 100 - r.top1_err << " %)\n"
+              << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes"
+                                   : std::string())
+              << ")\n"
+              << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy "
+              << 100 - r.top1_err << " %)\n"
               << "top5_err     " << r.top5_err << " %\n"
               << "view top1_err " << r.view_top1_err << " %  (one clip, one crop)\n"
               << std::setprecision(1) << "time         " << r.seconds << " s\n";
     std::cout << "per class top1_err:";
     for (size_t i = 0; i < r.per_class_top1_err.size(); ++i)
-      if (r.per_class_videos[i]) std::cout << " " << i << ":" << std::setprecision(0) << r.per_class_top1_err[i];
+      if (r.per_class_videos[i])
+        std::cout << " " << i << ":" << std::setprecision(0) << r.per_class_top1_err[i];
     std::cout << std::endl;
     if (!scores.empty()) std::cout << "scores       " << scores << "\n";
   }
@@ -268,10 +305,14 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
 // PySlowFast's launch flags, on `train` and `test`.
 void addLaunchFlags(CLI::App* cmd, LaunchFlags& flags) {
   cmd->add_option("--init-method,--init_method", flags.init_method,
-                  "Where the ranks meet: tcp://HOST:PORT of machine 0 (default tcp://localhost:9999, as PySlowFast) or "
+                  "Where the ranks meet: tcp://HOST:PORT of machine 0 (default "
+                  "tcp://localhost:9999, as PySlowFast) or "
                   "file:///PATH on a shared filesystem");
-  cmd->add_option("--shard-id,--shard_id", flags.shard_id, "This machine's index (sets SHARD_ID)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--num-shards,--num_shards", flags.num_shards, "Number of machines (sets NUM_SHARDS)")->check(CLI::PositiveNumber);
+  cmd->add_option("--shard-id,--shard_id", flags.shard_id, "This machine's index (sets SHARD_ID)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--num-shards,--num_shards", flags.num_shards,
+                  "Number of machines (sets NUM_SHARDS)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace
@@ -280,17 +321,20 @@ void addTestCommand(CLI::App& app, int& exitCode) {
   auto cfg = std::make_shared<std::string>();
   auto checkpoint = std::make_shared<std::string>();
   auto flags = std::make_shared<LaunchFlags>();
-  CLI::App* test = app.add_subcommand(
-      "test",
-      "Multi-view test of a checkpoint (TEST.NUM_ENSEMBLE_VIEWS x TEST.NUM_SPATIAL_CROPS); with NUM_GPUS > 1 or DIST.CPU_PROCESSES > 1 "
-      "the views are shared by that many processes, as in train");
+  CLI::App* test =
+      app.add_subcommand("test",
+                         "Multi-view test of a checkpoint (TEST.NUM_ENSEMBLE_VIEWS x "
+                         "TEST.NUM_SPATIAL_CROPS); with NUM_GPUS > 1 or DIST.CPU_PROCESSES > 1 "
+                         "the views are shared by that many processes, as in train");
   test->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
-  test->add_option("--checkpoint", *checkpoint,
-                   "Checkpoint to test (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR)")
+  test->add_option(
+          "--checkpoint", *checkpoint,
+          "Checkpoint to test (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR)")
       ->check(CLI::ExistingFile);
   auto scores = std::make_shared<std::string>();
   test->add_option("--scores", *scores,
-                   "Also write every video's combined view probabilities (DATA.ENSEMBLE_METHOD), label and top-1 class to this CSV file");
+                   "Also write every video's combined view probabilities (DATA.ENSEMBLE_METHOD), "
+                   "label and top-1 class to this CSV file");
   addLaunchFlags(test, *flags);
   acceptOverrides(test);
   test->callback([cfg, checkpoint, scores, flags, test, &exitCode] {
@@ -303,18 +347,24 @@ void addTrainCommand(CLI::App& app, int& exitCode) {
   auto flags = std::make_shared<LaunchFlags>();
   CLI::App* train = app.add_subcommand(
       "train",
-      "Train the config's model; metrics go to OUTPUT_DIR (Ctrl-C stops cleanly). With NUM_GPUS > 1, DIST.CPU_PROCESSES > 1 or "
-      "NUM_SHARDS > 1 it starts this machine's worker processes (data parallel on c10d); under torchrun or srun each process "
+      "Train the config's model; metrics go to OUTPUT_DIR (Ctrl-C stops cleanly). With NUM_GPUS > "
+      "1, DIST.CPU_PROCESSES > 1 or "
+      "NUM_SHARDS > 1 it starts this machine's worker processes (data parallel on c10d); under "
+      "torchrun or srun each process "
       "joins from RANK/WORLD_SIZE/MASTER_ADDR or SLURM_PROCID/SLURM_NTASKS instead");
   train->add_option("--cfg", *cfg, "PySlowFast YAML config")->required()->check(CLI::ExistingFile);
   addLaunchFlags(train, *flags);
-  train->add_option("--source", flags->source, "What run.json names as the config's origin (default: the --cfg path)");
+  train->add_option("--source", flags->source,
+                    "What run.json names as the config's origin (default: the --cfg path)");
   train->add_flag("--dry-run", flags->dry_run,
-                  "Only the pre-flight checks (device, dataset, OUTPUT_DIR and checkpoints, memory of one step): problems as "
+                  "Only the pre-flight checks (device, dataset, OUTPUT_DIR and checkpoints, memory "
+                  "of one step): problems as "
                   "config errors, exit 1 on an error; nothing is written, no run directory made");
-  train->add_flag("--no-memory-check", flags->no_memory_check, "With --dry-run: skip measuring one training step of the model");
+  train->add_flag("--no-memory-check", flags->no_memory_check,
+                  "With --dry-run: skip measuring one training step of the model");
   acceptOverrides(train);
-  train->callback([cfg, flags, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train), *flags); });
+  train->callback(
+      [cfg, flags, train, &exitCode] { exitCode = runTrain(*cfg, overridesOf(train), *flags); });
 }
 
 }  // namespace amp::cli

@@ -21,7 +21,8 @@ std::string commandLine(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   amp::util::installFatalSignalReport("ampstudio-cli");
-  CLI::App app{"AMP Studio command line: PySlowFast-style mixed-precision video training", "ampstudio-cli"};
+  CLI::App app{"AMP Studio command line: PySlowFast-style mixed-precision video training",
+               "ampstudio-cli"};
   app.set_version_flag("--version", std::string("ampstudio-cli ") + AMPSTUDIO_VERSION);
   app.require_subcommand(1);
   int exitCode = 0;
@@ -46,12 +47,14 @@ int main(int argc, char** argv) {
     // Whatever a command did not refuse by name: a message and exit 1, never std::terminate's
     // SIGABRT (which a launcher, torchrun or Slurm reads as a crash, with no word of the input).
     std::cout.flush();
-    std::cerr << "ampstudio-cli: error: out of memory (std::bad_alloc) in '" << commandLine(argc, argv)
+    std::cerr << "ampstudio-cli: error: out of memory (std::bad_alloc) in '"
+              << commandLine(argc, argv)
               << "'; an input may declare far more data than it holds: check the files it names\n";
     exitCode = 1;
   } catch (const std::exception& e) {
     std::cout.flush();
-    std::cerr << "ampstudio-cli: error: " << e.what() << " (in '" << commandLine(argc, argv) << "')\n";
+    std::cerr << "ampstudio-cli: error: " << e.what() << " (in '" << commandLine(argc, argv)
+              << "')\n";
     exitCode = 1;
   }
   // What the command printed is out before static destructors and library teardown run: a crash

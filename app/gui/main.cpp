@@ -1,13 +1,13 @@
 // ampstudio: the desktop studio.
 #include <QApplication>
-#include <cstdio>
-#include <functional>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTimer>
+#include <cstdio>
+#include <functional>
 
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
@@ -28,34 +28,53 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument("config", "PySlowFast YAML config to open");
-  QCommandLineOption demo("demo", "Train the built-in demo config (writing the demo dataset first if needed).", "config");
-  QCommandLineOption runs("runs", "Folder whose runs are listed (default: ./runs).", "folder", "runs");
-  QCommandLineOption follow("follow", "Show this run folder in the dashboard (followed live while it is written).", "run-dir");
+  QCommandLineOption demo(
+      "demo", "Train the built-in demo config (writing the demo dataset first if needed).",
+      "config");
+  QCommandLineOption runs("runs", "Folder whose runs are listed (default: ./runs).", "folder",
+                          "runs");
+  QCommandLineOption follow(
+      "follow", "Show this run folder in the dashboard (followed live while it is written).",
+      "run-dir");
   QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
-  QCommandLineOption tab("tab", "Start on this tab: config, dashboard, compare, clips, precision or predict.", "name");
+  QCommandLineOption tab(
+      "tab", "Start on this tab: config, dashboard, compare, clips, precision or predict.", "name");
   QCommandLineOption audit("audit", "Audit the precision of the opened config (Precision tab).");
-  QCommandLineOption auditRun("audit-run", "Audit the precision of this run's newest checkpoint (Precision tab).", "run-dir");
-  QCommandLineOption predictRun("predict-run", "Predict the videos given with --predict-video with this run's newest checkpoint (Predict tab).", "run-dir");
-  QCommandLineOption predictVideo("predict-video", "A video for --predict-run (repeat it for several).", "video");
-  QCommandLineOption screenshot("screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
-  QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).", "seconds", "2");
+  QCommandLineOption auditRun(
+      "audit-run", "Audit the precision of this run's newest checkpoint (Precision tab).",
+      "run-dir");
+  QCommandLineOption predictRun("predict-run",
+                                "Predict the videos given with --predict-video with this run's "
+                                "newest checkpoint (Predict tab).",
+                                "run-dir");
+  QCommandLineOption predictVideo("predict-video",
+                                  "A video for --predict-run (repeat it for several).", "video");
+  QCommandLineOption screenshot(
+      "screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
+  QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
+                           "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
-  parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo, screenshot, delay, size});
+  parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo,
+                     screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
   // What no panel caught: said in a window that does not block the others (the runs and unsaved
   // edits stay as they were).
-  QObject::connect(&app, &amp::gui::StudioApplication::uncaughtError, &window, [&window](const QString& what, const QString& where) {
-    window.statusBar()->showMessage(QObject::tr("Error: %1").arg(what), 15000);
-    auto* box = new QMessageBox(QMessageBox::Warning, QObject::tr("Something went wrong"),
-                                QObject::tr("%1\n\nIn %2. The studio goes on: your runs and unsaved edits are as they were; "
-                                            "the file or run being read when this happened was not loaded.")
-                                    .arg(what, where),
-                                QMessageBox::Ok, &window);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
-  });
+  QObject::connect(
+      &app, &amp::gui::StudioApplication::uncaughtError, &window,
+      [&window](const QString& what, const QString& where) {
+        window.statusBar()->showMessage(QObject::tr("Error: %1").arg(what), 15000);
+        auto* box = new QMessageBox(
+            QMessageBox::Warning, QObject::tr("Something went wrong"),
+            QObject::tr(
+                "%1\n\nIn %2. The studio goes on: your runs and unsaved edits are as they were; "
+                "the file or run being read when this happened was not loaded.")
+                .arg(what, where),
+            QMessageBox::Ok, &window);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+      });
   window.setRunsFolder(QDir(parser.value(runs)).absolutePath());
   if (parser.isSet(size)) {
     const QStringList wh = parser.value(size).split('x');
@@ -68,30 +87,37 @@ int main(int argc, char** argv) {
     try {
       f();
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "ampstudio: error: %s: %s; the studio starts without it\n", what, e.what());
-      window.statusBar()->showMessage(QObject::tr("Could not %1: %2").arg(what, QString::fromLocal8Bit(e.what())));
+      std::fprintf(stderr, "ampstudio: error: %s: %s; the studio starts without it\n", what,
+                   e.what());
+      window.statusBar()->showMessage(
+          QObject::tr("Could not %1: %2").arg(what, QString::fromLocal8Bit(e.what())));
     }
   };
   bool opened = true;
   if (!config.isEmpty()) guarded("open the config", [&] { opened = window.openConfig(config); });
   if (!opened) return 1;
   // Where the last session left off: its config and selected run (unless told what to open).
-  if (config.isEmpty() && !parser.isSet(demo) && !parser.isSet(follow) && !parser.isSet(compare) && !parser.isSet(screenshot))
+  if (config.isEmpty() && !parser.isSet(demo) && !parser.isSet(follow) && !parser.isSet(compare) &&
+      !parser.isSet(screenshot))
     guarded("restore the last session", [&window] { window.restoreSession(); });
   window.show();
   if (parser.isSet(demo)) {
     const QString demoConfig = parser.value(demo);
     QTimer::singleShot(0, &window, [&window, demoConfig] { window.startDemo(demoConfig); });
   }
-  if (parser.isSet(follow)) guarded("follow the run", [&] { window.followRun(parser.value(follow)); });
+  if (parser.isSet(follow))
+    guarded("follow the run", [&] { window.followRun(parser.value(follow)); });
   if (parser.isSet(compare))
-    guarded("compare the runs", [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
+    guarded("compare the runs",
+            [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
   if (parser.isSet(tab)) window.showTab(parser.value(tab));
   if (parser.isSet(audit) || parser.isSet(auditRun)) {
     window.showTab("precision");
     guarded("audit the precision", [&] {
-      if (parser.isSet(auditRun)) window.precisionAudit()->auditRun(parser.value(auditRun));
-      else window.precisionAudit()->auditConfig();
+      if (parser.isSet(auditRun))
+        window.precisionAudit()->auditRun(parser.value(auditRun));
+      else
+        window.precisionAudit()->auditConfig();
     });
   }
   if (parser.isSet(predictRun)) {
@@ -106,12 +132,13 @@ int main(int argc, char** argv) {
 
   if (parser.isSet(screenshot)) {
     const QString png = parser.value(screenshot);
-    QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window, [&window, png] {
-      const bool ok = window.grab().save(png);
-      window.controller()->stop();
-      window.controller()->waitForEnd();
-      QApplication::exit(ok ? 0 : 1);
-    });
+    QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window,
+                       [&window, png] {
+                         const bool ok = window.grab().save(png);
+                         window.controller()->stop();
+                         window.controller()->waitForEnd();
+                         QApplication::exit(ok ? 0 : 1);
+                       });
   }
   return app.exec();
 }

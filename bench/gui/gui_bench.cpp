@@ -33,7 +33,8 @@ namespace {
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+  return v[std::min(v.size() - 1,
+                    static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
 std::vector<double> replotTimes(MetricChart& chart, int repeats) {
@@ -50,9 +51,11 @@ std::vector<double> replotTimes(MetricChart& chart, int repeats) {
 }
 
 // Fills a chart with `series` random walks of `points` points (rare spikes) and times replots.
-std::vector<double> replotChart(int points, int series, int repeats, bool envelope, double* fillMs) {
+std::vector<double> replotChart(int points, int series, int repeats, bool envelope,
+                                double* fillMs) {
   MetricChart chart("bench", "value");
-  if (!envelope) chart.setDirectPointLimit(static_cast<std::size_t>(points) + 1);  // QCustomPlot alone
+  if (!envelope)
+    chart.setDirectPointLimit(static_cast<std::size_t>(points) + 1);  // QCustomPlot alone
   chart.resize(900, 500);
   chart.show();
   std::mt19937_64 rng(1);
@@ -61,7 +64,8 @@ std::vector<double> replotChart(int points, int series, int repeats, bool envelo
   QElapsedTimer fill;
   fill.start();
   for (int s = 0; s < series; ++s) {
-    const int idx = chart.addSeries(QStringLiteral("series %1").arg(s), amp::widgets::seriesColor(s));
+    const int idx =
+        chart.addSeries(QStringLiteral("series %1").arg(s), amp::widgets::seriesColor(s));
     QVector<double> x(points), y(points);
     double v = 0;
     for (int i = 0; i < points; ++i) {
@@ -82,21 +86,29 @@ int replot(int points, int series, int repeats) {
   double fillEnvelope = 0, fillPlain = 0;
   const auto studio = replotChart(points, series, repeats, true, &fillEnvelope);
   const auto plain = replotChart(points, series, std::max(3, repeats / 4), false, &fillPlain);
-  std::printf("chart 900x500, %d series x %d points, whole run in view, 1 px lines\n", series, points);
-  std::printf("studio (min/max envelope from a pyramid, then adaptive sampling): median %.1f ms, p90 %.1f ms, max %.1f ms "
-              "(%d replots; appending the points took %.0f ms)\n",
-              percentile(studio, 0.5), percentile(studio, 0.9), percentile(studio, 1.0), repeats, fillEnvelope);
-  std::printf("QCustomPlot alone (every point, its adaptive sampling): median %.1f ms (%zu replots)\n", percentile(plain, 0.5),
-              plain.size());
-  std::printf("studio / QCustomPlot alone: %.3f\n", percentile(studio, 0.5) / std::max(1e-9, percentile(plain, 0.5)));
+  std::printf("chart 900x500, %d series x %d points, whole run in view, 1 px lines\n", series,
+              points);
+  std::printf(
+      "studio (min/max envelope from a pyramid, then adaptive sampling): median %.1f ms, p90 %.1f "
+      "ms, max %.1f ms "
+      "(%d replots; appending the points took %.0f ms)\n",
+      percentile(studio, 0.5), percentile(studio, 0.9), percentile(studio, 1.0), repeats,
+      fillEnvelope);
+  std::printf(
+      "QCustomPlot alone (every point, its adaptive sampling): median %.1f ms (%zu replots)\n",
+      percentile(plain, 0.5), plain.size());
+  std::printf("studio / QCustomPlot alone: %.3f\n",
+              percentile(studio, 0.5) / std::max(1e-9, percentile(plain, 0.5)));
   return 0;
 }
 
 int stall(const QString& cfgPath, double seconds, bool follow) {
-  const QString trained = "/tmp/ampstudio-gui-bench-run", followed = "/tmp/ampstudio-gui-bench-followed";
+  const QString trained = "/tmp/ampstudio-gui-bench-run",
+                followed = "/tmp/ampstudio-gui-bench-followed";
   QDir(trained).removeRecursively();  // fresh runs, not resumed ones
   QDir(followed).removeRecursively();
-  auto r = amp::config::ConfigLoader().loadFile(cfgPath.toStdString(), {"OUTPUT_DIR", trained.toStdString()});
+  auto r = amp::config::ConfigLoader().loadFile(cfgPath.toStdString(),
+                                                {"OUTPUT_DIR", trained.toStdString()});
   if (!r.ok()) {
     std::fprintf(stderr, "%s\n", amp::config::formatDiagnostics(r.diagnostics).c_str());
     return 1;
@@ -109,14 +121,16 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
   if (follow) {
     const QString cli = amp::widgets::LaunchedRun::findCli();
     if (cli.isEmpty()) {
-      std::fprintf(stderr, "--follow needs ampstudio-cli beside this program or in AMPSTUDIO_CLI\n");
+      std::fprintf(stderr,
+                   "--follow needs ampstudio-cli beside this program or in AMPSTUDIO_CLI\n");
       return 1;
     }
     otherRun.setStandardOutputFile(QProcess::nullDevice());
     otherRun.start(cli, {"train", "--cfg", cfgPath, "OUTPUT_DIR", followed});
     QElapsedTimer wait;
     wait.start();
-    while (!QFile::exists(followed + "/metrics.jsonl") && wait.elapsed() < 60000) QThread::msleep(50);
+    while (!QFile::exists(followed + "/metrics.jsonl") && wait.elapsed() < 60000)
+      QThread::msleep(50);
     QString error;
     if (!other.openRunDirectory(followed, &error)) {
       std::fprintf(stderr, "cannot follow %s: %s\n", qPrintable(followed), qPrintable(error));
@@ -126,7 +140,8 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
     other.show();
   }
   amp::widgets::TrainingController controller;
-  QObject::connect(&controller, &amp::widgets::TrainingController::eventsReady, &dashboard, &amp::widgets::DashboardPanel::appendEvents);
+  QObject::connect(&controller, &amp::widgets::TrainingController::eventsReady, &dashboard,
+                   &amp::widgets::DashboardPanel::appendEvents);
   std::vector<double> updateMs;
   QObject::connect(&controller, &amp::widgets::TrainingController::eventsReady, &dashboard, [&] {
     // The tick queued one replot per chart; read their durations once they have run.
@@ -162,18 +177,23 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
   probe.start();
   QApplication::exec();
   const auto p = controller.progress();
-  std::printf("trained %lld steps in %.0f s through the controller; dashboard with 8 charts visible\n",
-              static_cast<long long>(p.step), seconds);
+  std::printf(
+      "trained %lld steps in %.0f s through the controller; dashboard with 8 charts visible\n",
+      static_cast<long long>(p.step), seconds);
   if (follow) {
     otherRun.terminate();  // SIGTERM: the CLI stops after its step, with a checkpoint
     if (!otherRun.waitForFinished(60000)) otherRun.kill();
-    std::printf("meanwhile ampstudio-cli trained %s in another process, followed from disk by a second dashboard (%zu steps read)\n",
-                qPrintable(followed), static_cast<std::size_t>(other.chart("Loss")->pointCount(0)));
+    std::printf(
+        "meanwhile ampstudio-cli trained %s in another process, followed from disk by a second "
+        "dashboard (%zu steps read)\n",
+        qPrintable(followed), static_cast<std::size_t>(other.chart("Loss")->pointCount(0)));
   }
-  std::printf("GUI timer lateness (10 ms timer, %zu ticks): median %.1f ms, p99 %.1f ms, max %.1f ms\n", lateMs.size(),
-              percentile(lateMs, 0.5), percentile(lateMs, 0.99), percentile(lateMs, 1.0));
-  std::printf("replot of all 8 charts per tick (%zu ticks with data): median %.1f ms, max %.1f ms\n", updateMs.size(),
-              percentile(updateMs, 0.5), percentile(updateMs, 1.0));
+  std::printf(
+      "GUI timer lateness (10 ms timer, %zu ticks): median %.1f ms, p99 %.1f ms, max %.1f ms\n",
+      lateMs.size(), percentile(lateMs, 0.5), percentile(lateMs, 0.99), percentile(lateMs, 1.0));
+  std::printf(
+      "replot of all 8 charts per tick (%zu ticks with data): median %.1f ms, max %.1f ms\n",
+      updateMs.size(), percentile(updateMs, 0.5), percentile(updateMs, 1.0));
   return 0;
 }
 
@@ -186,15 +206,20 @@ int main(int argc, char** argv) {
   QCommandLineOption points("points", "Points per series (replot).", "n", "1000000");
   QCommandLineOption series("series", "Series (replot).", "n", "8");
   QCommandLineOption repeats("repeats", "Replots measured (replot).", "n", "20");
-  QCommandLineOption cfg("cfg", "Config to train (stall).", "file", "configs/demo/DEMO_X3D_TINY.yaml");
+  QCommandLineOption cfg("cfg", "Config to train (stall).", "file",
+                         "configs/demo/DEMO_X3D_TINY.yaml");
   QCommandLineOption secs("seconds", "How long to train (stall).", "s", "30");
-  QCommandLineOption follow("follow", "Also follow a run trained by ampstudio-cli in another process (stall).");
+  QCommandLineOption follow(
+      "follow", "Also follow a run trained by ampstudio-cli in another process (stall).");
   parser.addOptions({points, series, repeats, cfg, secs, follow});
   parser.addHelpOption();
   parser.process(app);
   const QString mode = parser.positionalArguments().value(0);
-  if (mode == "replot") return replot(parser.value(points).toInt(), parser.value(series).toInt(), parser.value(repeats).toInt());
-  if (mode == "stall") return stall(parser.value(cfg), parser.value(secs).toDouble(), parser.isSet(follow));
+  if (mode == "replot")
+    return replot(parser.value(points).toInt(), parser.value(series).toInt(),
+                  parser.value(repeats).toInt());
+  if (mode == "stall")
+    return stall(parser.value(cfg), parser.value(secs).toDouble(), parser.isSet(follow));
   std::fprintf(stderr, "usage: ampstudio-gui-bench replot|stall [options]; --help lists them\n");
   return 2;
 }

@@ -4,12 +4,14 @@
 
 namespace amp::precision {
 
-GradScaler::GradScaler(GradScalerOptions options) : options_(options), pendingScale_(options.init_scale) {}
+GradScaler::GradScaler(GradScalerOptions options)
+    : options_(options), pendingScale_(options.init_scale) {}
 
 void GradScaler::lazyInit(const torch::Device& device) {
   if (scale_.defined() && scale_.device() == device) return;
   const double s = scale_.defined() ? scale_.item<double>() : pendingScale_;
-  const std::int64_t t = growthTracker_.defined() ? growthTracker_.item<std::int64_t>() : pendingTracker_;
+  const std::int64_t t =
+      growthTracker_.defined() ? growthTracker_.item<std::int64_t>() : pendingTracker_;
   scale_ = torch::full({1}, s, torch::TensorOptions().dtype(torch::kFloat).device(device));
   growthTracker_ = torch::full({1}, t, torch::TensorOptions().dtype(torch::kInt).device(device));
   foundInf_ = torch::zeros({1}, torch::TensorOptions().dtype(torch::kFloat).device(device));
@@ -23,8 +25,10 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
 
 void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
   if (!options_.enabled) return;
-  if (stage_ == Stage::Unscaled) throw std::logic_error("unscale() was already called since the last update()");
-  if (stage_ == Stage::Stepped) throw std::logic_error("unscale() after step(): call update() first");
+  if (stage_ == Stage::Unscaled)
+    throw std::logic_error("unscale() was already called since the last update()");
+  if (stage_ == Stage::Stepped)
+    throw std::logic_error("unscale() after step(): call update() first");
   std::vector<torch::Tensor> grads;
   for (auto& group : optimizer.param_groups())
     for (auto& p : group.params())
@@ -59,7 +63,8 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
     optimizer.step();
     return true;
   }
-  if (stage_ == Stage::Stepped) throw std::logic_error("step() was already called since the last update()");
+  if (stage_ == Stage::Stepped)
+    throw std::logic_error("step() was already called since the last update()");
   if (stage_ == Stage::Ready) unscale(optimizer);
   stage_ = Stage::Stepped;
   if (foundInf_.defined() && foundInf_.item<float>() > 0) return false;
@@ -78,8 +83,8 @@ ScaleUpdate GradScaler::update() {
   const bool found = foundInf_.item<float>() > 0;
 #ifdef AMPSTUDIO_WITH_CUDA
   if (scale_.is_cuda()) {
-    at::_amp_update_scale_(scale_, growthTracker_, foundInf_, options_.growth_factor, options_.backoff_factor,
-                           options_.growth_interval);
+    at::_amp_update_scale_(scale_, growthTracker_, foundInf_, options_.growth_factor,
+                           options_.backoff_factor, options_.growth_interval);
   } else
 #endif
   {
@@ -106,7 +111,9 @@ ScaleUpdate GradScaler::update() {
   return u;
 }
 
-double GradScaler::currentScale() const { return scale_.defined() ? scale_.item<double>() : pendingScale_; }
+double GradScaler::currentScale() const {
+  return scale_.defined() ? scale_.item<double>() : pendingScale_;
+}
 
 std::int64_t GradScaler::growthTracker() const {
   return growthTracker_.defined() ? growthTracker_.item<std::int64_t>() : pendingTracker_;
@@ -122,10 +129,12 @@ std::map<std::string, double> GradScaler::stateDict() const {
 }
 
 void GradScaler::loadStateDict(const std::map<std::string, double>& state) {
-  if (state.empty()) throw std::invalid_argument("the scaler state is empty (was it saved with the scaler off?)");
+  if (state.empty())
+    throw std::invalid_argument("the scaler state is empty (was it saved with the scaler off?)");
   auto get = [&](const char* key) {
     auto it = state.find(key);
-    if (it == state.end()) throw std::invalid_argument(std::string("the scaler state lacks '") + key + "'");
+    if (it == state.end())
+      throw std::invalid_argument(std::string("the scaler state lacks '") + key + "'");
     return it->second;
   };
   pendingScale_ = get("scale");

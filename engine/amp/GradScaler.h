@@ -24,7 +24,7 @@ struct GradScalerOptions {
 struct ScaleUpdate {
   double scale_before = 1.0;
   double scale_after = 1.0;
-  bool skipped = false;    ///< the optimizer step was skipped (inf/NaN gradients)
+  bool skipped = false;  ///< the optimizer step was skipped (inf/NaN gradients)
   bool backed_off = false;
   bool grew = false;
 };
@@ -46,7 +46,9 @@ class GradScaler {
 
   /// Data-parallel training: called on the inf/NaN flag after every unscale, to make it the
   /// maximum over all ranks, so every rank skips (and backs off) or steps together.
-  void setFoundInfSync(std::function<void(torch::Tensor&)> sync) { foundInfSync_ = std::move(sync); }
+  void setFoundInfSync(std::function<void(torch::Tensor&)> sync) {
+    foundInfSync_ = std::move(sync);
+  }
 
   double currentScale() const;
   std::int64_t growthTracker() const;
@@ -65,7 +67,7 @@ class GradScaler {
   torch::Tensor foundInf_;       ///< float32, 1 when the last unscale saw inf/NaN
   enum class Stage { Ready, Unscaled, Stepped } stage_ = Stage::Ready;
   std::function<void(torch::Tensor&)> foundInfSync_;
-  double pendingScale_;          ///< before the first use, or after loadStateDict
+  double pendingScale_;  ///< before the first use, or after loadStateDict
   std::int64_t pendingTracker_ = 0;
 };
 

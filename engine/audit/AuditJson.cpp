@@ -10,7 +10,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
 
 // Reads the fields of one JSON object, naming the first wrong one in its exception.
 class Fields {
@@ -50,7 +52,8 @@ class Fields {
     if (it == j_.end()) return out;
     if (!it->is_array()) throw std::runtime_error(at(key) + ": not a list");
     for (const auto& v : *it) {
-      if (!v.is_number() && !v.is_null()) throw std::runtime_error(at(key) + ": not a list of numbers");
+      if (!v.is_number() && !v.is_null())
+        throw std::runtime_error(at(key) + ": not a list of numbers");
       out.push_back(v.is_null() ? kNaN : v.get<double>());
     }
     return out;
@@ -78,25 +81,52 @@ class Fields {
 nlohmann::json auditReportToJson(const PrecisionAuditReport& r) {
   nlohmann::json layers = nlohmann::json::array();
   for (const auto& l : r.layers)
-    layers.push_back({{"index", l.index}, {"name", l.name}, {"op", l.op}, {"module", l.module}, {"dtype", l.dtype}, {"why", l.why},
-                      {"act_absmax", number(l.act_absmax)}, {"headroom_log2", number(l.headroom_log2)},
-                      {"bf16_rel_error", number(l.bf16_rel_error)}, {"has_grad", l.has_grad},
-                      {"grad_absmax", number(l.grad_absmax)}, {"grad_elements", l.grad_elements}, {"grad_nonzero", l.grad_nonzero},
-                      {"fp16_underflow_fraction", l.fp16_underflow_fraction}, {"fp16_subnormal_fraction", l.fp16_subnormal_fraction},
-                      {"overflow_scale", number(l.overflow_scale)}, {"nonfinite_grad", l.nonfinite_grad}});
+    layers.push_back({{"index", l.index},
+                      {"name", l.name},
+                      {"op", l.op},
+                      {"module", l.module},
+                      {"dtype", l.dtype},
+                      {"why", l.why},
+                      {"act_absmax", number(l.act_absmax)},
+                      {"headroom_log2", number(l.headroom_log2)},
+                      {"bf16_rel_error", number(l.bf16_rel_error)},
+                      {"has_grad", l.has_grad},
+                      {"grad_absmax", number(l.grad_absmax)},
+                      {"grad_elements", l.grad_elements},
+                      {"grad_nonzero", l.grad_nonzero},
+                      {"fp16_underflow_fraction", l.fp16_underflow_fraction},
+                      {"fp16_subnormal_fraction", l.fp16_subnormal_fraction},
+                      {"overflow_scale", number(l.overflow_scale)},
+                      {"nonfinite_grad", l.nonfinite_grad}});
   const auto& s = r.summary;
-  nlohmann::json summary = {{"precision", s.precision}, {"device", s.device}, {"batches", s.batches}, {"batch_size", s.batch_size},
-                            {"report_scale", s.report_scale}, {"applied_scale", s.applied_scale},
-                            {"safe_scale_min", number(s.safe_scale_min)}, {"safe_scale_max", number(s.safe_scale_max)},
-                            {"safe_range_exists", s.safe_range_exists}, {"overflow_layer", s.overflow_layer},
-                            {"underflow_layer", s.underflow_layer}, {"layers_overflowing", s.layers_overflowing},
-                            {"layers_underflowing", s.layers_underflowing}, {"min_headroom_log2", number(s.min_headroom_log2)},
-                            {"min_headroom_layer", s.min_headroom_layer}, {"max_bf16_rel_error", number(s.max_bf16_rel_error)},
-                            {"max_bf16_error_layer", s.max_bf16_error_layer}, {"nonfinite_layer", s.nonfinite_layer},
-                            {"suggested_init_scale", s.suggested_init_scale}, {"bf16_safer", s.bf16_safer},
-                            {"losses", r.losses}, {"skipped_steps", r.skipped_steps}, {"audit_seconds", r.audit_seconds}};
+  nlohmann::json summary = {{"precision", s.precision},
+                            {"device", s.device},
+                            {"batches", s.batches},
+                            {"batch_size", s.batch_size},
+                            {"report_scale", s.report_scale},
+                            {"applied_scale", s.applied_scale},
+                            {"safe_scale_min", number(s.safe_scale_min)},
+                            {"safe_scale_max", number(s.safe_scale_max)},
+                            {"safe_range_exists", s.safe_range_exists},
+                            {"overflow_layer", s.overflow_layer},
+                            {"underflow_layer", s.underflow_layer},
+                            {"layers_overflowing", s.layers_overflowing},
+                            {"layers_underflowing", s.layers_underflowing},
+                            {"min_headroom_log2", number(s.min_headroom_log2)},
+                            {"min_headroom_layer", s.min_headroom_layer},
+                            {"max_bf16_rel_error", number(s.max_bf16_rel_error)},
+                            {"max_bf16_error_layer", s.max_bf16_error_layer},
+                            {"nonfinite_layer", s.nonfinite_layer},
+                            {"suggested_init_scale", s.suggested_init_scale},
+                            {"bf16_safer", s.bf16_safer},
+                            {"losses", r.losses},
+                            {"skipped_steps", r.skipped_steps},
+                            {"audit_seconds", r.audit_seconds}};
   if (!r.plain_step_seconds.empty()) summary["plain_step_seconds"] = r.plain_step_seconds;
-  return {{"layers", layers}, {"summary", summary}, {"recommendation", s.recommendation}, {"notes", r.notes}};
+  return {{"layers", layers},
+          {"summary", summary},
+          {"recommendation", s.recommendation},
+          {"notes", r.notes}};
 }
 
 bool auditReportFromJson(const nlohmann::json& j, PrecisionAuditReport& out, std::string* error) {
@@ -104,7 +134,8 @@ bool auditReportFromJson(const nlohmann::json& j, PrecisionAuditReport& out, std
   try {
     if (!j.is_object()) throw std::runtime_error("not a JSON object");
     const auto layers = j.find("layers");
-    if (layers == j.end() || !layers->is_array()) throw std::runtime_error("layers: missing or not a list");
+    if (layers == j.end() || !layers->is_array())
+      throw std::runtime_error("layers: missing or not a list");
     for (std::size_t i = 0; i < layers->size(); ++i) {
       const Fields f((*layers)[i], "layers[" + std::to_string(i) + "]");
       LayerAudit l;
@@ -139,7 +170,8 @@ bool auditReportFromJson(const nlohmann::json& j, PrecisionAuditReport& out, std
     s.applied_scale = f.num("applied_scale", kNaN, 1);
     s.safe_scale_min = f.num("safe_scale_min", 0, 0);
     s.safe_scale_max = f.num("safe_scale_max", kInf, kInf);
-    s.safe_range_exists = summary->contains("safe_range_exists") ? f.flag("safe_range_exists") : true;
+    s.safe_range_exists =
+        summary->contains("safe_range_exists") ? f.flag("safe_range_exists") : true;
     s.overflow_layer = f.str("overflow_layer");
     s.underflow_layer = f.str("underflow_layer");
     s.layers_overflowing = static_cast<int>(f.integer("layers_overflowing"));

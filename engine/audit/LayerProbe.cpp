@@ -20,16 +20,18 @@ struct LayerProbe::Observation {
   torch::Tensor output;
   c10::ScalarType inputType = c10::ScalarType::Undefined;  ///< first floating non-parameter input
   bool autocastOn = false;
-  std::vector<std::pair<std::string, std::string>> autocastOps;  ///< (op, list) whose autocast kernel ran
+  std::vector<std::pair<std::string, std::string>>
+      autocastOps;  ///< (op, list) whose autocast kernel ran
 };
 
 namespace {
 
 struct OpContext : at::ObserverContext {
   int depth = 0;
-  bool top = false;           ///< a top-level operation that becomes (part of) a row
-  bool prep = false;          ///< it only reshapes or casts a parameter (weight.t() before a matmul)
-  bool autocastRuns = false;  ///< its autocast kernel runs (autocast on, key not excluded, op listed)
+  bool top = false;   ///< a top-level operation that becomes (part of) a row
+  bool prep = false;  ///< it only reshapes or casts a parameter (weight.t() before a matmul)
+  bool autocastRuns =
+      false;  ///< its autocast kernel runs (autocast on, key not excluded, op listed)
   LayerProbe::Observation obs;
 };
 
@@ -62,8 +64,9 @@ bool hasAutocastKernel(const at::RecordFunction& fn, c10::DispatchKey key) {
 
 // autocast's promote list (both devices): the widest input type, no fixed dtype.
 bool onPromoteList(const std::string& op) {
-  static const std::set<std::string> promote = {"cat", "stack", "index_copy", "addcdiv", "addcmul", "atan2", "bilinear",
-                                                "cross", "dot", "grid_sampler", "index_put", "scatter_add", "tensordot"};
+  static const std::set<std::string> promote = {
+      "cat",   "stack", "index_copy",   "addcdiv",   "addcmul",     "atan2",    "bilinear",
+      "cross", "dot",   "grid_sampler", "index_put", "scatter_add", "tensordot"};
   return promote.count(op) > 0;
 }
 
@@ -71,9 +74,22 @@ bool onPromoteList(const std::string& op) {
 // which only follows its inputs) and the numerically delicate ones autocast leaves alone on
 // some devices.
 bool notableFunctional(const std::string& op, bool autocastKernel) {
-  static const std::set<std::string> always = {"softmax", "_softmax", "log_softmax", "layer_norm", "group_norm",
-                                               "batch_norm", "instance_norm", "einsum", "matmul", "bmm", "mm",
-                                               "baddbmm", "scaled_dot_product_attention", "linear", "conv3d", "conv2d"};
+  static const std::set<std::string> always = {"softmax",
+                                               "_softmax",
+                                               "log_softmax",
+                                               "layer_norm",
+                                               "group_norm",
+                                               "batch_norm",
+                                               "instance_norm",
+                                               "einsum",
+                                               "matmul",
+                                               "bmm",
+                                               "mm",
+                                               "baddbmm",
+                                               "scaled_dot_product_attention",
+                                               "linear",
+                                               "conv3d",
+                                               "conv2d"};
   if (onPromoteList(op) || op == "to" || op == "_to_copy") return false;
   return autocastKernel || always.count(op) > 0;
 }
@@ -82,10 +98,12 @@ bool notableFunctional(const std::string& op, bool autocastKernel) {
 // input.matmul(weight.t()) (or addmm), not aten::linear: the transposed weight stays the
 // module's, and the matmul that uses it makes the row.
 bool preparesParameter(const std::string& op) {
-  static const std::set<std::string> prep = {"t", "transpose", "permute", "view", "reshape", "unsqueeze", "squeeze", "expand",
-                                             "expand_as", "flatten", "unflatten", "contiguous", "to", "_to_copy", "detach",
-                                             "select", "slice", "narrow", "index", "index_select", "unbind", "split", "chunk",
-                                             "view_as", "reshape_as", "alias", "numpy_T", "mT", "repeat", "clone"};
+  static const std::set<std::string> prep = {
+      "t",          "transpose",    "permute",   "view",    "reshape",   "unsqueeze",
+      "squeeze",    "expand",       "expand_as", "flatten", "unflatten", "contiguous",
+      "to",         "_to_copy",     "detach",    "select",  "slice",     "narrow",
+      "index",      "index_select", "unbind",    "split",   "chunk",     "view_as",
+      "reshape_as", "alias",        "numpy_T",   "mT",      "repeat",    "clone"};
   return prep.count(op) > 0;
 }
 
@@ -114,35 +132,48 @@ torch::Tensor firstTensor(const std::vector<c10::IValue>& values) {
 }
 
 std::string listOf(const std::string& op, const torch::Tensor& out) {
-  if (out.defined() && (out.scalar_type() == torch::kBFloat16 || out.scalar_type() == torch::kHalf)) return "lower-precision";
+  if (out.defined() && (out.scalar_type() == torch::kBFloat16 || out.scalar_type() == torch::kHalf))
+    return "lower-precision";
   return onPromoteList(op) ? "promote" : "fp32";
 }
 
 std::string typeName(c10::ScalarType t) {
   switch (t) {
-    case torch::kFloat: return "float32";
-    case torch::kBFloat16: return "bfloat16";
-    case torch::kHalf: return "float16";
-    case torch::kDouble: return "float64";
-    case c10::ScalarType::Undefined: return "none";
-    default: return c10::toString(t);
+    case torch::kFloat:
+      return "float32";
+    case torch::kBFloat16:
+      return "bfloat16";
+    case torch::kHalf:
+      return "float16";
+    case torch::kDouble:
+      return "float64";
+    case c10::ScalarType::Undefined:
+      return "none";
+    default:
+      return c10::toString(t);
   }
 }
 
 std::string explain(const LayerProbe::Observation& o) {
-  if (!o.autocastOn) return "autocast off: the operation runs in its input's type (" + typeName(o.inputType) + ")";
-  const std::string out = typeName(o.output.defined() ? o.output.scalar_type() : c10::ScalarType::Undefined);
+  if (!o.autocastOn)
+    return "autocast off: the operation runs in its input's type (" + typeName(o.inputType) + ")";
+  const std::string out =
+      typeName(o.output.defined() ? o.output.scalar_type() : c10::ScalarType::Undefined);
   for (const auto& [op, list] : o.autocastOps) {
     if (op != o.op) continue;
-    if (list == "lower-precision") return o.op + " is on autocast's lower-precision list: inputs cast to " + out;
-    if (list == "promote") return o.op + " is on autocast's promote list: the widest input type (" + out + ")";
+    if (list == "lower-precision")
+      return o.op + " is on autocast's lower-precision list: inputs cast to " + out;
+    if (list == "promote")
+      return o.op + " is on autocast's promote list: the widest input type (" + out + ")";
     return o.op + " is on autocast's fp32 list: inputs cast to float32";
   }
   if (!o.autocastOps.empty()) {
     const auto& [op, list] = o.autocastOps.front();
-    return o.op + " is not on autocast's lists; inside it, " + op + " is on the " + list + " list (output " + out + ")";
+    return o.op + " is not on autocast's lists; inside it, " + op + " is on the " + list +
+           " list (output " + out + ")";
   }
-  std::string why = o.op + " is not on autocast's lists: it runs in its input's type (" + typeName(o.inputType) + ")";
+  std::string why = o.op + " is not on autocast's lists: it runs in its input's type (" +
+                    typeName(o.inputType) + ")";
   if (o.inputType == torch::kFloat) why += "; the input was already float32";
   return why;
 }
@@ -154,7 +185,8 @@ std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
   if (!probe) return ctx;
   const bool autocastOn = precision::currentAutocast(tDevice).enabled;
   const bool kernel = hasAutocastKernel(fn, tAutocastKey);
-  ctx->autocastRuns = kernel && autocastOn && !c10::impl::tls_is_dispatch_key_excluded(tAutocastKey);
+  ctx->autocastRuns =
+      kernel && autocastOn && !c10::impl::tls_is_dispatch_key_excluded(tAutocastKey);
   if (ctx->depth != 0) return ctx;
   auto& o = ctx->obs;
   o.op = stripNamespace(fn.name());
@@ -228,8 +260,10 @@ void countCpu(const T* v, std::int64_t n, double raw0, double raw1, GradStats& s
     std::int64_t nonzero = 0, zero16 = 0, sub16 = 0;
     for (std::int64_t i = begin; i < end; ++i) {
       const float a = std::fabs(static_cast<float>(v[i]));
-      if (a > mx) mx = a;
-      else if (std::isnan(a)) sawNan = true;
+      if (a > mx)
+        mx = a;
+      else if (std::isnan(a))
+        sawNan = true;
       if (a > 0) {
         ++nonzero;
         zero16 += a < t0;
@@ -260,9 +294,12 @@ GradStats gradStats(const torch::Tensor& grad, double appliedScale, double repor
     const auto type = c.scalar_type();
     if (type == torch::kFloat || type == torch::kBFloat16 || type == torch::kHalf) {
       const double raw0 = kFp16MinSubnormal * toRawCpu, raw1 = kFp16MinNormal * toRawCpu;
-      if (type == torch::kFloat) countCpu(c.data_ptr<float>(), c.numel(), raw0, raw1, s);
-      else if (type == torch::kBFloat16) countCpu(c.data_ptr<c10::BFloat16>(), c.numel(), raw0, raw1, s);
-      else countCpu(c.data_ptr<c10::Half>(), c.numel(), raw0, raw1, s);
+      if (type == torch::kFloat)
+        countCpu(c.data_ptr<float>(), c.numel(), raw0, raw1, s);
+      else if (type == torch::kBFloat16)
+        countCpu(c.data_ptr<c10::BFloat16>(), c.numel(), raw0, raw1, s);
+      else
+        countCpu(c.data_ptr<c10::Half>(), c.numel(), raw0, raw1, s);
       s.absmax /= appliedScale;
       s.elements = c.numel();
       return s;
@@ -316,16 +353,20 @@ void LayerProbe::addAlias(const torch::Tensor& t, const std::string& module) {
   aliasModule_[t.unsafeGetTensorImpl()] = module;
 }
 
-LayerProbe::Recording::Recording(LayerProbe& probe, Pass pass, double appliedScale) : probe_(probe) {
+LayerProbe::Recording::Recording(LayerProbe& probe, Pass pass, double appliedScale)
+    : probe_(probe) {
   if (tProbe) throw std::logic_error("LayerProbe: one recording at a time on a thread");
   probe_.beginPass(pass, appliedScale);
   tProbe = &probe_;
   tDevice = probe_.device_;
-  tAutocastKey = probe_.device_ == precision::AutocastDevice::CUDA ? c10::DispatchKey::AutocastCUDA : c10::DispatchKey::AutocastCPU;
+  tAutocastKey = probe_.device_ == precision::AutocastDevice::CUDA ? c10::DispatchKey::AutocastCUDA
+                                                                   : c10::DispatchKey::AutocastCPU;
   tDepth = 0;
   tTop = nullptr;
-  handle_ = at::addThreadLocalCallback(
-      at::RecordFunctionCallback(onStart, onEnd).needsInputs(true).needsOutputs(true).scopes({at::RecordScope::FUNCTION}));
+  handle_ = at::addThreadLocalCallback(at::RecordFunctionCallback(onStart, onEnd)
+                                           .needsInputs(true)
+                                           .needsOutputs(true)
+                                           .scopes({at::RecordScope::FUNCTION}));
 }
 
 LayerProbe::Recording::~Recording() {
@@ -359,7 +400,8 @@ void LayerProbe::finishPending() {
     const double applied = appliedScale_;
     pendingOut_.register_hook([this, row, applied](const at::TensorBase& g) {
       if (g.defined() && row < static_cast<int>(rows_.size()))
-        rows_[static_cast<std::size_t>(row)].grad.add(gradStats(at::Tensor(g), applied, reportScale_));
+        rows_[static_cast<std::size_t>(row)].grad.add(
+            gradStats(at::Tensor(g), applied, reportScale_));
     });
   }
   pendingOut_ = torch::Tensor();
@@ -373,8 +415,10 @@ void LayerProbe::observe(const Observation& o) {
     ++cursor_;
     // A module by its path; an operation after the last module row (the head's two pools after
     // s5 become "avg_pool3d (after ...)" and "avg_pool3d (after ...)#2").
-    std::string name = o.module.empty() ? o.op + " (after " + (lastModule_.empty() ? std::string("the input") : lastModule_) + ")"
-                                        : o.module;
+    std::string name =
+        o.module.empty() ? o.op + " (after " +
+                               (lastModule_.empty() ? std::string("the input") : lastModule_) + ")"
+                         : o.module;
     const int k = ++calls_[name];
     if (k > 1) name += "#" + std::to_string(k);
     if (!o.module.empty()) lastModule_ = name;
@@ -390,8 +434,8 @@ void LayerProbe::observe(const Observation& o) {
       rows_.push_back(r);
     } else if (at >= rows_.size() || rows_[at].audit.name != name) {
       mismatch_ = true;
-      notes_.push_back("the forward passes ran different layers (" + name + " at position " + std::to_string(cursor_) +
-                       "); later layers are not compared");
+      notes_.push_back("the forward passes ran different layers (" + name + " at position " +
+                       std::to_string(cursor_) + "); later layers are not compared");
       return;
     }
   }
@@ -405,12 +449,15 @@ void LayerProbe::observe(const Observation& o) {
       reference_[at] = out.detach().to(torch::kFloat, /*non_blocking=*/false, /*copy=*/true);
       break;
     case Pass::Compare:
-      if (at < reference_.size() && reference_[at].defined() && reference_[at].sizes() == out.sizes()) {
+      if (at < reference_.size() && reference_[at].defined() &&
+          reference_[at].sizes() == out.sizes()) {
         const auto& ref = reference_[at];
         const double denom = ref.norm().item<double>();
         const double diff = (out.detach().to(torch::kFloat) - ref).norm().item<double>();
-        if (passErrors_.size() <= at) passErrors_.resize(at + 1, std::numeric_limits<double>::quiet_NaN());
-        passErrors_[at] = denom > 0 ? diff / denom : (diff > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+        if (passErrors_.size() <= at)
+          passErrors_.resize(at + 1, std::numeric_limits<double>::quiet_NaN());
+        passErrors_[at] =
+            denom > 0 ? diff / denom : (diff > 0 ? std::numeric_limits<double>::infinity() : 0.0);
       }
       break;
     case Pass::Train: {
@@ -418,7 +465,8 @@ void LayerProbe::observe(const Observation& o) {
         row.audit.dtype = typeName(out.scalar_type());
         row.audit.why = explain(o);
       }
-      const double m = out.numel() ? gradStats(out, 1.0, 1.0).absmax : 0.0;  // the same one-pass abs-max
+      const double m =
+          out.numel() ? gradStats(out, 1.0, 1.0).absmax : 0.0;  // the same one-pass abs-max
       if (!(row.audit.act_absmax >= m)) row.audit.act_absmax = m;
       pendingOut_ = out;
       break;
@@ -431,10 +479,12 @@ void LayerProbe::endPass() {
   aliases_.clear();
   aliasModule_.clear();
   if (!mismatch_) {
-    if (!rowsKnown_) rowsKnown_ = true;
+    if (!rowsKnown_)
+      rowsKnown_ = true;
     else if (static_cast<std::size_t>(cursor_ + 1) != rows_.size()) {
       mismatch_ = true;
-      notes_.push_back("a forward pass ran " + std::to_string(cursor_ + 1) + " layers instead of " + std::to_string(rows_.size()));
+      notes_.push_back("a forward pass ran " + std::to_string(cursor_ + 1) + " layers instead of " +
+                       std::to_string(rows_.size()));
     }
   }
   if (pass_ == Pass::Compare) {
@@ -462,7 +512,8 @@ std::vector<LayerAudit> LayerProbe::layers() const {
   for (const auto& r : rows_) {
     LayerAudit a = r.audit;
     if (r.compared) a.bf16_rel_error = r.relErrorSum / r.compared;
-    a.headroom_log2 = a.act_absmax > 0 ? std::log2(kFp16Max / a.act_absmax) : std::numeric_limits<double>::infinity();
+    a.headroom_log2 = a.act_absmax > 0 ? std::log2(kFp16Max / a.act_absmax)
+                                       : std::numeric_limits<double>::infinity();
     if (std::isnan(a.act_absmax)) a.headroom_log2 = -std::numeric_limits<double>::infinity();
     a.has_grad = r.grad.elements > 0;
     a.grad_absmax = r.grad.absmax;
@@ -470,17 +521,22 @@ std::vector<LayerAudit> LayerProbe::layers() const {
     a.grad_nonzero = r.grad.nonzero;
     a.nonfinite_grad = r.grad.nonfinite;
     if (r.grad.nonzero > 0) {
-      a.fp16_underflow_fraction = static_cast<double>(r.grad.zero16) / static_cast<double>(r.grad.nonzero);
-      a.fp16_subnormal_fraction = static_cast<double>(r.grad.subnormal16) / static_cast<double>(r.grad.nonzero);
+      a.fp16_underflow_fraction =
+          static_cast<double>(r.grad.zero16) / static_cast<double>(r.grad.nonzero);
+      a.fp16_subnormal_fraction =
+          static_cast<double>(r.grad.subnormal16) / static_cast<double>(r.grad.nonzero);
     }
-    if (!std::isfinite(a.grad_absmax)) a.overflow_scale = 0;
-    else if (a.grad_absmax > 0) a.overflow_scale = kFp16Max / a.grad_absmax;
+    if (!std::isfinite(a.grad_absmax))
+      a.overflow_scale = 0;
+    else if (a.grad_absmax > 0)
+      a.overflow_scale = kFp16Max / a.grad_absmax;
     out.push_back(a);
   }
   return out;
 }
 
-ModelAuditResult auditModel(torch::nn::Module& net, int batches, const std::function<ModelAuditBatch(int)>& batchAt,
+ModelAuditResult auditModel(torch::nn::Module& net, int batches,
+                            const std::function<ModelAuditBatch(int)>& batchAt,
                             const ModelAuditOptions& o) {
   LayerProbe probe(net, o.device, o.report_scale);
   ModelAuditResult r;
@@ -500,7 +556,8 @@ ModelAuditResult auditModel(torch::nn::Module& net, int batches, const std::func
       for (std::size_t i = 0; i < generators.size(); ++i) generators[i].set_state(rng[i]);
     };
     if (b < o.compare_batches) {
-      std::vector<torch::Tensor> buffers;  // batch norm's running statistics: updated once per batch, as in training
+      std::vector<torch::Tensor>
+          buffers;  // batch norm's running statistics: updated once per batch, as in training
       {
         torch::NoGradGuard noGrad;
         for (const auto& buf : net.buffers()) buffers.push_back(buf.clone());
@@ -516,7 +573,8 @@ ModelAuditResult auditModel(torch::nn::Module& net, int batches, const std::func
         }
         restoreRng();
         auto live = net.buffers();
-        for (std::size_t i = 0; i < live.size() && i < buffers.size(); ++i) live[i].copy_(buffers[i]);
+        for (std::size_t i = 0; i < live.size() && i < buffers.size(); ++i)
+          live[i].copy_(buffers[i]);
       }
     }
     const bool scaling = o.scaler && o.scaler->enabled();

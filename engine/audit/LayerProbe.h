@@ -97,7 +97,7 @@ class LayerProbe {
   precision::AutocastDevice device_;
   double reportScale_;
   std::vector<Row> rows_;
-  bool rowsKnown_ = false;   ///< the first pass established the rows
+  bool rowsKnown_ = false;  ///< the first pass established the rows
   bool mismatch_ = false;
   std::vector<std::string> notes_;
   // The pass under way.
@@ -126,8 +126,8 @@ struct ModelAuditOptions {
   precision::AutocastType type = precision::AutocastType::BFloat16;
   int compare_batches = 1 << 30;  ///< the first N batches also run a float32 and a bfloat16 forward
   double report_scale = 65536;
-  precision::GradScaler* scaler = nullptr;        ///< scales the loss (null: scale 1)
-  torch::optim::Optimizer* optimizer = nullptr;   ///< steps after each batch (null: no step)
+  precision::GradScaler* scaler = nullptr;       ///< scales the loss (null: scale 1)
+  torch::optim::Optimizer* optimizer = nullptr;  ///< steps after each batch (null: no step)
 };
 
 struct ModelAuditResult {
@@ -140,10 +140,11 @@ struct ModelAuditResult {
 };
 
 /// Trains `batches` batches of `net` with the probe attached. Each batch: (the first
-/// compare_batches) a float32 and a bfloat16 forward without gradients, dropout drawing the same masks as the
-/// training forward and batch-norm statistics restored afterwards; then forward under the
-/// audited precision, loss, scaled backward, scaler step and update.
-ModelAuditResult auditModel(torch::nn::Module& net, int batches, const std::function<ModelAuditBatch(int)>& batchAt,
+/// compare_batches) a float32 and a bfloat16 forward without gradients, dropout drawing the same
+/// masks as the training forward and batch-norm statistics restored afterwards; then forward under
+/// the audited precision, loss, scaled backward, scaler step and update.
+ModelAuditResult auditModel(torch::nn::Module& net, int batches,
+                            const std::function<ModelAuditBatch(int)>& batchAt,
                             const ModelAuditOptions& options);
 
 }  // namespace amp::audit

@@ -10,7 +10,8 @@ std::string moduleOfParameter(const std::string& name) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
-std::string firstNonFiniteGradLayer(const torch::nn::Module& net, const std::vector<std::string>& forwardOrder) {
+std::string firstNonFiniteGradLayer(const torch::nn::Module& net,
+                                    const std::vector<std::string>& forwardOrder) {
   torch::NoGradGuard noGrad;
   std::vector<std::string> registered;  // modules with a gradient, in registration order
   std::map<std::string, std::vector<torch::Tensor>> grads;
@@ -26,9 +27,11 @@ std::string firstNonFiniteGradLayer(const torch::nn::Module& net, const std::vec
   // Forward order: the given order first-to-last, modules it does not name before them.
   std::vector<std::string> order;
   for (const auto& m : registered)
-    if (std::find(forwardOrder.begin(), forwardOrder.end(), m) == forwardOrder.end()) order.push_back(m);
+    if (std::find(forwardOrder.begin(), forwardOrder.end(), m) == forwardOrder.end())
+      order.push_back(m);
   for (const auto& m : forwardOrder)
-    if (grads.count(m) && std::find(order.begin(), order.end(), m) == order.end()) order.push_back(m);
+    if (grads.count(m) && std::find(order.begin(), order.end(), m) == order.end())
+      order.push_back(m);
   std::reverse(order.begin(), order.end());  // backward order
   std::vector<torch::Tensor> finite;
   const auto device = grads.at(order.front()).front().device();

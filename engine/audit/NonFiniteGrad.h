@@ -19,6 +19,7 @@ std::string moduleOfParameter(const std::string& parameterName);
 /// order the forward ran them, e.g. from a precision audit) when given, else the reverse of the
 /// parameters' registration order, which is the forward order for the studio's models.
 /// Parameters without a gradient are skipped.
-std::string firstNonFiniteGradLayer(const torch::nn::Module& net, const std::vector<std::string>& forwardOrder = {});
+std::string firstNonFiniteGradLayer(const torch::nn::Module& net,
+                                    const std::vector<std::string>& forwardOrder = {});
 
 }  // namespace amp::audit

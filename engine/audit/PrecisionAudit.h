@@ -16,20 +16,22 @@ class Config;
 
 namespace amp::audit {
 
-constexpr double kFp16Max = 65504.0;            ///< largest finite float16
-constexpr double kFp16MinSubnormal = 5.9604644775390625e-08;  ///< 2^-24: below it float16 holds zero
-constexpr double kFp16MinNormal = 6.103515625e-05;            ///< 2^-14: below it float16 is subnormal
+constexpr double kFp16Max = 65504.0;  ///< largest finite float16
+constexpr double kFp16MinSubnormal =
+    5.9604644775390625e-08;                         ///< 2^-24: below it float16 holds zero
+constexpr double kFp16MinNormal = 6.103515625e-05;  ///< 2^-14: below it float16 is subnormal
 
 /// One layer: a module whose parameters an operation used (named by its module path), or a
 /// parameter-free operation autocast has an opinion on (softmax, pooling, matmul ...), named
 /// "<op> (after <the last module before it>)". A second row of the same name in one forward
 /// gets "#2".
 struct LayerAudit {
-  int index = 0;          ///< execution order in the forward pass
+  int index = 0;  ///< execution order in the forward pass
   std::string name;
-  std::string op;         ///< the ATen operation, e.g. "conv3d", "batch_norm", "linear", "softmax"
-  std::string module;     ///< module path ("" for a parameter-free operation)
-  std::string dtype;      ///< the dtype of its output in the audited precision: float32, bfloat16, float16
+  std::string op;      ///< the ATen operation, e.g. "conv3d", "batch_norm", "linear", "softmax"
+  std::string module;  ///< module path ("" for a parameter-free operation)
+  std::string
+      dtype;  ///< the dtype of its output in the audited precision: float32, bfloat16, float16
   std::string why;        ///< which autocast list (or none) decided that dtype
   double act_absmax = 0;  ///< largest |output| over the batches
   /// log2(65504 / act_absmax): how many doublings the activation could take before float16
@@ -54,15 +56,16 @@ struct LayerAudit {
 };
 
 struct AuditSummary {
-  std::string precision;    ///< what the training batches ran in: fp32, bf16 or fp16
-  std::string device;       ///< "cpu" or "cuda:0"
+  std::string precision;  ///< what the training batches ran in: fp32, bf16 or fp16
+  std::string device;     ///< "cpu" or "cuda:0"
   int batches = 0;
   int batch_size = 0;
   double report_scale = 65536;  ///< the loss scale s of the underflow fractions
   double applied_scale = 1;     ///< the loss scale the audited backward used (1 without a scaler)
   /// Every layer's gradient stays below 65504 up to safe_scale_max (its smallest overflow
   /// scale, limited by overflow_layer) and every layer's largest gradient reaches float16's
-  /// normal range from safe_scale_min (the largest 2^-14 / grad_absmax, limited by underflow_layer).
+  /// normal range from safe_scale_min (the largest 2^-14 / grad_absmax, limited by
+  /// underflow_layer).
   double safe_scale_min = 0, safe_scale_max = std::numeric_limits<double>::infinity();
   std::string overflow_layer, underflow_layer;
   bool safe_range_exists = true;  ///< safe_scale_min <= safe_scale_max
@@ -73,22 +76,23 @@ struct AuditSummary {
   double max_bf16_rel_error = std::numeric_limits<double>::quiet_NaN();
   std::string max_bf16_error_layer;
   std::string nonfinite_layer;  ///< first layer in backward order whose gradient held inf/NaN
-  double suggested_init_scale = 65536;  ///< largest power of two not above safe_scale_max (2^0..2^24)
+  double suggested_init_scale =
+      65536;  ///< largest power of two not above safe_scale_max (2^0..2^24)
   bool bf16_safer = false;
   std::string recommendation;  ///< one line: AMP.INIT_SCALE, bf16 or fp16, the LR rule of thumb
 };
 
 struct PrecisionAuditOptions {
   int batches = 4;
-  int batch_size = 0;         ///< 0: TRAIN.BATCH_SIZE
-  std::string checkpoint;     ///< weights (and a running scaler's loss scale) to start from
+  int batch_size = 0;             ///< 0: TRAIN.BATCH_SIZE
+  std::string checkpoint;         ///< weights (and a running scaler's loss scale) to start from
   std::string precision = "amp";  ///< amp, bf16, fp16 or fp32 (PrecisionPolicy::forced)
-  double report_scale = 0;    ///< 0: the scaler's current scale, or AMP.INIT_SCALE without one
-  bool synthetic = false;     ///< random clips instead of the training set
+  double report_scale = 0;        ///< 0: the scaler's current scale, or AMP.INIT_SCALE without one
+  bool synthetic = false;         ///< random clips instead of the training set
   /// The first N batches also run a float32 and a bfloat16 forward for bf16_rel_error (0: none).
   /// One is the default: on the CPU the float32 forward costs nearly a bfloat16 training step.
   int compare_batches = 1;
-  int threads = 0;            ///< CPU threads (0: as training)
+  int threads = 0;  ///< CPU threads (0: as training)
   /// Benchmark: time the audit against plain training steps (the trainer's TrainStep) of the
   /// same model on the same batches, after one untimed forward + backward.
   bool time_plain_steps = false;
@@ -108,8 +112,8 @@ struct PrecisionAuditReport {
 /// training set with every layer observed and fills `report`. MODEL.ACT_CHECKPOINT is turned
 /// off (recomputation would observe layers twice; the numbers do not change). False with
 /// `error` naming the key, file or device problem.
-bool auditPrecision(const config::Config& cfg, const PrecisionAuditOptions& options, PrecisionAuditReport& report,
-                    std::string* error);
+bool auditPrecision(const config::Config& cfg, const PrecisionAuditOptions& options,
+                    PrecisionAuditReport& report, std::string* error);
 
 /// The summary of audited layers at the report scale (fills everything but precision, device,
 /// batches, batch_size and applied_scale, which it keeps).

@@ -26,7 +26,8 @@ std::optional<ImportedConfig> readConfigOf(const std::string& file, std::string*
   try {
     const c10::IValue top = loadTorchFileStructure(file);
     if (!top.isGenericDict()) {
-      if (error) *error = file + ": not a PySlowFast checkpoint (a " + top.tagKind() + ", not a dict)";
+      if (error)
+        *error = file + ": not a PySlowFast checkpoint (a " + top.tagKind() + ", not a dict)";
       return std::nullopt;
     }
     for (const auto& item : top.toGenericDict()) {
@@ -38,7 +39,8 @@ std::optional<ImportedConfig> readConfigOf(const std::string& file, std::string*
       ImportedConfig out;
       out.yaml = item.value().toStringRef();
       out.checkpoint = file;
-      out.loaded = config::ConfigLoader().loadText(out.yaml, file + ":cfg", fs::path(file).parent_path().string());
+      out.loaded = config::ConfigLoader().loadText(out.yaml, file + ":cfg",
+                                                   fs::path(file).parent_path().string());
       return out;
     }
     if (error) *error = file + ": holds no \"cfg\" (not written by PySlowFast's save_checkpoint?)";
@@ -52,7 +54,8 @@ std::optional<ImportedConfig> readConfigOf(const std::string& file, std::string*
 std::optional<ImportedConfig> readImportedRunConfig(const std::string& runDir, std::string* error) {
   const std::string file = runlog::latestCheckpointFile(runDir);
   if (file.empty()) {
-    if (error) *error = runDir + ": no checkpoints/checkpoint_epoch_*.pyth to read the run's config from";
+    if (error)
+      *error = runDir + ": no checkpoints/checkpoint_epoch_*.pyth to read the run's config from";
     return std::nullopt;
   }
   std::error_code ec;
@@ -83,7 +86,8 @@ void describeImportedRun(runlog::RunMetadata& m, const std::string& runDir) {
   m.extra["config_from"] = imported->checkpoint;
 }
 
-std::string runConfigFile(const std::string& runDir, const std::string& scratchDir, std::string* error) {
+std::string runConfigFile(const std::string& runDir, const std::string& scratchDir,
+                          std::string* error) {
   const runlog::RunDirectory dir(runDir);
   if (!dir.isPySlowFast()) {
     std::error_code ec;

@@ -91,7 +91,8 @@ PyObj::~PyObj() {
   while (!pending.empty()) {
     PyRef p = std::move(pending.back());
     pending.pop_back();
-    if (p && p.use_count() == 1) adopt(*p);  // p now has no children: its destructor does not recurse
+    if (p && p.use_count() == 1)
+      adopt(*p);  // p now has no children: its destructor does not recurse
   }
 }
 
@@ -166,25 +167,38 @@ PyRef PyObj::get(const std::string& k) const {
 
 std::string PyObj::describe() const {
   switch (kind) {
-    case Kind::None: return "None";
-    case Kind::Bool: return "bool";
+    case Kind::None:
+      return "None";
+    case Kind::Bool:
+      return "bool";
     case Kind::Int:
-    case Kind::BigInt: return "int";
-    case Kind::Float: return "float";
-    case Kind::Str: return "str";
-    case Kind::Bytes: return "bytes";
-    case Kind::List: return "list";
-    case Kind::Tuple: return "tuple";
-    case Kind::Dict: return "dict";
-    case Kind::Global: return s + "." + name;
-    case Kind::Object: return name;
+    case Kind::BigInt:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::Str:
+      return "str";
+    case Kind::Bytes:
+      return "bytes";
+    case Kind::List:
+      return "list";
+    case Kind::Tuple:
+      return "tuple";
+    case Kind::Dict:
+      return "dict";
+    case Kind::Global:
+      return s + "." + name;
+    case Kind::Object:
+      return name;
   }
   return "?";
 }
 
 PyRef PickleHost::global(const std::string& module, const std::string& name) {
-  throw PickleError("refers to " + module + "." + name + ", which a checkpoint has no reason to name; refused (a pickle "
-                    "can run code through such references, so nothing outside a known list is ever imported)");
+  throw PickleError(
+      "refers to " + module + "." + name +
+      ", which a checkpoint has no reason to name; refused (a pickle "
+      "can run code through such references, so nothing outside a known list is ever imported)");
 }
 PyRef PickleHost::call(const PyRef& callable, const PyRef&) {
   throw PickleError("calls " + callable->describe() + ", which is not allowed here");
@@ -192,7 +206,9 @@ PyRef PickleHost::call(const PyRef& callable, const PyRef&) {
 void PickleHost::build(const PyRef& obj, const PyRef&) {
   throw PickleError("sets the state of a " + obj->describe() + ", which is not allowed here");
 }
-PyRef PickleHost::persistentLoad(const PyRef&) { throw PickleError("holds a persistent reference, which is not allowed here"); }
+PyRef PickleHost::persistentLoad(const PyRef&) {
+  throw PickleError("holds a persistent reference, which is not allowed here");
+}
 
 namespace {
 
@@ -208,10 +224,12 @@ class Machine {
       try {
         if (step(op)) break;
       } catch (const PickleError& e) {
-        throw PickleError("byte " + std::to_string(at) + " (opcode 0x" + hex(op) + "): " + e.what());
+        throw PickleError("byte " + std::to_string(at) + " (opcode 0x" + hex(op) +
+                          "): " + e.what());
       }
     }
-    if (stack_.size() != 1 || !marks_.empty()) throw PickleError("malformed pickle: the stack does not end with one value");
+    if (stack_.size() != 1 || !marks_.empty())
+      throw PickleError("malformed pickle: the stack does not end with one value");
     return stack_.back();
   }
 
@@ -221,11 +239,14 @@ class Machine {
     return std::string{digits[c >> 4], digits[c & 15]};
   }
   char byte() {
-    if (pos_ >= d_.size()) throw PickleError("truncated pickle (no STOP before the end of the data)");
+    if (pos_ >= d_.size())
+      throw PickleError("truncated pickle (no STOP before the end of the data)");
     return d_[pos_++];
   }
   std::string take(std::uint64_t n) {
-    if (n > d_.size() - pos_) throw PickleError("truncated pickle (a length of " + std::to_string(n) + " runs past the end)");
+    if (n > d_.size() - pos_)
+      throw PickleError("truncated pickle (a length of " + std::to_string(n) +
+                        " runs past the end)");
     std::string out = d_.substr(pos_, static_cast<std::size_t>(n));
     pos_ += static_cast<std::size_t>(n);
     return out;
@@ -233,12 +254,14 @@ class Machine {
   std::uint64_t le(int n) {
     const std::string b = take(static_cast<std::uint64_t>(n));
     std::uint64_t v = 0;
-    for (int k = n - 1; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(k)]);
+    for (int k = n - 1; k >= 0; --k)
+      v = (v << 8) | static_cast<unsigned char>(b[static_cast<std::size_t>(k)]);
     return v;
   }
   std::string line() {
     const auto end = d_.find('\n', pos_);
-    if (end == std::string::npos) throw PickleError("truncated pickle (a text argument has no end of line)");
+    if (end == std::string::npos)
+      throw PickleError("truncated pickle (a text argument has no end of line)");
     std::string out = d_.substr(pos_, end - pos_);
     pos_ = end + 1;
     return out;
@@ -275,17 +298,20 @@ class Machine {
   }
   PyRef memoGet(std::uint64_t k) {
     const auto it = memo_.find(k);
-    if (it == memo_.end()) throw PickleError("malformed pickle: memo entry " + std::to_string(k) + " was never stored");
+    if (it == memo_.end())
+      throw PickleError("malformed pickle: memo entry " + std::to_string(k) + " was never stored");
     return it->second;
   }
   static void setItems(const PyRef& dict, const std::vector<PyRef>& kv) {
-    if (dict->kind != PyObj::Kind::Dict) throw PickleError("malformed pickle: SETITEM(S) on a " + dict->describe());
+    if (dict->kind != PyObj::Kind::Dict)
+      throw PickleError("malformed pickle: SETITEM(S) on a " + dict->describe());
     if (kv.size() % 2) throw PickleError("malformed pickle: an odd number of dict items");
     chargeUnpickle(kv.size());  // a pair is two pointers
     for (std::size_t k = 0; k < kv.size(); k += 2) dict->dict.emplace_back(kv[k], kv[k + 1]);
   }
   static void append(const PyRef& list, const std::vector<PyRef>& v) {
-    if (list->kind != PyObj::Kind::List) throw PickleError("malformed pickle: APPEND(S) on a " + list->describe());
+    if (list->kind != PyObj::Kind::List)
+      throw PickleError("malformed pickle: APPEND(S) on a " + list->describe());
     chargeUnpickle(v.size());
     list->items.insert(list->items.end(), v.begin(), v.end());
   }
@@ -301,13 +327,17 @@ class Machine {
       }
       if (++k + 1 > s.size() - 1) throw PickleError("malformed escape in a STRING argument");
       const char c = s[k];
-      if (c == 'n') out += '\n';
-      else if (c == 't') out += '\t';
-      else if (c == 'r') out += '\r';
+      if (c == 'n')
+        out += '\n';
+      else if (c == 't')
+        out += '\t';
+      else if (c == 'r')
+        out += '\r';
       else if (c == 'x' && k + 2 < s.size() - 1) {
         out += static_cast<char>(std::stoi(s.substr(k + 1, 2), nullptr, 16));
         k += 2;
-      } else out += c;  // \\ \' \"
+      } else
+        out += c;  // \\ \' \"
     }
     return out;
   }
@@ -333,7 +363,8 @@ class Machine {
     if (b.size() <= 8) {
       std::uint64_t v = 0;
       for (std::size_t k = b.size(); k-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[k]);
-      if (b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80)) v |= ~std::uint64_t{0} << (8 * b.size());
+      if (b.size() < 8 && (static_cast<unsigned char>(b.back()) & 0x80))
+        v |= ~std::uint64_t{0} << (8 * b.size());
       return PyObj::integer(static_cast<std::int64_t>(v));
     }
     auto o = fresh(PyObj::Kind::BigInt, b.size());
@@ -345,24 +376,54 @@ class Machine {
   bool step(unsigned char op) {
     switch (op) {
       case 0x80:  // PROTO
-        if (static_cast<unsigned char>(byte()) > 5) throw PickleError("pickle protocol newer than 5");
+        if (static_cast<unsigned char>(byte()) > 5)
+          throw PickleError("pickle protocol newer than 5");
         return false;
-      case 0x95: le(8); return false;  // FRAME: the data follows inline
-      case '.': return true;           // STOP
-      case '(': marks_.push_back(stack_.size()); return false;
-      case '0': pop(); return false;
-      case '1': popMark(); return false;
-      case '2': push(top()); return false;
-      case 'N': push(PyObj::none()); return false;
-      case 0x88: push(PyObj::boolean(true)); return false;
-      case 0x89: push(PyObj::boolean(false)); return false;
-      case 'J': push(PyObj::integer(static_cast<std::int32_t>(le(4)))); return false;
-      case 'K': push(PyObj::integer(static_cast<std::int64_t>(le(1)))); return false;
-      case 'M': push(PyObj::integer(static_cast<std::int64_t>(le(2)))); return false;
-      case 0x8a: push(longBytes(le(1))); return false;
-      case 0x8b: push(longBytes(le(4))); return false;
+      case 0x95:
+        le(8);
+        return false;  // FRAME: the data follows inline
+      case '.':
+        return true;  // STOP
+      case '(':
+        marks_.push_back(stack_.size());
+        return false;
+      case '0':
+        pop();
+        return false;
+      case '1':
+        popMark();
+        return false;
+      case '2':
+        push(top());
+        return false;
+      case 'N':
+        push(PyObj::none());
+        return false;
+      case 0x88:
+        push(PyObj::boolean(true));
+        return false;
+      case 0x89:
+        push(PyObj::boolean(false));
+        return false;
+      case 'J':
+        push(PyObj::integer(static_cast<std::int32_t>(le(4))));
+        return false;
+      case 'K':
+        push(PyObj::integer(static_cast<std::int64_t>(le(1))));
+        return false;
+      case 'M':
+        push(PyObj::integer(static_cast<std::int64_t>(le(2))));
+        return false;
+      case 0x8a:
+        push(longBytes(le(1)));
+        return false;
+      case 0x8b:
+        push(longBytes(le(4)));
+        return false;
       case 'I':
-      case 'L': push(parseInt(line())); return false;
+      case 'L':
+        push(parseInt(line()));
+        return false;
       case 'G': {
         const std::uint64_t bits = le(8);  // big-endian on the wire
         std::uint64_t v = 0;
@@ -372,21 +433,49 @@ class Machine {
         push(PyObj::real(x));
         return false;
       }
-      case 'F': push(PyObj::real(std::stod(line()))); return false;
-      case 0x8c: push(PyObj::str(take(le(1)))); return false;
-      case 'X': push(PyObj::str(take(le(4)))); return false;
-      case 0x8d: push(PyObj::str(take(le(8)))); return false;
-      case 'V': push(PyObj::str(line())); return false;  // raw-unicode-escape; checkpoints hold ASCII here
-      case 'U': push(PyObj::bytes(take(le(1)))); return false;  // Python 2 str: bytes (latin-1 text)
-      case 'T': push(PyObj::bytes(take(le(4)))); return false;
-      case 'S': push(PyObj::bytes(unquote(line()))); return false;
-      case 'C': push(PyObj::bytes(take(le(1)))); return false;
-      case 'B': push(PyObj::bytes(take(le(4)))); return false;
+      case 'F':
+        push(PyObj::real(std::stod(line())));
+        return false;
+      case 0x8c:
+        push(PyObj::str(take(le(1))));
+        return false;
+      case 'X':
+        push(PyObj::str(take(le(4))));
+        return false;
+      case 0x8d:
+        push(PyObj::str(take(le(8))));
+        return false;
+      case 'V':
+        push(PyObj::str(line()));
+        return false;  // raw-unicode-escape; checkpoints hold ASCII here
+      case 'U':
+        push(PyObj::bytes(take(le(1))));
+        return false;  // Python 2 str: bytes (latin-1 text)
+      case 'T':
+        push(PyObj::bytes(take(le(4))));
+        return false;
+      case 'S':
+        push(PyObj::bytes(unquote(line())));
+        return false;
+      case 'C':
+        push(PyObj::bytes(take(le(1))));
+        return false;
+      case 'B':
+        push(PyObj::bytes(take(le(4))));
+        return false;
       case 0x8e:
-      case 0x96: push(PyObj::bytes(take(le(8)))); return false;
-      case ']': push(PyObj::list()); return false;
-      case '}': push(PyObj::dictionary()); return false;
-      case ')': push(PyObj::tuple({})); return false;
+      case 0x96:
+        push(PyObj::bytes(take(le(8))));
+        return false;
+      case ']':
+        push(PyObj::list());
+        return false;
+      case '}':
+        push(PyObj::dictionary());
+        return false;
+      case ')':
+        push(PyObj::tuple({}));
+        return false;
       case 'l': {
         auto l = PyObj::list();
         append(l, popMark());
@@ -399,7 +488,9 @@ class Machine {
         push(dct);
         return false;
       }
-      case 't': push(PyObj::tuple(popMark())); return false;
+      case 't':
+        push(PyObj::tuple(popMark()));
+        return false;
       case 0x85: {
         auto a = pop();
         push(PyObj::tuple({a}));
@@ -435,13 +526,27 @@ class Machine {
         setItems(top(), kv);
         return false;
       }
-      case 'p': memoPut(std::stoull(line())); return false;
-      case 'q': memoPut(le(1)); return false;
-      case 'r': memoPut(le(4)); return false;
-      case 0x94: memoPut(memo_.size()); return false;
-      case 'g': push(memoGet(std::stoull(line()))); return false;
-      case 'h': push(memoGet(le(1))); return false;
-      case 'j': push(memoGet(le(4))); return false;
+      case 'p':
+        memoPut(std::stoull(line()));
+        return false;
+      case 'q':
+        memoPut(le(1));
+        return false;
+      case 'r':
+        memoPut(le(4));
+        return false;
+      case 0x94:
+        memoPut(memo_.size());
+        return false;
+      case 'g':
+        push(memoGet(std::stoull(line())));
+        return false;
+      case 'h':
+        push(memoGet(le(1)));
+        return false;
+      case 'j':
+        push(memoGet(le(4)));
+        return false;
       case 'c': {
         const std::string module = line();
         const std::string name = line();
@@ -457,7 +562,8 @@ class Machine {
       case 'R':
       case 0x81: {
         auto args = pop(), callable = pop();
-        if (args->kind != PyObj::Kind::Tuple) throw PickleError("malformed pickle: call arguments are not a tuple");
+        if (args->kind != PyObj::Kind::Tuple)
+          throw PickleError("malformed pickle: call arguments are not a tuple");
         push(host_.call(callable, args));
         return false;
       }
@@ -471,10 +577,14 @@ class Machine {
         push(host_.persistentLoad(pid));
         return false;
       }
-      case 'P': push(host_.persistentLoad(PyObj::str(line()))); return false;
+      case 'P':
+        push(host_.persistentLoad(PyObj::str(line())));
+        return false;
       default:
-        throw PickleError("opcode not used by checkpoints (sets, extension registry, out-of-band buffers and object "
-                          "construction are refused)");
+        throw PickleError(
+            "opcode not used by checkpoints (sets, extension registry, out-of-band buffers and "
+            "object "
+            "construction are refused)");
     }
   }
 
@@ -538,7 +648,8 @@ bool reachesACycle(const PyRef& root, std::unordered_set<const PyObj*>& reached)
 
 // Empties the containers of a failed or cyclic pickle that are still alive, except those in
 // `keep`: that frees every cycle among them.
-void breakCycles(std::vector<std::weak_ptr<PyObj>>& made, const std::unordered_set<const PyObj*>& keep = {}) {
+void breakCycles(std::vector<std::weak_ptr<PyObj>>& made,
+                 const std::unordered_set<const PyObj*>& keep = {}) {
   for (auto& w : made)
     if (PyRef o = w.lock(); o && !keep.count(o.get())) {
       o->items.clear();

@@ -24,12 +24,12 @@ struct PyObj {
   bool b = false;
   std::int64_t i = 0;
   double f = 0;
-  std::string s;      ///< Str (UTF-8), Bytes, BigInt (little-endian two's complement), Global (module)
-  std::string name;   ///< Global: the name inside the module; Object: its type, for messages
-  std::vector<PyRef> items;                    ///< List, Tuple
-  std::vector<std::pair<PyRef, PyRef>> dict;   ///< Dict, in insertion order
-  PyRef state;        ///< what BUILD set on a dict (e.g. an OrderedDict's _metadata); kept, unused
-  std::any payload;   ///< Object: whatever the host made of it
+  std::string s;  ///< Str (UTF-8), Bytes, BigInt (little-endian two's complement), Global (module)
+  std::string name;          ///< Global: the name inside the module; Object: its type, for messages
+  std::vector<PyRef> items;  ///< List, Tuple
+  std::vector<std::pair<PyRef, PyRef>> dict;  ///< Dict, in insertion order
+  PyRef state;       ///< what BUILD set on a dict (e.g. an OrderedDict's _metadata); kept, unused
+  std::any payload;  ///< Object: whatever the host made of it
 
   PyObj() = default;
   PyObj(const PyObj&) = delete;

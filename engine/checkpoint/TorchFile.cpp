@@ -137,11 +137,13 @@ torch::Tensor metaStorage(at::ScalarType dtype, std::int64_t numel) {
 }
 
 template <typename Source>
-std::unique_ptr<caffe2::serialize::PyTorchStreamReader> openZip(Source source, const std::string& name) {
+std::unique_ptr<caffe2::serialize::PyTorchStreamReader> openZip(Source source,
+                                                                const std::string& name) {
   try {
     return std::make_unique<caffe2::serialize::PyTorchStreamReader>(source);
   } catch (const c10::Error& e) {
-    throw std::runtime_error(fileError(name, std::string("a damaged torch.save zip (") + e.what_without_backtrace() + ")"));
+    throw std::runtime_error(fileError(
+        name, std::string("a damaged torch.save zip (") + e.what_without_backtrace() + ")"));
   }
 }
 
@@ -149,7 +151,9 @@ c10::IValue loadZip(caffe2::serialize::PyTorchStreamReader* zip, const ZipSizes&
                     std::uint64_t archiveSize, const std::string& name, bool weights) {
   std::uint64_t left = archiveSize;  // what the records read may still add up to (see ZipSizes)
   auto record = [&](const std::string& r) {
-    if (!zip->hasRecord(r)) throw std::runtime_error(fileError(name, "the zip has no " + r + " (not a torch.save file?)"));
+    if (!zip->hasRecord(r))
+      throw std::runtime_error(
+          fileError(name, "the zip has no " + r + " (not a torch.save file?)"));
     const auto declared = sizes.declared(r);
     if (!declared)
       throw std::runtime_error(
@@ -169,7 +173,8 @@ c10::IValue loadZip(caffe2::serialize::PyTorchStreamReader* zip, const ZipSizes&
             fileError(name, "a damaged zip (" + r + " is larger than declared)"));
       return std::make_pair(std::move(ptr), size);
     } catch (const c10::Error& e) {
-      throw std::runtime_error(fileError(name, "cannot read " + r + " (" + e.what_without_backtrace() + ")"));
+      throw std::runtime_error(
+          fileError(name, "cannot read " + r + " (" + e.what_without_backtrace() + ")"));
     }
   };
   std::string pickle;
@@ -211,18 +216,22 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name, bool w
   PickleHost plain;  // the header pickles hold plain data only
   try {
     const PyRef magic = unpickle(bytes, pos, plain);
-    static const std::string kMagic("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 10);  // 0x1950a86a20f9469cfc6c
-    if (magic->kind != Kind::BigInt || magic->s != kMagic) bad("not a torch.save file (no PyTorch magic number)");
+    static const std::string kMagic("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19",
+                                    10);  // 0x1950a86a20f9469cfc6c
+    if (magic->kind != Kind::BigInt || magic->s != kMagic)
+      bad("not a torch.save file (no PyTorch magic number)");
     const PyRef protocol = unpickle(bytes, pos, plain);
     if (protocol->kind != Kind::Int || protocol->i != 1001)
-      bad("torch.save protocol " + (protocol->kind == Kind::Int ? std::to_string(protocol->i) : protocol->describe()) +
+      bad("torch.save protocol " +
+          (protocol->kind == Kind::Int ? std::to_string(protocol->i) : protocol->describe()) +
           " (1001 expected)");
     const PyRef sys = unpickle(bytes, pos, plain);
     if (const PyRef little = sys->kind == Kind::Dict ? sys->get("little_endian") : nullptr;
         little && little->kind == Kind::Bool && !little->b)
       bad("written on a big-endian machine");
   } catch (const PickleError& e) {
-    throw std::runtime_error(fileError(name, std::string("not a checkpoint PyTorch wrote (") + e.what() + ")"));
+    throw std::runtime_error(
+        fileError(name, std::string("not a checkpoint PyTorch wrote (") + e.what() + ")"));
   }
   TorchHost host;
   std::map<std::string, torch::Tensor> pending;
@@ -259,8 +268,9 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name, bool w
       std::memcpy(&count, bytes.data() + pos, 8);
       pos += 8;
       const auto size = static_cast<std::size_t>(t.numel()) * c10::elementSize(t.scalar_type());
-      if (count != t.numel()) bad("storage " + k->s + " holds " + std::to_string(count) + " elements, " +
-                                  std::to_string(t.numel()) + " expected");
+      if (count != t.numel())
+        bad("storage " + k->s + " holds " + std::to_string(count) + " elements, " +
+            std::to_string(t.numel()) + " expected");
       if (bytes.size() - pos < size) bad("truncated: storage " + k->s + " is cut short");
       std::memcpy(t.data_ptr(), bytes.data() + pos, size);
       pos += size;
@@ -275,7 +285,8 @@ c10::IValue loadLegacy(const std::string& bytes, const std::string& name, bool w
 
 void refuseTar(const std::string& bytes, const std::string& name) {
   if (bytes.size() > 262 && bytes.compare(257, 5, "ustar") == 0)
-    throw std::runtime_error(fileError(name, "a tar checkpoint of PyTorch < 0.4; load and save it again with a newer PyTorch"));
+    throw std::runtime_error(fileError(
+        name, "a tar checkpoint of PyTorch < 0.4; load and save it again with a newer PyTorch"));
 }
 
 // Runs a load so that nothing but std::runtime_error naming the file leaves it: LibTorch's
@@ -323,7 +334,8 @@ c10::IValue loadTorchFileStructure(const std::string& path) {
     // A FIFO named like a checkpoint would block the open (the studio's GUI thread reads these).
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec))
-      throw std::runtime_error(path + ": not a regular file; a checkpoint is a file torch.save wrote");
+      throw std::runtime_error(path +
+                               ": not a regular file; a checkpoint is a file torch.save wrote");
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw std::runtime_error(path + ": cannot open it");
     size = static_cast<std::uint64_t>(in.tellg());

@@ -9,7 +9,8 @@
 namespace amp::config {
 namespace {
 
-std::optional<Value> coerceLevel(const TypeSpec& type, size_t level, const Value& raw, std::string* problem) {
+std::optional<Value> coerceLevel(const TypeSpec& type, size_t level, const Value& raw,
+                                 std::string* problem) {
   using Kind = TypeSpec::Kind;
   const Kind kind = level < type.levels.size() ? type.levels[level] : Kind::Any;
   if (raw.is_null()) {
@@ -19,7 +20,8 @@ std::optional<Value> coerceLevel(const TypeSpec& type, size_t level, const Value
     return std::nullopt;
   }
   switch (kind) {
-    case Kind::Any: return raw;
+    case Kind::Any:
+      return raw;
     case Kind::Bool:
       if (raw.is_boolean()) return raw;
       break;
@@ -53,7 +55,8 @@ std::optional<Value> coerceLevel(const TypeSpec& type, size_t level, const Value
   *problem = "is " + formatValueForMessage(raw) + "; expected " + rest.describe();
   if (kind == Kind::Str && (raw.is_number() || raw.is_boolean()))
     *problem += " (quote it: \"" + (raw.is_string() ? raw.get<std::string>() : raw.dump()) + "\")";
-  if (kind == Kind::Int && raw.is_number_float() && std::floor(raw.get<double>()) == raw.get<double>())
+  if (kind == Kind::Int && raw.is_number_float() &&
+      std::floor(raw.get<double>()) == raw.get<double>())
     *problem += " (write it without the decimal point)";
   return std::nullopt;
 }
@@ -158,8 +161,9 @@ std::optional<std::string> Config::set(std::string_view key, const Value& raw, O
     v = coerceValue(def->type, raw, &problem);
   }
   if (!v) {
-    if (raw.is_null()) problem += "; PySlowFast would accept None here, but AMP Studio acts on this key and needs " +
-                                  def->type.describe();
+    if (raw.is_null())
+      problem += "; PySlowFast would accept None here, but AMP Studio acts on this key and needs " +
+                 def->type.describe();
     return problem;
   }
   values_[def->key] = std::move(*v);

@@ -10,7 +10,8 @@ std::vector<KeyDifference> diffConfigs(const std::vector<const Config*>& configs
   for (const KeyDef& def : configs.front()->schema().keys()) {
     const Value& first = configs.front()->get(def.key);
     bool same = true;
-    for (std::size_t i = 1; i < configs.size() && same; ++i) same = configs[i]->get(def.key) == first;
+    for (std::size_t i = 1; i < configs.size() && same; ++i)
+      same = configs[i]->get(def.key) == first;
     if (same) continue;
     KeyDifference d{def.key, {}};
     for (const Config* c : configs) d.values.push_back(formatValue(c->get(def.key)));

@@ -39,43 +39,53 @@ Origin at(const std::string& file, const YAML::Mark& m) {
 }
 
 std::optional<Value> yamlWord(std::string_view t) {
-  static const std::set<std::string_view> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
-  static const std::set<std::string_view> kFalse = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  static const std::set<std::string_view> kTrue = {"true", "True", "TRUE", "yes", "Yes",
+                                                   "YES",  "on",   "On",   "ON"};
+  static const std::set<std::string_view> kFalse = {"false", "False", "FALSE", "no", "No",
+                                                    "NO",    "off",   "Off",   "OFF"};
   if (t.empty() || t == "~" || t == "null" || t == "Null" || t == "NULL") return Value(nullptr);
   if (kTrue.count(t)) return Value(true);
   if (kFalse.count(t)) return Value(false);
-  if (t == ".inf" || t == ".Inf" || t == ".INF" || t == "+.inf") return Value(std::numeric_limits<double>::infinity());
-  if (t == "-.inf" || t == "-.Inf" || t == "-.INF") return Value(-std::numeric_limits<double>::infinity());
-  if (t == ".nan" || t == ".NaN" || t == ".NAN") return Value(std::numeric_limits<double>::quiet_NaN());
+  if (t == ".inf" || t == ".Inf" || t == ".INF" || t == "+.inf")
+    return Value(std::numeric_limits<double>::infinity());
+  if (t == "-.inf" || t == "-.Inf" || t == "-.INF")
+    return Value(-std::numeric_limits<double>::infinity());
+  if (t == ".nan" || t == ".NaN" || t == ".NAN")
+    return Value(std::numeric_limits<double>::quiet_NaN());
   return std::nullopt;
 }
 
 struct FileContext {
-  std::string file;                 // as shown in messages
-  std::vector<std::string> chain;   // canonical paths of the files being merged (cycle check)
+  std::string file;                // as shown in messages
+  std::vector<std::string> chain;  // canonical paths of the files being merged (cycle check)
 };
 
 class Merger {
  public:
-  Merger(const KeySchema& schema, Config& cfg, Diagnostics& out) : schema_(schema), cfg_(cfg), out_(out) {}
+  Merger(const KeySchema& schema, Config& cfg, Diagnostics& out)
+      : schema_(schema), cfg_(cfg), out_(out) {}
 
   void mergeFile(const std::string& path, FileContext ctx, const Origin& includedFrom) {
     if (exhausted_) return;
     if (++mergedFiles_ > kMaxMergedFiles) {
       error(includedFrom, kBaseKey,
-            "more than " + std::to_string(kMaxMergedFiles) + " files merged through _BASE_ (several _BASE_ keys per file?); "
-            "a config inherits from one chain of files");
+            "more than " + std::to_string(kMaxMergedFiles) +
+                " files merged through _BASE_ (several _BASE_ keys per file?); "
+                "a config inherits from one chain of files");
       exhausted_ = true;
       return;
     }
     std::error_code sizeEc;
-    if (fs::exists(path, sizeEc) && !fs::is_regular_file(path, sizeEc)) {  // /dev/zero, a FIFO: would read forever
-      error(includedFrom, ctx.chain.empty() ? "" : kBaseKey, "'" + path + "' is not a regular file; a config is a YAML file");
+    if (fs::exists(path, sizeEc) &&
+        !fs::is_regular_file(path, sizeEc)) {  // /dev/zero, a FIFO: would read forever
+      error(includedFrom, ctx.chain.empty() ? "" : kBaseKey,
+            "'" + path + "' is not a regular file; a config is a YAML file");
       return;
     }
     if (const auto bytes = fs::file_size(path, sizeEc); !sizeEc && bytes > kMaxConfigBytes) {
       error(includedFrom, ctx.chain.empty() ? "" : kBaseKey,
-            "'" + path + "' is " + std::to_string(bytes >> 20) + " MiB; a config is a YAML file of a few KB (at most " +
+            "'" + path + "' is " + std::to_string(bytes >> 20) +
+                " MiB; a config is a YAML file of a few KB (at most " +
                 std::to_string(kMaxConfigBytes >> 20) + " MiB): check the path");
       return;
     }
@@ -94,7 +104,8 @@ class Merger {
     std::error_code ec;
     const std::string canonical = fs::weakly_canonical(path, ec).string();
     if (std::find(ctx.chain.begin(), ctx.chain.end(), canonical) != ctx.chain.end()) {
-      error(includedFrom, kBaseKey, "'" + path + "' includes itself through _BASE_; remove the cycle");
+      error(includedFrom, kBaseKey,
+            "'" + path + "' includes itself through _BASE_; remove the cycle");
       return;
     }
     ctx.chain.push_back(canonical);
@@ -105,7 +116,8 @@ class Merger {
   void mergeText(const std::string& text, const std::string& baseDir, const FileContext& ctx) {
     if (text.size() > kMaxConfigBytes) {
       error(Origin{ctx.file, 0, 0}, "",
-            "is " + std::to_string(text.size() >> 20) + " MiB of text; a config is a few KB (at most " +
+            "is " + std::to_string(text.size() >> 20) +
+                " MiB of text; a config is a few KB (at most " +
                 std::to_string(kMaxConfigBytes >> 20) + " MiB)");
       return;
     }
@@ -162,22 +174,26 @@ class Merger {
       }
       const std::string& name = k.Scalar();
       if (name.size() > kMaxKeyLength) {
-        error(ko, prefix, "a key of " + std::to_string(name.size()) + " characters ('" + name.substr(0, 40) +
-                              "...') is not a config key; keys are names such as TRAIN or BATCH_SIZE");
+        error(ko, prefix,
+              "a key of " + std::to_string(name.size()) + " characters ('" + name.substr(0, 40) +
+                  "...') is not a config key; keys are names such as TRAIN or BATCH_SIZE");
         continue;
       }
       if (prefix.empty() && name == kBaseKey) continue;
       const std::string full = prefix.empty() ? name : prefix + "." + name;
       if (auto s = seen.find(name); s != seen.end())
-        warning(ko, full, "is set twice in this mapping (first on line " + std::to_string(s->second) +
-                              "); the later value wins");
+        warning(ko, full,
+                "is set twice in this mapping (first on line " + std::to_string(s->second) +
+                    "); the later value wins");
       seen[name] = ko.line;
       if (const KeyDef* def = schema_.find(full)) {
         setLeaf(*def, v, at(file, v.Mark().is_null() ? k.Mark() : v.Mark()));
       } else if (schema_.isGroup(full)) {
-        if (v.IsMap()) walk(v, full, file);
+        if (v.IsMap())
+          walk(v, full, file);
         else if (!v.IsNull())
-          error(at(file, v.Mark()), full, "is a group of keys, not a value; write its keys indented below it");
+          error(at(file, v.Mark()), full,
+                "is a group of keys, not a value; write its keys indented below it");
       } else {
         unknownKey(ko, full);
       }
@@ -207,8 +223,9 @@ class Merger {
     if (n.IsScalar()) {
       if ((expandedBytes_ += n.Scalar().size()) > kMaxYamlTextBytes) {
         exhausted_ = true;
-        *problem = "alias expands to more than " + std::to_string(kMaxYamlTextBytes >> 20) +
-                   " MiB of text (one long value repeated through YAML aliases); write the values out";
+        *problem =
+            "alias expands to more than " + std::to_string(kMaxYamlTextBytes >> 20) +
+            " MiB of text (one long value repeated through YAML aliases); write the values out";
         return std::nullopt;
       }
       if (n.Tag() == "!") {  // quoted: PySlowFast still passes it through literal_eval
@@ -245,7 +262,8 @@ class Merger {
     auto s = schema_.suggest(full);
     if (!s.empty()) {
       msg += "; did you mean ";
-      for (size_t i = 0; i < s.size(); ++i) msg += (i ? (i + 1 == s.size() ? " or " : ", ") : "") + s[i];
+      for (size_t i = 0; i < s.size(); ++i)
+        msg += (i ? (i + 1 == s.size() ? " or " : ", ") : "") + s[i];
       msg += "?";
     } else {
       msg += "; see 'ampstudio-cli config keys' for the list";
@@ -279,7 +297,8 @@ Value parseScalarText(std::string_view text) {
 
 ConfigLoader::ConfigLoader(std::shared_ptr<const KeySchema> schema) : schema_(std::move(schema)) {}
 
-LoadResult ConfigLoader::loadFile(const std::string& path, const std::vector<std::string>& overrides) const {
+LoadResult ConfigLoader::loadFile(const std::string& path,
+                                  const std::vector<std::string>& overrides) const {
   LoadResult r{Config(schema_), {}};
   Merger(*schema_, r.config, r.diagnostics).mergeFile(path, FileContext{}, Origin{path, 0, 0});
   applyOverrides(r.config, overrides, r.diagnostics);
@@ -287,7 +306,8 @@ LoadResult ConfigLoader::loadFile(const std::string& path, const std::vector<std
   return r;
 }
 
-LoadResult ConfigLoader::loadText(std::string_view yaml, const std::string& displayName, const std::string& baseDir,
+LoadResult ConfigLoader::loadText(std::string_view yaml, const std::string& displayName,
+                                  const std::string& baseDir,
                                   const std::vector<std::string>& overrides) const {
   LoadResult r{Config(schema_), {}};
   FileContext ctx;
@@ -298,11 +318,14 @@ LoadResult ConfigLoader::loadText(std::string_view yaml, const std::string& disp
   return r;
 }
 
-void ConfigLoader::applyOverrides(Config& config, const std::vector<std::string>& overrides, Diagnostics& out) const {
+void ConfigLoader::applyOverrides(Config& config, const std::vector<std::string>& overrides,
+                                  Diagnostics& out) const {
   for (size_t i = 0; i < overrides.size(); i += 2) {
     const std::string& key = overrides[i];
     const Origin o{Origin::kCommandLine, 0, static_cast<int>(i + 1)};
-    auto err = [&](const std::string& msg) { out.push_back(Diagnostic{Diagnostic::Severity::Error, o, key, msg}); };
+    auto err = [&](const std::string& msg) {
+      out.push_back(Diagnostic{Diagnostic::Severity::Error, o, key, msg});
+    };
     if (i + 1 >= overrides.size()) {
       err("has no value; overrides come in pairs: KEY VALUE");
       break;
@@ -310,7 +333,8 @@ void ConfigLoader::applyOverrides(Config& config, const std::vector<std::string>
     const KeyDef* def = schema_->find(key);
     if (!def) {
       if (schema_->isGroup(key)) {
-        err("is a group of keys; override one key, e.g. " + schema_->withPrefix(key + ".").front()->key);
+        err("is a group of keys; override one key, e.g. " +
+            schema_->withPrefix(key + ".").front()->key);
         continue;
       }
       std::string msg = "is not a PySlowFast or AMP Studio config key";
@@ -319,7 +343,8 @@ void ConfigLoader::applyOverrides(Config& config, const std::vector<std::string>
       err(msg);
       continue;
     }
-    if (auto p = config.set(key, parseScalarText(overrides[i + 1]), o)) err(*p);
+    if (auto p = config.set(key, parseScalarText(overrides[i + 1]), o))
+      err(*p);
     else if (def->status == KeyStatus::Deprecated)
       out.push_back(Diagnostic{Diagnostic::Severity::Warning, o, key, def->doc});
   }

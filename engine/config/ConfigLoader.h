@@ -32,14 +32,17 @@ class ConfigLoader {
 
   /// Defaults, then the file (and its _BASE_ chain), then the overrides (KEY VALUE pairs), then
   /// validation of the result.
-  LoadResult loadFile(const std::string& path, const std::vector<std::string>& overrides = {}) const;
+  LoadResult loadFile(const std::string& path,
+                      const std::vector<std::string>& overrides = {}) const;
   /// As loadFile, for YAML text not (yet) saved: `displayName` names it in messages and
   /// `baseDir` resolves a relative _BASE_.
-  LoadResult loadText(std::string_view yaml, const std::string& displayName, const std::string& baseDir,
+  LoadResult loadText(std::string_view yaml, const std::string& displayName,
+                      const std::string& baseDir,
                       const std::vector<std::string>& overrides = {}) const;
 
   /// Merges KEY VALUE pairs into `config` (no validation), reporting problems into `out`.
-  void applyOverrides(Config& config, const std::vector<std::string>& overrides, Diagnostics& out) const;
+  void applyOverrides(Config& config, const std::vector<std::string>& overrides,
+                      Diagnostics& out) const;
 
  private:
   std::shared_ptr<const KeySchema> schema_;

@@ -10,14 +10,18 @@
 namespace amp::config {
 namespace {
 
-std::string doubleQuoted(const std::string& s) { return nlohmann::json(s).dump(); }
+std::string doubleQuoted(const std::string& s) {
+  return nlohmann::json(s).dump();
+}
 
 std::string pythonQuoted(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
     if (c == '\\' || c == '\'') out += '\\';
-    if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -25,7 +29,8 @@ std::string pythonQuoted(const std::string& s) {
 bool plainSafe(const std::string& s, bool inFlow) {
   if (s.empty() || s.front() == ' ' || s.back() == ' ') return false;
   if (std::string("-?:,[]{}#&*!|>'\"%@`~").find(s.front()) != std::string::npos) return false;
-  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':') return false;
+  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':')
+    return false;
   if (s.find_first_of("\n\t\r") != std::string::npos) return false;
   if (inFlow && s.find_first_of(",[]{}") != std::string::npos) return false;
   return true;
@@ -96,7 +101,8 @@ std::string toYaml(const Config& config, const WriteOptions& options) {
     if (options.pyslowfast) {
       if (def.studioKey || def.status == KeyStatus::Deprecated) continue;
       // PySlowFast has no LR scale: bake it into every rate of the schedule.
-      if (def.key == "SOLVER.BASE_LR" || def.key == "SOLVER.WARMUP_START_LR" || def.key == "SOLVER.COSINE_END_LR")
+      if (def.key == "SOLVER.BASE_LR" || def.key == "SOLVER.WARMUP_START_LR" ||
+          def.key == "SOLVER.COSINE_END_LR")
         v = Value(v.get<double>() * lrScale);
     }
     if (options.onlyChanged && v == def.defaultValue) continue;
@@ -107,7 +113,8 @@ std::string toYaml(const Config& config, const WriteOptions& options) {
   return out.str();
 }
 
-std::string saveConfigFile(const Config& config, const std::string& path, const WriteOptions& options) {
+std::string saveConfigFile(const Config& config, const std::string& path,
+                           const WriteOptions& options) {
   return util::writeFileAtomically(path, toYaml(config, options));
 }
 

@@ -18,6 +18,7 @@ std::string toYaml(const Config& config, const WriteOptions& options = {});
 
 /// Writes toYaml(config) to `path` atomically (temporary file + rename). Returns "" on success,
 /// else the reason, naming the path.
-std::string saveConfigFile(const Config& config, const std::string& path, const WriteOptions& options = {});
+std::string saveConfigFile(const Config& config, const std::string& path,
+                           const WriteOptions& options = {});
 
 }  // namespace amp::config

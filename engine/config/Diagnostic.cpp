@@ -25,13 +25,15 @@ bool hasErrors(const Diagnostics& d) {
 }
 
 size_t countErrors(const Diagnostics& d) {
-  return static_cast<size_t>(std::count_if(d.begin(), d.end(), [](const Diagnostic& x) { return x.isError(); }));
+  return static_cast<size_t>(
+      std::count_if(d.begin(), d.end(), [](const Diagnostic& x) { return x.isError(); }));
 }
 
 Diagnostics withoutRepeatsOf(const Diagnostics& checks, const Diagnostics& errors) {
   Diagnostics kept;
   for (const Diagnostic& d : checks) {
-    const bool repeated = !d.isError() && !d.key.empty() && std::any_of(errors.begin(), errors.end(), [&d](const Diagnostic& e) {
+    const bool repeated = !d.isError() && !d.key.empty() &&
+                          std::any_of(errors.begin(), errors.end(), [&d](const Diagnostic& e) {
                             return e.isError() && e.key == d.key;
                           });
     if (!repeated) kept.push_back(d);
@@ -43,15 +45,18 @@ Diagnostics sortedByLocation(const Diagnostics& d) {
   // Errors first; then files in order of first appearance (command line last), line, column.
   std::vector<std::string> files;
   for (const auto& x : d)
-    if (std::find(files.begin(), files.end(), x.where.file) == files.end()) files.push_back(x.where.file);
+    if (std::find(files.begin(), files.end(), x.where.file) == files.end())
+      files.push_back(x.where.file);
   auto rank = [&](const Diagnostic& x) {
     const auto fileIndex = std::find(files.begin(), files.end(), x.where.file) - files.begin();
     // Problems of the file as a whole (line 0) come after the located ones.
     const int line = x.where.line > 0 ? x.where.line : std::numeric_limits<int>::max();
-    return std::make_tuple(x.isError() ? 0 : 1, x.where.isCommandLine() ? 1 : 0, fileIndex, line, x.where.column);
+    return std::make_tuple(x.isError() ? 0 : 1, x.where.isCommandLine() ? 1 : 0, fileIndex, line,
+                           x.where.column);
   };
   Diagnostics out = d;
-  std::stable_sort(out.begin(), out.end(), [&](const Diagnostic& a, const Diagnostic& b) { return rank(a) < rank(b); });
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const Diagnostic& a, const Diagnostic& b) { return rank(a) < rank(b); });
   return out;
 }
 

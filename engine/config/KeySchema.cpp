@@ -19,7 +19,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   size_t start = 0;
   while (true) {
     size_t p = s.find(sep, start);
-    out.push_back(s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
+    out.push_back(
+        s.substr(start, p == std::string_view::npos ? std::string_view::npos : p - start));
     if (p == std::string_view::npos) break;
     start = p + 1;
   }
@@ -87,14 +88,19 @@ std::optional<TypeSpec> TypeSpec::parse(std::string_view text) {
       text = text.substr(1, text.size() - 2);
       continue;
     }
-    if (text == "bool") t.levels.push_back(Kind::Bool);
-    else if (text == "int") t.levels.push_back(Kind::Int);
-    else if (text == "float") t.levels.push_back(Kind::Float);
-    else if (text == "str") t.levels.push_back(Kind::Str);
+    if (text == "bool")
+      t.levels.push_back(Kind::Bool);
+    else if (text == "int")
+      t.levels.push_back(Kind::Int);
+    else if (text == "float")
+      t.levels.push_back(Kind::Float);
+    else if (text == "str")
+      t.levels.push_back(Kind::Str);
     else if (text == "any") {
       t.levels.push_back(Kind::Any);
       t.nullable = true;
-    } else return std::nullopt;
+    } else
+      return std::nullopt;
     return t;
   }
 }
@@ -112,11 +118,20 @@ std::string TypeSpec::text() const {
         s += (i == 0 && tuple) ? "tuple[" : "list[";
         ++closes;
         break;
-      case Kind::Bool: s += "bool"; break;
-      case Kind::Int: s += "int"; break;
-      case Kind::Float: s += "float"; break;
-      case Kind::Str: s += "str"; break;
-      case Kind::Any: return s + "any" + std::string(closes, ']');
+      case Kind::Bool:
+        s += "bool";
+        break;
+      case Kind::Int:
+        s += "int";
+        break;
+      case Kind::Float:
+        s += "float";
+        break;
+      case Kind::Str:
+        s += "str";
+        break;
+      case Kind::Any:
+        return s + "any" + std::string(closes, ']');
     }
   }
   return s + std::string(closes, ']') + (nullable ? "?" : "");
@@ -127,12 +142,24 @@ std::string TypeSpec::describe() const {
   for (size_t i = 0; i < levels.size(); ++i) {
     const bool plural = i > 0;
     switch (levels[i]) {
-      case Kind::List: s += plural ? "lists of " : "a list of "; break;
-      case Kind::Bool: s += plural ? "booleans" : "a boolean (True/False)"; break;
-      case Kind::Int: s += plural ? "integers" : "an integer"; break;
-      case Kind::Float: s += plural ? "numbers" : "a number"; break;
-      case Kind::Str: s += plural ? "strings" : "a string"; break;
-      case Kind::Any: s += plural ? "values" : "any value"; break;
+      case Kind::List:
+        s += plural ? "lists of " : "a list of ";
+        break;
+      case Kind::Bool:
+        s += plural ? "booleans" : "a boolean (True/False)";
+        break;
+      case Kind::Int:
+        s += plural ? "integers" : "an integer";
+        break;
+      case Kind::Float:
+        s += plural ? "numbers" : "a number";
+        break;
+      case Kind::Str:
+        s += plural ? "strings" : "a string";
+        break;
+      case Kind::Any:
+        s += plural ? "values" : "any value";
+        break;
     }
   }
   if (nullable && outer() != Kind::Any) s += " or null";
@@ -168,15 +195,19 @@ std::optional<Constraint> Constraint::parse(std::string_view text) {
   if (text[0] == '>' || text[0] == '<') {
     auto v = number(text.substr(1));
     if (!v) return std::nullopt;
-    if (text[0] == '>') c.min = v, c.minExclusive = true;
-    else c.max = v, c.maxExclusive = true;
+    if (text[0] == '>')
+      c.min = v, c.minExclusive = true;
+    else
+      c.max = v, c.maxExclusive = true;
     return c;
   }
   if (text.front() == '{' && text.back() == '}') {
     for (auto part : split(text.substr(1, text.size() - 2), ',')) {
       part = trim(part);
-      if (auto v = number(part); v && std::floor(*v) == *v) c.choices.emplace_back(static_cast<std::int64_t>(*v));
-      else c.choices.emplace_back(std::string(part));
+      if (auto v = number(part); v && std::floor(*v) == *v)
+        c.choices.emplace_back(static_cast<std::int64_t>(*v));
+      else
+        c.choices.emplace_back(std::string(part));
     }
     return c;
   }
@@ -198,7 +229,8 @@ std::string Constraint::text() const {
   if (!choices.empty()) {
     std::string s = "one of: ";
     for (size_t i = 0; i < choices.size(); ++i)
-      s += (i ? ", " : "") + (choices[i].is_string() ? choices[i].get<std::string>() : choices[i].dump());
+      s += (i ? ", " : "") +
+           (choices[i].is_string() ? choices[i].get<std::string>() : choices[i].dump());
     return s;
   }
   if (min && max)
@@ -221,7 +253,8 @@ std::optional<std::string> Constraint::check(const Value& v) const {
     const double x = v.get<double>();
     const bool low = min && (minExclusive ? !(x > *min) : !(x >= *min));
     const bool high = max && (maxExclusive ? !(x < *max) : !(x <= *max));
-    if (low || high || std::isnan(x)) return "is " + formatValueForMessage(v) + "; it must be " + text();
+    if (low || high || std::isnan(x))
+      return "is " + formatValueForMessage(v) + "; it must be " + text();
   }
   return std::nullopt;
 }
@@ -247,7 +280,8 @@ std::shared_ptr<const KeySchema> KeySchema::fromTsv(std::string_view text) {
     auto fail = [&](const std::string& what) {
       throw std::runtime_error("schema.tsv:" + std::to_string(lineNo) + ": " + what);
     };
-    if (cols.size() != 6) fail("expected 6 tab-separated columns, got " + std::to_string(cols.size()));
+    if (cols.size() != 6)
+      fail("expected 6 tab-separated columns, got " + std::to_string(cols.size()));
     KeyDef def;
     def.key = std::string(cols[0]);
     auto type = TypeSpec::parse(cols[1]);
@@ -262,13 +296,19 @@ std::shared_ptr<const KeySchema> KeySchema::fromTsv(std::string_view text) {
     auto constraint = Constraint::parse(cols[3]);
     if (!constraint) fail("bad constraint '" + std::string(cols[3]) + "'");
     def.constraint = *constraint;
-    if (cols[4] == "active") def.status = KeyStatus::Active;
-    else if (cols[4] == "inactive") def.status = KeyStatus::Inactive;
-    else if (cols[4] == "deprecated") def.status = KeyStatus::Deprecated;
-    else if (cols[4] == "refused") def.status = KeyStatus::Refused;
-    else fail("bad status '" + std::string(cols[4]) + "'");
+    if (cols[4] == "active")
+      def.status = KeyStatus::Active;
+    else if (cols[4] == "inactive")
+      def.status = KeyStatus::Inactive;
+    else if (cols[4] == "deprecated")
+      def.status = KeyStatus::Deprecated;
+    else if (cols[4] == "refused")
+      def.status = KeyStatus::Refused;
+    else
+      fail("bad status '" + std::string(cols[4]) + "'");
     def.doc = std::string(cols[5]);
-    def.studioKey = def.key.rfind("AMP.", 0) == 0 || def.key.rfind("DIST.", 0) == 0 || def.key == "SOLVER.LR_SCALE" || def.key == "SOLVER.GRAD_ACCUM_STEPS";
+    def.studioKey = def.key.rfind("AMP.", 0) == 0 || def.key.rfind("DIST.", 0) == 0 ||
+                    def.key == "SOLVER.LR_SCALE" || def.key == "SOLVER.GRAD_ACCUM_STEPS";
     if (schema->index_.count(def.key)) fail("duplicate key " + def.key);
     schema->index_.emplace(def.key, schema->keys_.size());
     for (size_t p = def.key.find('.'); p != std::string::npos; p = def.key.find('.', p + 1))
@@ -283,7 +323,9 @@ const KeyDef* KeySchema::find(std::string_view key) const {
   return it == index_.end() ? nullptr : &keys_[it->second];
 }
 
-bool KeySchema::isGroup(std::string_view prefix) const { return groups_.find(prefix) != groups_.end(); }
+bool KeySchema::isGroup(std::string_view prefix) const {
+  return groups_.find(prefix) != groups_.end();
+}
 
 std::vector<std::string> KeySchema::topLevelGroups() const {
   std::vector<std::string> out;
@@ -306,19 +348,23 @@ std::vector<std::string> KeySchema::suggest(std::string_view unknownKey, size_t 
   std::vector<std::pair<size_t, std::string>> scored;
   const std::string_view leaf = leafOf(unknownKey);
   const size_t dot = unknownKey.rfind('.');
-  const std::string_view unknownGroup = dot == std::string_view::npos ? "" : unknownKey.substr(0, dot);
+  const std::string_view unknownGroup =
+      dot == std::string_view::npos ? "" : unknownKey.substr(0, dot);
   const size_t limit = std::max<size_t>(2, leaf.size() / 3);
   for (const auto& k : keys_) {
     size_t d = editDistance(unknownKey, k.key);
-    if (leafOf(k.key) == leaf) d = std::min<size_t>(d, 1);  // the right key in another group
-    else if (k.group() == unknownGroup) d = std::min(d, editDistance(leaf, leafOf(k.key)));
+    if (leafOf(k.key) == leaf)
+      d = std::min<size_t>(d, 1);  // the right key in another group
+    else if (k.group() == unknownGroup)
+      d = std::min(d, editDistance(leaf, leafOf(k.key)));
     if (d <= limit) scored.emplace_back(d, k.key);
   }
   for (const auto& [group, order] : groups_) {
     const size_t d = editDistance(unknownKey, group);
     if (d <= limit && d > 0) scored.emplace_back(d, group);
   }
-  std::stable_sort(scored.begin(), scored.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](auto& a, auto& b) { return a.first < b.first; });
   std::vector<std::string> out;
   for (auto& s : scored) {
     if (out.size() >= max) break;

@@ -22,7 +22,7 @@ struct TypeSpec {
   bool tuple = false;        ///< written as a tuple in PySlowFast (treated as a list)
 
   static std::optional<TypeSpec> parse(std::string_view text);
-  std::string text() const;  ///< the schema spelling, e.g. "list[int]", "float?"
+  std::string text() const;      ///< the schema spelling, e.g. "list[int]", "float?"
   std::string describe() const;  ///< for messages, e.g. "a list of integers"
   Kind outer() const { return levels.empty() ? Kind::Any : levels.front(); }
 };
@@ -36,7 +36,8 @@ struct Constraint {
 
   static std::optional<Constraint> parse(std::string_view text);
   bool empty() const { return !min && !max && choices.empty() && !nonEmpty; }
-  std::string text() const;  ///< e.g. ">= 0", "in (0, 1)", "one of: cosine, steps_with_relative_lrs"
+  std::string text()
+      const;  ///< e.g. ">= 0", "in (0, 1)", "one of: cosine, steps_with_relative_lrs"
   /// Checks a value already coerced to the key's type; returns the problem, or nullopt.
   std::optional<std::string> check(const Value& v) const;
 };
@@ -45,8 +46,8 @@ enum class KeyStatus {
   Active,      ///< the studio acts on it
   Inactive,    ///< PySlowFast key the studio reads but does not act on yet (warned when set)
   Deprecated,  ///< removed from PySlowFast; accepted with a warning and ignored
-  Refused,     ///< asks for a task or model variant the studio does not run: train and test refuse a
-               ///< value other than the default (config/Refusals.h), the validator warns
+  Refused,  ///< asks for a task or model variant the studio does not run: train and test refuse a
+            ///< value other than the default (config/Refusals.h), the validator warns
 };
 
 struct KeyDef {
@@ -56,7 +57,7 @@ struct KeyDef {
   Constraint constraint;
   KeyStatus status = KeyStatus::Active;
   std::string doc;
-  bool studioKey = false;  ///< defined by AMP Studio, not by PySlowFast
+  bool studioKey = false;     ///< defined by AMP Studio, not by PySlowFast
   std::string group() const;  ///< the prefix before the last dot ("" for top-level keys)
 };
 

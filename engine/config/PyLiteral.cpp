@@ -43,7 +43,8 @@ class Parser {
   bool consumeWord(std::string_view w) {
     if (text_.substr(pos_, w.size()) != w) return false;
     const size_t end = pos_ + w.size();
-    if (end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_'))
+    if (end < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_'))
       return false;
     pos_ = end;
     return true;
@@ -98,14 +99,31 @@ class Parser {
       if (c == '\\' && pos_ < text_.size()) {
         char e = text_[pos_++];
         switch (e) {
-          case 'n': out += '\n'; break;
-          case 't': out += '\t'; break;
-          case 'r': out += '\r'; break;
-          case '0': out += '\0'; break;
-          case '\\': out += '\\'; break;
-          case '\'': out += '\''; break;
-          case '"': out += '"'; break;
-          default: out += '\\'; out += e; break;
+          case 'n':
+            out += '\n';
+            break;
+          case 't':
+            out += '\t';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case '0':
+            out += '\0';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '\'':
+            out += '\'';
+            break;
+          case '"':
+            out += '"';
+            break;
+          default:
+            out += '\\';
+            out += e;
+            break;
         }
         continue;
       }
@@ -127,10 +145,12 @@ class Parser {
     std::string digits;
     if (peek() == '0' && pos_ + 1 < text_.size() &&
         std::string_view("xXoObB").find(text_[pos_ + 1]) != std::string_view::npos) {
-      const char kind = static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_ + 1])));
+      const char kind =
+          static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_ + 1])));
       pos_ += 2;
       const int base = kind == 'x' ? 16 : kind == 'o' ? 8 : 2;
-      while (pos_ < text_.size() && (std::isxdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+      while (pos_ < text_.size() &&
+             (std::isxdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
         if (text_[pos_] != '_') digits += text_[pos_];
         ++pos_;
       }
@@ -144,7 +164,8 @@ class Parser {
     bool isFloat = false;
     auto takeDigits = [&] {
       size_t n = 0;
-      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
+      while (pos_ < text_.size() &&
+             (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
         if (text_[pos_] != '_') digits += text_[pos_];
         ++pos_;
         ++n;
@@ -170,16 +191,19 @@ class Parser {
       if (peek() == '+' || peek() == '-') digits += text_[pos_++];
       if (takeDigits() == 0) return std::nullopt;
     }
-    if (pos_ < text_.size() && (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+    if (pos_ < text_.size() &&
+        (std::isalpha(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
       return std::nullopt;  // e.g. "12abc", "1j"
     if (!isFloat) {
       // Python forbids leading zeros in decimal ints ("010"), except for zero itself.
-      if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of('0') != std::string::npos)
+      if (digits.size() > 1 && digits[0] == '0' &&
+          digits.find_first_not_of('0') != std::string::npos)
         return std::nullopt;
       errno = 0;
       char* end = nullptr;
       long long v = std::strtoll(digits.c_str(), &end, 10);
-      if (errno == 0 && *end == '\0') return nlohmann::json(static_cast<std::int64_t>(negative ? -v : v));
+      if (errno == 0 && *end == '\0')
+        return nlohmann::json(static_cast<std::int64_t>(negative ? -v : v));
       isFloat = true;  // too large for int64: keep it as a float rather than fail
     }
     char* end = nullptr;

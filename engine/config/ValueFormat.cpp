@@ -17,18 +17,24 @@ std::string formatNumber(double v) {
 
 std::string formatValue(const nlohmann::json& v) {
   switch (v.type()) {
-    case nlohmann::json::value_t::null: return "None";
-    case nlohmann::json::value_t::boolean: return v.get<bool>() ? "True" : "False";
-    case nlohmann::json::value_t::number_float: return formatNumber(v.get<double>());
+    case nlohmann::json::value_t::null:
+      return "None";
+    case nlohmann::json::value_t::boolean:
+      return v.get<bool>() ? "True" : "False";
+    case nlohmann::json::value_t::number_float:
+      return formatNumber(v.get<double>());
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: return v.dump();
-    case nlohmann::json::value_t::string: return "'" + v.get<std::string>() + "'";
+    case nlohmann::json::value_t::number_unsigned:
+      return v.dump();
+    case nlohmann::json::value_t::string:
+      return "'" + v.get<std::string>() + "'";
     case nlohmann::json::value_t::array: {
       std::string s = "[";
       for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + formatValue(v[i]);
       return s + "]";
     }
-    default: return v.dump();
+    default:
+      return v.dump();
   }
 }
 

@@ -42,7 +42,8 @@ std::size_t matchKey(const Line& l, const std::string& key) {
   std::size_t p = key.size();
   while (p < rest.size() && rest[p] == ' ') ++p;  // "KEY :" is legal YAML
   if (p >= rest.size() || rest[p] != ':') return std::string::npos;
-  if (p + 1 < rest.size() && rest[p + 1] != ' ' && rest[p + 1] != '\t' && rest[p + 1] != '\r') return std::string::npos;
+  if (p + 1 < rest.size() && rest[p + 1] != ' ' && rest[p + 1] != '\t' && rest[p + 1] != '\r')
+    return std::string::npos;
   return static_cast<std::size_t>(l.indent) + p + 1;
 }
 
@@ -66,13 +67,16 @@ std::string inlineComment(const std::string& valuePart) {
 
 bool plainStringIsSafe(const std::string& s) {
   if (s.empty()) return false;
-  static const char* reserved[] = {"true", "false", "yes", "no", "on", "off", "null", "none", "~", "y", "n"};
+  static const char* reserved[] = {"true", "false", "yes", "no", "on", "off",
+                                   "null", "none",  "~",   "y",  "n"};
   std::string lower;
   for (char c : s) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* r : reserved)
     if (lower == r) return false;
   if (std::string("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string::npos) return false;
-  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ' ' || s.back() == ':') return false;
+  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ' ' ||
+      s.back() == ':')
+    return false;
   char* end = nullptr;
   std::strtod(s.c_str(), &end);
   return !(end && *end == '\0');  // "1e3" would read back as a number
@@ -100,8 +104,8 @@ std::string yamlScalarText(const Value& v) {
   return v.dump();
 }
 
-std::optional<std::string> setYamlKey(const std::string& text, const std::string& dottedKey, const std::string& valueText,
-                                      std::string* error) {
+std::optional<std::string> setYamlKey(const std::string& text, const std::string& dottedKey,
+                                      const std::string& valueText, std::string* error) {
   std::vector<std::string> parts;
   std::stringstream ss(dottedKey);
   for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
@@ -120,7 +124,8 @@ std::optional<std::string> setYamlKey(const std::string& text, const std::string
     std::size_t found = end;
     std::size_t valuePos = std::string::npos;
     for (std::size_t i = begin; i < end; ++i)
-      if (lines[i].content && lines[i].indent == childIndent && (valuePos = matchKey(lines[i], parts[part])) != std::string::npos) {
+      if (lines[i].content && lines[i].indent == childIndent &&
+          (valuePos = matchKey(lines[i], parts[part])) != std::string::npos) {
         found = i;
         break;
       }
@@ -133,13 +138,16 @@ std::optional<std::string> setYamlKey(const std::string& text, const std::string
     if (part + 1 == parts.size()) {
       lines[found].text = lines[found].text.substr(0, valuePos) + " " + valueText + comment;
       std::string out;
-      for (std::size_t i = 0; i < lines.size(); ++i) out += lines[i].text + (i + 1 < lines.size() || finalNewline ? "\n" : "");
+      for (std::size_t i = 0; i < lines.size(); ++i)
+        out += lines[i].text + (i + 1 < lines.size() || finalNewline ? "\n" : "");
       return out;
     }
     if (!value.empty()) {
       if (error)
-        *error = value.front() == '{' ? dottedKey + ": the section " + parts[part] + " is a flow mapping ({...}); edit it in the text"
-                                      : dottedKey + ": " + parts[part] + " holds a value, not a section";
+        *error = value.front() == '{'
+                     ? dottedKey + ": the section " + parts[part] +
+                           " is a flow mapping ({...}); edit it in the text"
+                     : dottedKey + ": " + parts[part] + " holds a value, not a section";
       return std::nullopt;
     }
     parentIndent = lines[found].indent;
@@ -163,11 +171,13 @@ std::optional<std::string> setYamlKey(const std::string& text, const std::string
   std::vector<Line> added;
   for (std::size_t p = part; p < parts.size(); ++p) {
     const std::string pad(static_cast<std::size_t>(indent + 2 * static_cast<int>(p - part)), ' ');
-    added.push_back({pad + parts[p] + ":" + (p + 1 == parts.size() ? " " + valueText : std::string())});
+    added.push_back(
+        {pad + parts[p] + ":" + (p + 1 == parts.size() ? " " + valueText : std::string())});
   }
   lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(insertAt), added.begin(), added.end());
   std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) out += lines[i].text + (i + 1 < lines.size() || finalNewline || added.size() ? "\n" : "");
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += lines[i].text + (i + 1 < lines.size() || finalNewline || added.size() ? "\n" : "");
   return out;
 }
 

@@ -30,7 +30,8 @@ struct AugmentParams {
   /// start, their gaps (start of one minus end of the previous, in source frames) kept within
   /// CONTRASTIVE.DELTA_CLIPS_MIN / MAX when they can be.
   int crop_num_temporal = 1;
-  double delta_min = -std::numeric_limits<double>::infinity(), delta_max = std::numeric_limits<double>::infinity();
+  double delta_min = -std::numeric_limits<double>::infinity(),
+         delta_max = std::numeric_limits<double>::infinity();
 
   /// Reads and checks the keys; throws std::invalid_argument naming the key and what to write.
   static AugmentParams fromConfig(const config::Config& c);

@@ -13,13 +13,15 @@
 
 namespace amp::data {
 
-std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width, const ClipParams& p) {
+std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width,
+                                      const ClipParams& p) {
   std::vector<std::uint8_t> out(static_cast<std::size_t>(frames) * height * width * 3);
   const std::size_t plane = static_cast<std::size_t>(height) * width;
   for (int c = 0; c < 3; ++c) {
     // The model's channel c holds source channel 2 - c when the input channels are reversed.
     const int src = p.reverse_channels ? 2 - c : c;
-    const float scale = p.std[static_cast<std::size_t>(src)], shift = p.mean[static_cast<std::size_t>(src)];
+    const float scale = p.std[static_cast<std::size_t>(src)],
+                shift = p.mean[static_cast<std::size_t>(src)];
     for (int t = 0; t < frames; ++t) {
       const float* in = clip + (static_cast<std::size_t>(c) * frames + t) * plane;
       std::uint8_t* o = out.data() + static_cast<std::size_t>(t) * plane * 3 + src;
@@ -32,30 +34,36 @@ std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height,
   return out;
 }
 
-bool previewClips(const config::Config& runCfg, Split split, int epoch, int first, int count, std::vector<PreviewClip>& out,
-                  std::string* error) {
+bool previewClips(const config::Config& runCfg, Split split, int epoch, int first, int count,
+                  std::vector<PreviewClip>& out, std::string* error) {
   out.clear();
   // A multigrid run trains and validates each long-cycle phase at its own shape (frames, crop,
   // sampling rates): the clips of `epoch` are its phase's. The final test runs at the full shape.
   config::Config cfg = runCfg;
   std::string shape;
-  if (split != Split::Test && (runCfg.getBool("MULTIGRID.LONG_CYCLE") || runCfg.getBool("MULTIGRID.SHORT_CYCLE"))) {
+  if (split != Split::Test &&
+      (runCfg.getBool("MULTIGRID.LONG_CYCLE") || runCfg.getBool("MULTIGRID.SHORT_CYCLE"))) {
     try {
       const auto schedule = multigrid::buildSchedule(runCfg);
       const auto& phase = multigrid::phaseAtEpoch(schedule, epoch);
       cfg = multigrid::phaseConfig(runCfg, schedule, phase, 1);
-      shape = "multigrid phase " + std::to_string(phase.index + 1) + "/" + std::to_string(schedule.phases.size()) + " (epochs " +
-              std::to_string(phase.start_epoch) + "-" + std::to_string(phase.end_epoch) + "): " + std::to_string(phase.t) +
-              " frames, crop " + std::to_string(phase.s) + ", batch " + std::to_string(phase.batch_size);
+      shape = "multigrid phase " + std::to_string(phase.index + 1) + "/" +
+              std::to_string(schedule.phases.size()) + " (epochs " +
+              std::to_string(phase.start_epoch) + "-" + std::to_string(phase.end_epoch) +
+              "): " + std::to_string(phase.t) + " frames, crop " + std::to_string(phase.s) +
+              ", batch " + std::to_string(phase.batch_size);
       if (schedule.short_cycle)
-        shape += "; short cycles change the crop and batch from iteration to iteration, shown here at the phase's own crop";
+        shape +=
+            "; short cycles change the crop and batch from iteration to iteration, shown here at "
+            "the phase's own crop";
     } catch (const std::exception& e) {
       if (error) *error = e.what();
       return false;
     }
   }
   KineticsList list;
-  if (!readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), splitName(split), cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
+  if (!readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), splitName(split),
+                        cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
                         cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, error))
     return false;
   // Class names, as predict shows them: a names file that is not there costs the names only.
@@ -63,7 +71,8 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
   if (const std::string labels = cfg.getString("DEMO.LABEL_FILE_PATH"); !labels.empty()) {
     std::error_code ec;
     std::string ignored;
-    if (std::filesystem::exists(labels, ec) && !readClassNames(labels, names, ignored)) names.clear();
+    if (std::filesystem::exists(labels, ec) && !readClassNames(labels, names, ignored))
+      names.clear();
   }
   const ClipParams params = ClipParams::fromConfig(cfg);
   LoaderOptions o = LoaderOptions::fromConfig(cfg, split);
@@ -76,8 +85,9 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
   const int total = static_cast<int>(loader.samplesPerEpoch());
   if (first < 0 || first >= total) {
     if (error)
-      *error = list.csvPath + ": clip " + std::to_string(first) + " is outside the " + splitName(split) + " epoch's " +
-               std::to_string(total) + " clips (0 .. " + std::to_string(total - 1) + ")";
+      *error = list.csvPath + ": clip " + std::to_string(first) + " is outside the " +
+               splitName(split) + " epoch's " + std::to_string(total) + " clips (0 .. " +
+               std::to_string(total - 1) + ")";
     return false;
   }
   count = std::min(count, total - first);
@@ -95,7 +105,8 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       p.position = first + k;
       p.copy = j;
       p.view = batch->views[static_cast<std::size_t>(j)];
-      p.path = list.videos[static_cast<std::size_t>(batch->videos[static_cast<std::size_t>(j)])].path;
+      p.path =
+          list.videos[static_cast<std::size_t>(batch->videos[static_cast<std::size_t>(j)])].path;
       p.label = batch->labels[static_cast<std::size_t>(j)];
       if (const auto name = names.find(p.label); name != names.end()) p.label_name = name->second;
       p.info = batch->info[static_cast<std::size_t>(j)];
@@ -103,13 +114,19 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       p.slow_frames = batch->slow_frames;
       p.crop = crop;
       p.shape = shape;
-      p.fast = denormalise(batch->fast.data() + static_cast<std::size_t>(j) * fastSize, p.frames, crop, crop, params);
-      if (slowSize) p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize, p.slow_frames, crop, crop, params);
-      if (j == 0 || !(p.info.decoded == out.back().info.decoded)) {  // the first source frame, at the size the region refers to
+      p.fast = denormalise(batch->fast.data() + static_cast<std::size_t>(j) * fastSize, p.frames,
+                           crop, crop, params);
+      if (slowSize)
+        p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize,
+                             p.slow_frames, crop, crop, params);
+      if (j == 0 ||
+          !(p.info.decoded ==
+            out.back().info.decoded)) {  // the first source frame, at the size the region refers to
         VideoDecoder decoder(o.decoder);
         DecodedClip frame;
         if (!decoder.open(p.path, error) ||
-            !decoder.decode({p.info.frame_indices.front()}, p.info.decoded.height, p.info.decoded.width, frame, error))
+            !decoder.decode({p.info.frame_indices.front()}, p.info.decoded.height,
+                            p.info.decoded.width, frame, error))
           return false;
         p.full = std::move(frame.rgb);
       } else {
@@ -133,23 +150,30 @@ ContactSheet contactSheet(const PreviewClip& c) {
     std::copy_n(px, 3, s.rgb.data() + (static_cast<std::size_t>(y) * s.width + x) * 3);
   };
   for (int y = 0; y < fullH && !c.full.empty(); ++y)
-    for (int x = 0; x < fullW; ++x) put(x, y, c.full.data() + (static_cast<std::size_t>(y) * fullW + x) * 3);
+    for (int x = 0; x < fullW; ++x)
+      put(x, y, c.full.data() + (static_cast<std::size_t>(y) * fullW + x) * 3);
   // The region the clip shows, 2 px wide: green, red when the clip is flipped.
-  const std::uint8_t mark[3] = {static_cast<std::uint8_t>(c.info.flipped ? 230 : 40), static_cast<std::uint8_t>(c.info.flipped ? 40 : 220), 40};
+  const std::uint8_t mark[3] = {static_cast<std::uint8_t>(c.info.flipped ? 230 : 40),
+                                static_cast<std::uint8_t>(c.info.flipped ? 40 : 220), 40};
   const auto& r = c.info.region;
   for (int y = r.y; y < r.y + r.height; ++y)
     for (int x = r.x; x < r.x + r.width; ++x) {
-      const bool edge = y - r.y < 2 || r.y + r.height - 1 - y < 2 || x - r.x < 2 || r.x + r.width - 1 - x < 2;
+      const bool edge =
+          y - r.y < 2 || r.y + r.height - 1 - y < 2 || x - r.x < 2 || r.x + r.width - 1 - x < 2;
       if (edge && y >= 0 && y < fullH && x >= 0 && x < fullW) put(x, y, mark);
     }
   auto row = [&](const std::vector<std::uint8_t>& frames, int n, int top) {
     const std::size_t frame = static_cast<std::size_t>(c.crop) * c.crop * 3;
     // Slow frames sit under the fast frames they were taken from.
-    const auto at = n < c.frames ? slowPathwayIndices(c.frames, c.frames / n) : std::vector<std::int64_t>{};
+    const auto at =
+        n < c.frames ? slowPathwayIndices(c.frames, c.frames / n) : std::vector<std::int64_t>{};
     for (int t = 0; t < n; ++t) {
-      const int left = static_cast<int>(at.empty() ? t : at[static_cast<std::size_t>(t)]) * (c.crop + gap);
+      const int left =
+          static_cast<int>(at.empty() ? t : at[static_cast<std::size_t>(t)]) * (c.crop + gap);
       for (int y = 0; y < c.crop; ++y)
-        for (int x = 0; x < c.crop; ++x) put(left + x, top + y, frames.data() + t * frame + (static_cast<std::size_t>(y) * c.crop + x) * 3);
+        for (int x = 0; x < c.crop; ++x)
+          put(left + x, top + y,
+              frames.data() + t * frame + (static_cast<std::size_t>(y) * c.crop + x) * 3);
     }
   };
   row(c.fast, c.frames, fullH + gap);

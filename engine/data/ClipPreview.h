@@ -19,8 +19,9 @@ namespace amp::data {
 
 struct PreviewClip {
   int position = 0;  ///< the video's position in the epoch's (shuffled) list
-  int copy = 0;      ///< which of its TRAIN_CROP_NUM_TEMPORAL x AUG.NUM_SAMPLE x TRAIN_CROP_NUM_SPATIAL copies
-  int view = 0;      ///< test view (temporal clip x NUM_SPATIAL_CROPS + crop)
+  int copy =
+      0;  ///< which of its TRAIN_CROP_NUM_TEMPORAL x AUG.NUM_SAMPLE x TRAIN_CROP_NUM_SPATIAL copies
+  int view = 0;  ///< test view (temporal clip x NUM_SPATIAL_CROPS + crop)
   std::string path;
   int label = 0;
   std::string label_name;  ///< from DEMO.LABEL_FILE_PATH when it is there, else ""
@@ -38,12 +39,13 @@ struct PreviewClip {
 /// shuffled by RNG_SEED and the epoch as the loader does; one process). With multigrid's cycles,
 /// training and validation clips have the shape of the epoch's long-cycle phase. False with `error`
 /// naming the list or video.
-bool previewClips(const config::Config& cfg, Split split, int epoch, int first, int count, std::vector<PreviewClip>& out,
-                  std::string* error);
+bool previewClips(const config::Config& cfg, Split split, int epoch, int first, int count,
+                  std::vector<PreviewClip>& out, std::string* error);
 
 /// Normalised C x T x H x W floats back to T x H x W x 3 RGB bytes: x * std + mean, x 255,
 /// rounded and clamped; DATA.REVERSE_INPUT_CHANNEL undone.
-std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width, const ClipParams& p);
+std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width,
+                                      const ClipParams& p);
 
 /// One image of a clip: the full first frame with the clip's region outlined (green; red when
 /// flipped), then a row of the fast frames and, for SlowFast, a row of the slow frames.

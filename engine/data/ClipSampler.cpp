@@ -24,17 +24,21 @@ void writeSlow(const ClipParams& p, const float* fast, std::size_t plane, Clip& 
   }
   for (int c = 0; c < 3; ++c)
     for (size_t t = 0; t < slowT; ++t)
-      std::copy_n(fast + (static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane, plane,
-                  slow + (static_cast<size_t>(c) * slowT + t) * plane);
+      std::copy_n(
+          fast + (static_cast<size_t>(c) * p.num_frames + static_cast<size_t>(slowIdx[t])) * plane,
+          plane, slow + (static_cast<size_t>(c) * slowT + t) * plane);
 }
 
 }  // namespace
 
 const char* splitName(Split s) {
   switch (s) {
-    case Split::Train: return "train";
-    case Split::Val: return "val";
-    case Split::Test: return "test";
+    case Split::Train:
+      return "train";
+    case Split::Val:
+      return "val";
+    case Split::Test:
+      return "test";
   }
   return "?";
 }
@@ -61,7 +65,8 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
     p.std[i] = static_cast<float>(stdv.at(i));
   }
   p.reverse_channels = c.getBool("DATA.REVERSE_INPUT_CHANNEL");
-  decodingBackendFromName(c.getString("DATA.DECODING_BACKEND"), p.backend);  // the schema allows only the two
+  decodingBackendFromName(c.getString("DATA.DECODING_BACKEND"),
+                          p.backend);  // the schema allows only the two
   const auto multi = c.getStringList("MODEL.MULTI_PATHWAY_ARCH");
   if (std::find(multi.begin(), multi.end(), c.getString("MODEL.ARCH")) != multi.end())
     p.slowfast_alpha = static_cast<int>(c.getInt("SLOWFAST.ALPHA"));
@@ -69,7 +74,8 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
   // PySlowFast's Kinetics dataset under multigrid: a smaller crop takes a smaller minimum scale
   // (Python's round, halves to even), and long cycles draw the sampling rate.
   if (const auto defaultS = c.getInt("MULTIGRID.DEFAULT_S"); defaultS > 0)
-    p.jitter_min = static_cast<int>(std::nearbyint(static_cast<double>(p.test_jitter_min) * p.train_crop / static_cast<double>(defaultS)));
+    p.jitter_min = static_cast<int>(std::nearbyint(static_cast<double>(p.test_jitter_min) *
+                                                   p.train_crop / static_cast<double>(defaultS)));
   p.max_sampling_rate = static_cast<int>(c.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE"));
   return p;
 }
@@ -90,12 +96,14 @@ StreamTiming streamTiming(const VideoInfo& info, std::int64_t frames) {
 }
 }  // namespace
 
-ClipSampler::ClipSampler(ClipParams params, DecoderOptions decoder) : params_(params), decoderOptions_(decoder) {}
+ClipSampler::ClipSampler(ClipParams params, DecoderOptions decoder)
+    : params_(params), decoderOptions_(decoder) {}
 
-bool ClipSampler::sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out,
-                         std::string* error) {
+bool ClipSampler::sample(const std::string& path, Split split, int view, const ClipDraws& draws,
+                         Clip& out, std::string* error) {
   const ClipParams& p = params_;
-  if (split == Split::Train && p.augmentedTrain()) return sampleCopies(path, split, view, &draws, &out, 1, error);
+  if (split == Split::Train && p.augmentedTrain())
+    return sampleCopies(path, split, view, &draws, &out, 1, error);
   VideoDecoder decoder(decoderOptions_);
   if (!decoder.open(path, error)) return false;
   const VideoInfo& info = decoder.info();
@@ -110,8 +118,10 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   const int temporalIdx = test ? view / p.test_crops : -1;
   const int spatialIdx = test ? (p.test_crops > 1 ? view % p.test_crops : 1) : -1;
   const StreamTiming timing = streamTiming(info, videoFrames);
-  const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws.rate, split), p.num_frames, p.target_fps);
-  const double start = clipStart(plan.video_size, plan.clip_size, temporalIdx, p.test_views, p.use_offset, draws.temporal);
+  const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws.rate, split),
+                                         p.num_frames, p.target_fps);
+  const double start = clipStart(plan.video_size, plan.clip_size, temporalIdx, p.test_views,
+                                 p.use_offset, draws.temporal);
   const auto indices = backendFrameIndices(p.backend, timing, plan, start, p.num_frames);
 
   // Spatial sampling (transform.py): the backend's decoded size (torchvision: at the smallest
@@ -119,18 +129,21 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   int minScale = p.jitter_min, maxScale = p.jitter_max;
   if (test) minScale = maxScale = p.test_crops > 1 ? p.test_crop : p.test_jitter_min;
   const int crop = p.cropSize(split);
-  const int shortSide = jitterShortSide(minScale, maxScale, draws.scale, p.inverse_uniform && !test);
+  const int shortSide =
+      jitterShortSide(minScale, maxScale, draws.scale, p.inverse_uniform && !test);
   out.decoded = backendDecodeSize(p.backend, {info.height, info.width}, minScale);
   out.scaled = scaleShortSide(out.decoded, shortSide);
   if (out.scaled.height < crop || out.scaled.width < crop) {
     if (error)
-      *error = path + ": frames scale to " + std::to_string(out.scaled.width) + "x" + std::to_string(out.scaled.height) +
-               ", smaller than the " + std::to_string(crop) + " px crop; raise the jitter scales or lower the crop size";
+      *error = path + ": frames scale to " + std::to_string(out.scaled.width) + "x" +
+               std::to_string(out.scaled.height) + ", smaller than the " + std::to_string(crop) +
+               " px crop; raise the jitter scales or lower the crop size";
     return false;
   }
   thread_local DecodedClip decoded;  // reused by each loader thread: no per-clip allocation
   if (!decoder.decode(indices, out.scaled.height, out.scaled.width, decoded, error)) return false;
-  out.box = test ? uniformCrop(out.scaled, crop, spatialIdx) : randomCrop(out.scaled, crop, draws.crop_y, draws.crop_x);
+  out.box = test ? uniformCrop(out.scaled, crop, spatialIdx)
+                 : randomCrop(out.scaled, crop, draws.crop_y, draws.crop_x);
   out.flipped = !test && p.random_flip && flipFromDraw(0.5, draws.flip);
   out.frame_indices = decoded.indices;
   out.corrupt_packets = decoded.corrupt_packets;
@@ -156,11 +169,13 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   for (int t = 0; t < p.num_frames; ++t) {
     const std::uint8_t* frame = decoded.frame(static_cast<size_t>(t));
     for (int y = 0; y < crop; ++y) {
-      const std::uint8_t* row = frame + (static_cast<size_t>(y + out.box.y) * out.scaled.width + out.box.x) * 3;
+      const std::uint8_t* row =
+          frame + (static_cast<size_t>(y + out.box.y) * out.scaled.width + out.box.x) * 3;
       for (int x = 0; x < crop; ++x) {
         const int sx = out.flipped ? crop - 1 - x : x;
         for (int c = 0; c < 3; ++c) {
-          // PySlowFast normalises first and reverses after: channel c is (x[2-c] - mean[2-c]) / std[2-c].
+          // PySlowFast normalises first and reverses after: channel c is (x[2-c] - mean[2-c]) /
+          // std[2-c].
           const int src = p.reverse_channels ? 2 - c : c;
           fast[((static_cast<size_t>(c) * p.num_frames + t) * crop + y) * crop + x] =
               static_cast<float>(row[sx * 3 + src]) * scale[src] - shift[src];
@@ -169,12 +184,13 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
     }
   }
   writeSlow(p, fast, plane, out);
-  out.transform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
+  out.transform_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
   return true;
 }
 
-bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws, Clip* outs,
-                               int copies, std::string* error) {
+bool ClipSampler::sampleCopies(const std::string& path, Split split, int view,
+                               const ClipDraws* draws, Clip* outs, int copies, std::string* error) {
   const ClipParams& p = params_;
   if (copies < 1) return true;
   if (split != Split::Train || !p.augmentedTrain()) {
@@ -191,7 +207,8 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
     if (videoFrames <= 0) return false;
   }
   const StreamTiming timing = streamTiming(info, videoFrames);
-  const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws[0].rate, split), p.num_frames, p.target_fps);
+  const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws[0].rate, split),
+                                         p.num_frames, p.target_fps);
   // DATA.TRAIN_CROP_NUM_TEMPORAL windows, each giving copies / windows augmented copies: window k's
   // start from the temporal draw of its first copy (and, to keep CONTRASTIVE.DELTA_CLIPS_MIN/MAX
   // gaps, further draws from that copy's stream).
@@ -199,15 +216,18 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
   const int perWindow = copies / windows;
   std::vector<double> starts;
   if (windows == 1) {
-    starts.push_back(clipStart(plan.video_size, plan.clip_size, -1, p.test_views, p.use_offset, draws[0].temporal));
+    starts.push_back(clipStart(plan.video_size, plan.clip_size, -1, p.test_views, p.use_offset,
+                               draws[0].temporal));
   } else {
     std::vector<int> used(static_cast<std::size_t>(windows), 0);
     Draws fallback(0, 0x54454d50ULL, 0, 0);
-    starts = randomWindowStarts(plan.video_size, plan.clip_size, windows, p.aug.delta_min, p.aug.delta_max, [&](int k) {
-      const ClipDraws& first = draws[k * perWindow];
-      if (used[static_cast<std::size_t>(k)]++ == 0) return first.temporal;
-      return first.more ? first.more->uniform() : fallback.uniform();
-    });
+    starts = randomWindowStarts(plan.video_size, plan.clip_size, windows, p.aug.delta_min,
+                                p.aug.delta_max, [&](int k) {
+                                  const ClipDraws& first = draws[k * perWindow];
+                                  if (used[static_cast<std::size_t>(k)]++ == 0)
+                                    return first.temporal;
+                                  return first.more ? first.more->uniform() : fallback.uniform();
+                                });
   }
   // PySlowFast's torchvision backend decodes at short side TRAIN_JITTER_SCALES[0]
   // (max_spatial_scale: the windows' smallest scale when they all share it, else the native size;
@@ -215,10 +235,14 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
   const int maxSpatialScale = windows > 1 && p.jitter_min != p.test_jitter_min ? 0 : p.jitter_min;
   const Size decodeSize = backendDecodeSize(p.backend, {info.height, info.width}, maxSpatialScale);
   thread_local std::vector<DecodedClip> decodedWindows;
-  decodedWindows.resize(std::max<std::size_t>(decodedWindows.size(), static_cast<std::size_t>(windows)));
+  decodedWindows.resize(
+      std::max<std::size_t>(decodedWindows.size(), static_cast<std::size_t>(windows)));
   for (int k = 0; k < windows; ++k) {
-    const auto indices = backendFrameIndices(p.backend, timing, plan, starts[static_cast<std::size_t>(k)], p.num_frames);
-    if (!decoder.decode(indices, decodeSize.height, decodeSize.width, decodedWindows[static_cast<std::size_t>(k)], error)) return false;
+    const auto indices = backendFrameIndices(p.backend, timing, plan,
+                                             starts[static_cast<std::size_t>(k)], p.num_frames);
+    if (!decoder.decode(indices, decodeSize.height, decodeSize.width,
+                        decodedWindows[static_cast<std::size_t>(k)], error))
+      return false;
   }
   const int crop = p.train_crop;
   const size_t plane = static_cast<size_t>(crop) * crop;
@@ -248,7 +272,8 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view, c
       return false;
     }
     writeSlow(p, fast, plane, out);
-    out.transform_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
+    out.transform_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
   }
   return true;
 }

@@ -66,26 +66,33 @@ struct ClipParams {
   int copiesPerVideo(Split s) const { return s == Split::Train ? aug.trainCopies() : 1; }
   /// Whether training clips take the augmented path (TrainTransform): decoded once at short side
   /// TRAIN_JITTER_SCALES[0] as PySlowFast's torchvision backend, then transformed per copy.
-  bool augmentedTrain() const { return aug.relative() || aug.rand_augment || aug.erase || aug.trainCopies() > 1; }
+  bool augmentedTrain() const {
+    return aug.relative() || aug.rand_augment || aug.erase || aug.trainCopies() > 1;
+  }
   /// Floats of one clip's fast / slow pathway at the crop size of `s`.
-  std::size_t fastSize(Split s) const { return 3u * static_cast<std::size_t>(num_frames) * cropSize(s) * cropSize(s); }
+  std::size_t fastSize(Split s) const {
+    return 3u * static_cast<std::size_t>(num_frames) * cropSize(s) * cropSize(s);
+  }
   std::size_t slowSize(Split s) const {
-    return slowfast_alpha > 0 ? 3u * static_cast<std::size_t>(num_frames / slowfast_alpha) * cropSize(s) * cropSize(s) : 0;
+    return slowfast_alpha > 0 ? 3u * static_cast<std::size_t>(num_frames / slowfast_alpha) *
+                                    cropSize(s) * cropSize(s)
+                              : 0;
   }
 };
 
 /// Uniform draws in [0, 1) for one clip, in PySlowFast's order of use.
 struct ClipDraws {
   double temporal = 0.5, scale = 0.5, crop_y = 0.5, crop_x = 0.5, flip = 0.9;
-  double rate = -1;  ///< the sampling-rate draw (multigrid long cycles); negative: DATA.SAMPLING_RATE
+  double rate =
+      -1;  ///< the sampling-rate draw (multigrid long cycles); negative: DATA.SAMPLING_RATE
   /// The further draws of the augmented training path (relative crops, RandAugment, erasing);
   /// when null a fixed stream is used.
   DrawSource* more = nullptr;
 };
 
 struct Clip {
-  std::vector<float> fast;  ///< C x T x H x W, normalised (unless written to fast_out)
-  std::vector<float> slow;  ///< C x T/alpha x H x W when slowfast_alpha > 0 (unless slow_out)
+  std::vector<float> fast;    ///< C x T x H x W, normalised (unless written to fast_out)
+  std::vector<float> slow;    ///< C x T/alpha x H x W when slowfast_alpha > 0 (unless slow_out)
   float* fast_out = nullptr;  ///< when set, the clip is written here instead (e.g. into a batch)
   float* slow_out = nullptr;
   int channels = 3, frames = 0, height = 0, width = 0;
@@ -93,9 +100,10 @@ struct Clip {
   Size decoded;                             ///< frame size the backend decodes at (before jitter)
   Size scaled;                              ///< frame size after short-side scaling
   CropBox box;
-  CropRect region;       ///< the region of the decoded frame the clip shows (first frame)
+  CropRect region;  ///< the region of the decoded frame the clip shows (first frame)
   bool flipped = false;
-  std::vector<AppliedOp> augment_ops;  ///< RandAugment operations applied, in order (describeAugOp names them)
+  std::vector<AppliedOp>
+      augment_ops;  ///< RandAugment operations applied, in order (describeAugOp names them)
   std::vector<EraseBox> erased_boxes;  ///< random-erasing boxes, in crop pixels
   int corrupt_packets = 0;
   double decode_s = 0, resize_s = 0, transform_s = 0;  ///< time split of this clip
@@ -108,15 +116,16 @@ class ClipSampler {
 
   /// One clip of `path`. In Test, `view` picks the temporal view (view / test_crops) and the
   /// spatial crop (view % test_crops). False with `error` naming the path when it cannot decode.
-  bool sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out, std::string* error);
+  bool sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out,
+              std::string* error);
 
   /// `copies` clips of one decode of `path`, as PySlowFast's repeated augmentation: the temporal
   /// position from draws[0], everything spatial from each copy's own draws. With
   /// DATA.TRAIN_CROP_NUM_TEMPORAL windows (copies a multiple of it), copies come window by
   /// window, window k's position from the draws of its first copy (draws[k x copies / windows]).
   /// Decode time is counted on each window's first copy.
-  bool sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws, Clip* outs, int copies,
-                    std::string* error);
+  bool sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws,
+                    Clip* outs, int copies, std::string* error);
 
  private:
   ClipParams params_;

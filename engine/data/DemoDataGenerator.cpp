@@ -29,7 +29,9 @@ class Rng {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  double uniform(double lo, double hi) {
+    return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53;
+  }
   int pick(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
 
  private:
@@ -49,7 +51,8 @@ std::vector<std::pair<double, double>> outline(int kind) {
   std::vector<std::pair<double, double>> pts;
   switch (kind) {
     case 0:  // triangle
-      for (int i = 0; i < 3; ++i) pts.emplace_back(std::cos(2 * kPi * i / 3), std::sin(2 * kPi * i / 3));
+      for (int i = 0; i < 3; ++i)
+        pts.emplace_back(std::cos(2 * kPi * i / 3), std::sin(2 * kPi * i / 3));
       break;
     case 1:  // 2:1 rectangle
       pts = {{-1, -0.5}, {1, -0.5}, {1, 0.5}, {-1, 0.5}};
@@ -67,29 +70,35 @@ std::vector<std::pair<double, double>> outline(int kind) {
   return pts;
 }
 
-Color randomColor(Rng& rng, double lo, double hi) { return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)}; }
+Color randomColor(Rng& rng, double lo, double hi) {
+  return {rng.uniform(lo, hi), rng.uniform(lo, hi), rng.uniform(lo, hi)};
+}
 
 // Fills the polygon (centre cx, cy; scale; angle) into the image with 2 x 2 supersampling.
-void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, double cy, double scale, double angle,
-                 double opacity = 1.0) {
+void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, double cy,
+                 double scale, double angle, double opacity = 1.0) {
   std::vector<std::pair<double, double>> p;
   double minX = 1e9, maxX = -1e9, minY = 1e9, maxY = -1e9;
   const double c = std::cos(angle), sn = std::sin(angle);
   for (auto [ux, uy] : s.unit) {
     const double x = cx + scale * (c * ux - sn * uy), y = cy + scale * (sn * ux + c * uy);
     p.emplace_back(x, y);
-    minX = std::min(minX, x), maxX = std::max(maxX, x), minY = std::min(minY, y), maxY = std::max(maxY, y);
+    minX = std::min(minX, x), maxX = std::max(maxX, x), minY = std::min(minY, y),
+    maxY = std::max(maxY, y);
   }
   auto inside = [&](double x, double y) {
     bool in = false;
     for (size_t i = 0, j = p.size() - 1; i < p.size(); j = i++)
       if ((p[i].second > y) != (p[j].second > y) &&
-          x < (p[j].first - p[i].first) * (y - p[i].second) / (p[j].second - p[i].second) + p[i].first)
+          x < (p[j].first - p[i].first) * (y - p[i].second) / (p[j].second - p[i].second) +
+                  p[i].first)
         in = !in;
     return in;
   };
-  const int x0 = std::max(0, static_cast<int>(std::floor(minX))), x1 = std::min(w - 1, static_cast<int>(std::ceil(maxX)));
-  const int y0 = std::max(0, static_cast<int>(std::floor(minY))), y1 = std::min(h - 1, static_cast<int>(std::ceil(maxY)));
+  const int x0 = std::max(0, static_cast<int>(std::floor(minX))),
+            x1 = std::min(w - 1, static_cast<int>(std::ceil(maxX)));
+  const int y0 = std::max(0, static_cast<int>(std::floor(minY))),
+            y1 = std::min(h - 1, static_cast<int>(std::ceil(maxY)));
   for (int y = y0; y <= y1; ++y)
     for (int x = x0; x <= x1; ++x) {
       int hits = 0;
@@ -120,8 +129,9 @@ struct Job {
 }  // namespace
 
 const std::vector<std::string>& demoClassNames() {
-  static const std::vector<std::string> names = {"moving_right", "moving_left", "moving_down", "moving_up",
-                                                 "blinking", "standing_still", "growing", "shrinking"};
+  static const std::vector<std::string> names = {"moving_right", "moving_left", "moving_down",
+                                                 "moving_up",    "blinking",    "standing_still",
+                                                 "growing",      "shrinking"};
   return names;
 }
 
@@ -134,7 +144,8 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
   const double gradAngle = rng.uniform(0, 2 * kPi);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const double t = 0.5 + 0.5 * (std::cos(gradAngle) * (x - w / 2.0) / w + std::sin(gradAngle) * (y - h / 2.0) / h);
+      const double t = 0.5 + 0.5 * (std::cos(gradAngle) * (x - w / 2.0) / w +
+                                    std::sin(gradAngle) * (y - h / 2.0) / h);
       std::uint8_t* px = background.data() + (static_cast<size_t>(y) * w + x) * 3;
       px[0] = static_cast<std::uint8_t>(255 * (a.r + (b.r - a.r) * t));
       px[1] = static_cast<std::uint8_t>(255 * (a.g + (b.g - a.g) * t));
@@ -148,37 +159,57 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
   std::vector<Placed> still;
   const int distractors = 1 + rng.pick(2);
   for (int i = 0; i < distractors; ++i)
-    still.push_back({Shape{outline(rng.pick(4)), randomColor(rng, 0.3, 0.9)}, rng.uniform(0, w), rng.uniform(0, h),
-                     rng.uniform(4, 7), rng.uniform(0, 2 * kPi)});
+    still.push_back({Shape{outline(rng.pick(4)), randomColor(rng, 0.3, 0.9)}, rng.uniform(0, w),
+                     rng.uniform(0, h), rng.uniform(4, 7), rng.uniform(0, 2 * kPi)});
   Shape mover{outline(rng.pick(4)), randomColor(rng, 0.5, 1.0)};
   const double duration = frames - 1.0;
   double scale = rng.uniform(9, 14), angle = rng.uniform(0, 2 * kPi);
   double vx = 0, vy = 0, growth = 1.0;
-  double blinkPeriod = 0, blinkPhase = 0;  // blinking: frames per cycle of the opacity
+  double blinkPeriod = 0, blinkPhase = 0;      // blinking: frames per cycle of the opacity
   const double speed = rng.uniform(1.6, 2.2);  // pixels per frame
   switch (label) {
-    case 0: vx = speed; break;
-    case 1: vx = -speed; break;
-    case 2: vy = speed; break;
-    case 3: vy = -speed; break;
-    case 4: blinkPeriod = rng.uniform(6, 9), blinkPhase = rng.uniform(0, 2 * kPi), scale = rng.uniform(12, 16); break;
-    case 5: break;  // standing still: only the absence of change tells it apart
-    case 6: growth = rng.uniform(1.045, 1.060), scale = rng.uniform(5, 7); break;  // x2.8-3.8 over 24 frames
-    default: growth = 1.0 / rng.uniform(1.045, 1.060), scale = rng.uniform(18, 24); break;
+    case 0:
+      vx = speed;
+      break;
+    case 1:
+      vx = -speed;
+      break;
+    case 2:
+      vy = speed;
+      break;
+    case 3:
+      vy = -speed;
+      break;
+    case 4:
+      blinkPeriod = rng.uniform(6, 9), blinkPhase = rng.uniform(0, 2 * kPi),
+      scale = rng.uniform(12, 16);
+      break;
+    case 5:
+      break;  // standing still: only the absence of change tells it apart
+    case 6:
+      growth = rng.uniform(1.045, 1.060), scale = rng.uniform(5, 7);
+      break;  // x2.8-3.8 over 24 frames
+    default:
+      growth = 1.0 / rng.uniform(1.045, 1.060), scale = rng.uniform(18, 24);
+      break;
   }
   // Place the path's midpoint so the whole path stays in the frame.
   const double margin = scale * std::max(1.0, std::pow(growth, duration)) + 2;
   const double spanX = std::abs(vx) * duration, spanY = std::abs(vy) * duration;
-  const double midX = rng.uniform(std::min(margin + spanX / 2, w / 2.0), std::max(w - margin - spanX / 2, w / 2.0));
-  const double midY = rng.uniform(std::min(margin + spanY / 2, h / 2.0), std::max(h - margin - spanY / 2, h / 2.0));
+  const double midX =
+      rng.uniform(std::min(margin + spanX / 2, w / 2.0), std::max(w - margin - spanX / 2, w / 2.0));
+  const double midY =
+      rng.uniform(std::min(margin + spanY / 2, h / 2.0), std::max(h - margin - spanY / 2, h / 2.0));
   for (int f = 0; f < frames; ++f) {
     std::uint8_t* img = video.data() + static_cast<size_t>(f) * w * h * 3;
     std::copy(background.begin(), background.end(), img);
     for (const auto& d : still) fillPolygon(img, w, h, d.shape, d.x, d.y, d.scale, d.angle);
     const double t = f - duration / 2;
     // Blinking: fully on to fully off and back, one to two cycles over the sampled frames.
-    const double opacity = blinkPeriod > 0 ? 0.5 + 0.5 * std::cos(2 * kPi * f / blinkPeriod + blinkPhase) : 1.0;
-    fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle, opacity);
+    const double opacity =
+        blinkPeriod > 0 ? 0.5 + 0.5 * std::cos(2 * kPi * f / blinkPeriod + blinkPhase) : 1.0;
+    fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle,
+                opacity);
   }
   return video;
 }
@@ -190,7 +221,9 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
   const int perEval = std::max(2, o.clips_per_class / 4);
   std::error_code ec;
   std::vector<Job> jobs;
-  for (const auto& [split, count] : {std::pair<std::string, int>{"train", o.clips_per_class}, {"val", perEval}, {"test", perEval}}) {
+  for (const auto& [split, count] : {std::pair<std::string, int>{"train", o.clips_per_class},
+                                     {"val", perEval},
+                                     {"test", perEval}}) {
     fs::create_directories(fs::path(o.out_dir) / "videos" / split, ec);
     if (ec) {
       if (error) *error = o.out_dir + ": cannot create folders: " + ec.message();
@@ -199,7 +232,8 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
     for (int k = 0; k < count; ++k)
       for (int label = 0; label < classes; ++label) {
         char name[128];
-        std::snprintf(name, sizeof name, "videos/%s/%s_%04d.mp4", split.c_str(), names[static_cast<size_t>(label)].c_str(), k);
+        std::snprintf(name, sizeof name, "videos/%s/%s_%04d.mp4", split.c_str(),
+                      names[static_cast<size_t>(label)].c_str(), k);
         jobs.push_back({split, label, k, name});
       }
   }
@@ -219,8 +253,10 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
       const auto video = renderDemoClip(job.label, clipSeed, o.width, o.height, o.frames);
       VideoWriter writer;
       std::string err;
-      bool ok = writer.open((fs::path(o.out_dir) / job.relPath).string(), {o.width, o.height, o.fps, "auto", 20}, &err);
-      for (int f = 0; ok && f < o.frames; ++f) ok = writer.write(video.data() + static_cast<size_t>(f) * o.width * o.height * 3, &err);
+      bool ok = writer.open((fs::path(o.out_dir) / job.relPath).string(),
+                            {o.width, o.height, o.fps, "auto", 20}, &err);
+      for (int f = 0; ok && f < o.frames; ++f)
+        ok = writer.write(video.data() + static_cast<size_t>(f) * o.width * o.height * 3, &err);
       const std::string used = writer.codecName();
       if (ok) ok = writer.close(&err);
       std::lock_guard<std::mutex> lock(errorMutex);
@@ -248,13 +284,19 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
       return false;
     }
   }
-  for (const auto& job : jobs) (job.split == "train" ? summary.train : job.split == "val" ? summary.val : summary.test)++;
+  for (const auto& job : jobs)
+    (job.split == "train" ? summary.train : job.split == "val" ? summary.val : summary.test)++;
   std::ofstream classesFile(fs::path(o.out_dir) / "classes.txt");
   for (const auto& n : names) classesFile << n << '\n';
-  nlohmann::json manifest = {{"generator", "ampstudio make-demo-data"}, {"version", kDemoDataVersion},
-                             {"seed", o.seed}, {"clips_per_class", o.clips_per_class},
-                             {"size", {o.width, o.height}}, {"fps", o.fps}, {"frames", o.frames},
-                             {"codec", codec}, {"classes", names}};
+  nlohmann::json manifest = {{"generator", "ampstudio make-demo-data"},
+                             {"version", kDemoDataVersion},
+                             {"seed", o.seed},
+                             {"clips_per_class", o.clips_per_class},
+                             {"size", {o.width, o.height}},
+                             {"fps", o.fps},
+                             {"frames", o.frames},
+                             {"codec", codec},
+                             {"classes", names}};
   std::ofstream(fs::path(o.out_dir) / "demo-data.json") << manifest.dump(2) << '\n';
   return true;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // The studio's built-in dataset: short encoded videos of moving shapes whose class is the motion
-// (direction, blinking, standing still, growing or shrinking), never visible in a single frame, written
-// in PySlowFast's Kinetics layout (train.csv, val.csv, test.csv).
+// (direction, blinking, standing still, growing or shrinking), never visible in a single frame,
+// written in PySlowFast's Kinetics layout (train.csv, val.csv, test.csv).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -18,7 +18,8 @@ constexpr int kDemoDataVersion = 4;
 
 struct DemoDataOptions {
   std::string out_dir;
-  int clips_per_class = 100;  ///< training clips per class; val and test get a quarter each (at least 2)
+  int clips_per_class =
+      100;  ///< training clips per class; val and test get a quarter each (at least 2)
   std::uint64_t seed = 0;
   int threads = 2;
   int width = 84;   ///< square: a 4:3 frame lost a quarter of its width to the square crops,
@@ -36,7 +37,8 @@ struct DemoDataSummary {
 const std::vector<std::string>& demoClassNames();
 
 /// Renders one clip (frames x height x width x 3 RGB) of class `label`; deterministic in `seed`.
-std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int width, int height, int frames);
+std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int width, int height,
+                                         int frames);
 
 /// Writes the dataset. `progress(done, total)` is called from worker threads. False with `error`.
 bool generateDemoData(const DemoDataOptions& options, DemoDataSummary& summary, std::string* error,

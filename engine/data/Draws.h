@@ -32,7 +32,9 @@ class Draws : public DrawSource {
       : state_(splitmix(splitmix(splitmix(seed) ^ a) ^ b) ^ c) {}
   Draws(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d)
       : state_(splitmix(splitmix(splitmix(splitmix(seed) ^ a) ^ b) ^ c) ^ d) {}
-  double uniform() override { return static_cast<double>((state_ = splitmix(state_)) >> 11) * 0x1.0p-53; }
+  double uniform() override {
+    return static_cast<double>((state_ = splitmix(state_)) >> 11) * 0x1.0p-53;
+  }
   std::uint64_t integer(std::uint64_t n) { return (state_ = splitmix(state_)) % n; }
 
  private:
@@ -58,7 +60,9 @@ class FixedDraws : public DrawSource {
 };
 
 /// random.uniform(a, b).
-inline double uniformIn(DrawSource& d, double a, double b) { return a + (b - a) * d.uniform(); }
+inline double uniformIn(DrawSource& d, double a, double b) {
+  return a + (b - a) * d.uniform();
+}
 
 /// random.randint(lo, hi): lo .. hi inclusive.
 inline int randInt(DrawSource& d, int lo, int hi) {

@@ -30,8 +30,12 @@ void installFfmpegLogHook() {
   std::call_once(once, [] { av_log_set_callback(logHook); });
 }
 
-const std::string& lastFfmpegError() { return tLastError; }
-void clearLastFfmpegError() { tLastError.clear(); }
+const std::string& lastFfmpegError() {
+  return tLastError;
+}
+void clearLastFfmpegError() {
+  tLastError.clear();
+}
 
 std::string ffmpegErrorText(int code) {
   char buf[AV_ERROR_MAX_STRING_SIZE] = {};

@@ -20,8 +20,11 @@ bool VideoDecoder::fail(std::string* error, const std::string& why) const {
   if (error) *error = why;
   return false;
 }
-bool VideoDecoder::open(const std::string& path, std::string* error) { return fail(error, path + kNoVideo); }
-bool VideoDecoder::decode(const std::vector<std::int64_t>&, int, int, DecodedClip&, std::string* error) {
+bool VideoDecoder::open(const std::string& path, std::string* error) {
+  return fail(error, path + kNoVideo);
+}
+bool VideoDecoder::decode(const std::vector<std::int64_t>&, int, int, DecodedClip&,
+                          std::string* error) {
   return fail(error, std::string("decode") + kNoVideo);
 }
 std::int64_t VideoDecoder::countFrames(int*, std::string* error) {
@@ -44,9 +47,15 @@ bool VideoWriter::write(const std::uint8_t*, std::string* error) {
   if (error) *error = std::string("write") + kNoVideo;
   return false;
 }
-bool VideoWriter::close(std::string*) { return true; }
-std::string VideoWriter::codecName() const { return "none"; }
-bool VideoWriter::encode(bool, std::string*) { return false; }
+bool VideoWriter::close(std::string*) {
+  return true;
+}
+std::string VideoWriter::codecName() const {
+  return "none";
+}
+bool VideoWriter::encode(bool, std::string*) {
+  return false;
+}
 
 bool encodePng(const std::uint8_t*, int, int, std::string&, std::string* error) {
   if (error) *error = std::string("PNG") + kNoVideo;
@@ -63,6 +72,8 @@ const std::string& lastFfmpegError() {
   return none;
 }
 void clearLastFfmpegError() {}
-std::string ffmpegErrorText(int code) { return "FFmpeg error " + std::to_string(code) + " (no FFmpeg in this build)"; }
+std::string ffmpegErrorText(int code) {
+  return "FFmpeg error " + std::to_string(code) + " (no FFmpeg in this build)";
+}
 
 }  // namespace amp::data

@@ -9,10 +9,14 @@
 namespace amp::data {
 namespace {
 
-int clipIndex(int v, int size) { return v < 0 ? 0 : (v < size ? v : size - 1); }
+int clipIndex(int v, int size) {
+  return v < 0 ? 0 : (v < size ? v : size - 1);
+}
 
 // Pillow's FLOOR macro: a cast for non-negative values, floor() below zero.
-int pilFloor(double v) { return v < 0.0 ? static_cast<int>(std::floor(v)) : static_cast<int>(v); }
+int pilFloor(double v) {
+  return v < 0.0 ? static_cast<int>(std::floor(v)) : static_cast<int>(v);
+}
 
 std::uint8_t at(const RgbView& im, int y, int x, int band) {
   return im.data[(static_cast<std::size_t>(y) * im.width + x) * 3 + band];
@@ -26,7 +30,8 @@ bool bilinearSample(const RgbView& im, double xin, double yin, std::uint8_t* out
   yin -= 0.5;
   const int x = pilFloor(xin), y = pilFloor(yin);
   const double dx = xin - x, dy = yin - y;
-  const int x0 = clipIndex(x, im.width), x1 = clipIndex(x + 1, im.width), y0 = clipIndex(y, im.height);
+  const int x0 = clipIndex(x, im.width), x1 = clipIndex(x + 1, im.width),
+            y0 = clipIndex(y, im.height);
   const bool nextRow = y + 1 >= 0 && y + 1 < im.height;
   for (int b = 0; b < 3; ++b) {
     const int a0 = at(im, y0, x0, b), a1 = at(im, y0, x1, b);
@@ -69,9 +74,11 @@ bool bicubicSample(const RgbView& im, double xin, double yin, std::uint8_t* out)
         v[r] = v[r - 1];
         continue;
       }
-      v[r] = cubic(at(im, row, xs[0], b), at(im, row, xs[1], b), at(im, row, xs[2], b), at(im, row, xs[3], b), dx);
+      v[r] = cubic(at(im, row, xs[0], b), at(im, row, xs[1], b), at(im, row, xs[2], b),
+                   at(im, row, xs[3], b), dx);
     }
-    const double p1 = v[1], p2 = -v[0] + v[2], p3 = 2 * (v[0] - v[1]) + v[2] - v[3], p4 = -v[0] + v[1] - v[2] + v[3];
+    const double p1 = v[1], p2 = -v[0] + v[2], p3 = 2 * (v[0] - v[1]) + v[2] - v[3],
+                 p4 = -v[0] + v[1] - v[2] + v[3];
     const double r = p1 + dy * (p2 + dy * (p3 + dy * p4));
     out[b] = r <= 0.0 ? 0 : (r >= 255.0 ? 255 : static_cast<std::uint8_t>(r));
   }
@@ -101,7 +108,8 @@ void histogram(const RgbView& img, unsigned long long h[3][256]) {
 void pointPerBand(RgbView img, const std::uint8_t lut[3][256]) {
   const std::size_t n = img.bytes();
   for (std::size_t i = 0; i < n; i += 3)
-    for (int b = 0; b < 3; ++b) img.data[i + static_cast<std::size_t>(b)] = lut[b][img.data[i + static_cast<std::size_t>(b)]];
+    for (int b = 0; b < 3; ++b)
+      img.data[i + static_cast<std::size_t>(b)] = lut[b][img.data[i + static_cast<std::size_t>(b)]];
 }
 
 }  // namespace
@@ -117,7 +125,8 @@ void pilAffine(RgbView img, const double a[6], PilFilter filter, std::uint8_t fi
       const double sx = a[0] * xin + a[1] * yin + a[2];
       const double sy = a[3] * xin + a[4] * yin + a[5];
       std::uint8_t* out = img.data + (static_cast<std::size_t>(y) * img.width + x) * 3;
-      const bool ok = filter == PilFilter::Bilinear ? bilinearSample(in, sx, sy, out) : bicubicSample(in, sx, sy, out);
+      const bool ok = filter == PilFilter::Bilinear ? bilinearSample(in, sx, sy, out)
+                                                    : bicubicSample(in, sx, sy, out);
       if (!ok) out[0] = out[1] = out[2] = fill;
     }
   }
@@ -176,7 +185,8 @@ void pilSolarize(RgbView img, int threshold) {
 
 void pilSolarizeAdd(RgbView img, int add, int threshold) {
   std::uint8_t lut[256];
-  for (int i = 0; i < 256; ++i) lut[i] = static_cast<std::uint8_t>(i < threshold ? std::min(255, i + add) : i);
+  for (int i = 0; i < 256; ++i)
+    lut[i] = static_cast<std::uint8_t>(i < threshold ? std::min(255, i + add) : i);
   pilPoint(img, lut);
 }
 
@@ -239,7 +249,8 @@ void pilBlend(RgbView img, const std::uint8_t* degenerate, double factor) {
   if (alpha >= 0 && alpha <= 1.0f) {
     for (std::size_t i = 0; i < n; ++i) {
       const int d = degenerate[i];
-      img.data[i] = static_cast<std::uint8_t>(static_cast<float>(d) + alpha * static_cast<float>(img.data[i] - d));
+      img.data[i] = static_cast<std::uint8_t>(static_cast<float>(d) +
+                                              alpha * static_cast<float>(img.data[i] - d));
     }
     return;
   }
@@ -253,7 +264,8 @@ void pilBlend(RgbView img, const std::uint8_t* degenerate, double factor) {
 void pilColor(RgbView img, double factor) {
   const std::size_t n = img.bytes();
   auto& grey = scratch(n);
-  for (std::size_t i = 0; i < n; i += 3) grey[i] = grey[i + 1] = grey[i + 2] = pilLuma(img.data + i);
+  for (std::size_t i = 0; i < n; i += 3)
+    grey[i] = grey[i + 1] = grey[i + 2] = pilLuma(img.data + i);
   pilBlend(img, grey.data(), factor);
 }
 
@@ -291,9 +303,12 @@ void pilSharpness(RgbView img, double factor) {
       for (int b = 0; b < 3; ++b) {
         const int i = x * 3 + b;
         float s = 0.5f;
-        s += static_cast<float>(below[i - 3]) * k1 + static_cast<float>(below[i]) * k1 + static_cast<float>(below[i + 3]) * k1;
-        s += static_cast<float>(row[i - 3]) * k1 + static_cast<float>(row[i]) * k5 + static_cast<float>(row[i + 3]) * k1;
-        s += static_cast<float>(above[i - 3]) * k1 + static_cast<float>(above[i]) * k1 + static_cast<float>(above[i + 3]) * k1;
+        s += static_cast<float>(below[i - 3]) * k1 + static_cast<float>(below[i]) * k1 +
+             static_cast<float>(below[i + 3]) * k1;
+        s += static_cast<float>(row[i - 3]) * k1 + static_cast<float>(row[i]) * k5 +
+             static_cast<float>(row[i + 3]) * k1;
+        s += static_cast<float>(above[i - 3]) * k1 + static_cast<float>(above[i]) * k1 +
+             static_cast<float>(above[i + 3]) * k1;
         smooth[static_cast<std::size_t>(y) * w * 3 + static_cast<std::size_t>(i)] =
             s <= 0.0f ? 0 : (s >= 255.0f ? 255 : static_cast<std::uint8_t>(s));
       }

@@ -35,12 +35,13 @@ void pilRotate(RgbView img, double degrees, PilFilter filter, std::uint8_t fill)
 /// Image.point with the same 256-entry table for each channel.
 void pilPoint(RgbView img, const std::uint8_t lut[256]);
 
-void pilInvert(RgbView img);                      ///< ImageOps.invert
-void pilPosterize(RgbView img, int bitsToKeep);   ///< ImageOps.posterize (bits < 8)
-void pilSolarize(RgbView img, int threshold);     ///< ImageOps.solarize: v >= threshold -> 255 - v
-void pilSolarizeAdd(RgbView img, int add, int threshold = 128);  ///< v < threshold -> min(255, v + add)
-void pilAutocontrast(RgbView img);                ///< ImageOps.autocontrast(cutoff=0), per channel
-void pilEqualize(RgbView img);                    ///< ImageOps.equalize, per channel
+void pilInvert(RgbView img);                     ///< ImageOps.invert
+void pilPosterize(RgbView img, int bitsToKeep);  ///< ImageOps.posterize (bits < 8)
+void pilSolarize(RgbView img, int threshold);    ///< ImageOps.solarize: v >= threshold -> 255 - v
+void pilSolarizeAdd(RgbView img, int add,
+                    int threshold = 128);  ///< v < threshold -> min(255, v + add)
+void pilAutocontrast(RgbView img);         ///< ImageOps.autocontrast(cutoff=0), per channel
+void pilEqualize(RgbView img);             ///< ImageOps.equalize, per channel
 
 /// Image.blend(degenerate, img, factor) in place, as Pillow computes it (float factor,
 /// truncation, clipping when extrapolating).
@@ -53,7 +54,8 @@ void pilSharpness(RgbView img, double factor);   ///< ImageEnhance.Sharpness (SM
 
 /// Pillow's RGB -> L conversion of one pixel (ITU-R 601-2 luma, fixed point).
 inline std::uint8_t pilLuma(const std::uint8_t* rgb) {
-  return static_cast<std::uint8_t>((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >> 16);
+  return static_cast<std::uint8_t>((rgb[0] * 19595 + rgb[1] * 38470 + rgb[2] * 7471 + 0x8000) >>
+                                   16);
 }
 
 }  // namespace amp::data

@@ -16,10 +16,27 @@ namespace amp::data {
 /// _RAND_INCREASING_TRANSFORMS). Its TranslateX/Y (absolute) and PosterizeOriginal are in
 /// neither set, so no AA_TYPE reaches them.
 enum class AugOp {
-  AutoContrast, Equalize, Invert, Rotate,
-  Posterize, PosterizeIncreasing, Solarize, SolarizeIncreasing, SolarizeAdd,
-  Color, ColorIncreasing, Contrast, ContrastIncreasing, Brightness, BrightnessIncreasing,
-  Sharpness, SharpnessIncreasing, ShearX, ShearY, TranslateXRel, TranslateYRel,
+  AutoContrast,
+  Equalize,
+  Invert,
+  Rotate,
+  Posterize,
+  PosterizeIncreasing,
+  Solarize,
+  SolarizeIncreasing,
+  SolarizeAdd,
+  Color,
+  ColorIncreasing,
+  Contrast,
+  ContrastIncreasing,
+  Brightness,
+  BrightnessIncreasing,
+  Sharpness,
+  SharpnessIncreasing,
+  ShearX,
+  ShearY,
+  TranslateXRel,
+  TranslateYRel,
 };
 const char* augOpName(AugOp op);
 
@@ -72,7 +89,7 @@ void applyAugOp(RgbView img, const AppliedOp& op, PilFilter filter, std::uint8_t
 
 /// The clip's operations on each of `frames` packed RGB frames (T x H x W x 3) in place; with
 /// Random interpolation each geometric op draws its filter per frame.
-void applyRandAugment(const std::vector<AppliedOp>& ops, std::uint8_t* frames, int count, int height, int width,
-                      AugInterpolation interpolation, DrawSource& draws);
+void applyRandAugment(const std::vector<AppliedOp>& ops, std::uint8_t* frames, int count,
+                      int height, int width, AugInterpolation interpolation, DrawSource& draws);
 
 }  // namespace amp::data

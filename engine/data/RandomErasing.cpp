@@ -8,15 +8,21 @@ namespace amp::data {
 
 bool parseEraseMode(const std::string& text, EraseMode& out) {
   std::string mode = text;
-  std::transform(mode.begin(), mode.end(), mode.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (mode == "rand") out = EraseMode::Rand;
-  else if (mode == "pixel") out = EraseMode::Pixel;
-  else if (mode.empty() || mode == "const") out = EraseMode::Const;
-  else return false;
+  std::transform(mode.begin(), mode.end(), mode.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (mode == "rand")
+    out = EraseMode::Rand;
+  else if (mode == "pixel")
+    out = EraseMode::Pixel;
+  else if (mode.empty() || mode == "const")
+    out = EraseMode::Const;
+  else
+    return false;
   return true;
 }
 
-std::vector<EraseBox> drawEraseBoxes(const ErasingParams& p, int height, int width, DrawSource& draws) {
+std::vector<EraseBox> drawEraseBoxes(const ErasingParams& p, int height, int width,
+                                     DrawSource& draws) {
   std::vector<EraseBox> boxes;
   if (draws.uniform() > p.probability) return boxes;
   const int maxCount = std::max(1, p.max_count);  // max_count or min_count
@@ -40,16 +46,20 @@ std::vector<EraseBox> drawEraseBoxes(const ErasingParams& p, int height, int wid
   return boxes;
 }
 
-int firstErasedFrame(const ErasingParams& p, int frames) { return p.num_splits > 1 ? frames / p.num_splits : 0; }
+int firstErasedFrame(const ErasingParams& p, int frames) {
+  return p.num_splits > 1 ? frames / p.num_splits : 0;
+}
 
-void eraseClip(float* clip, int channels, int frames, int height, int width, const std::vector<EraseBox>& boxes,
-               const ErasingParams& p, DrawSource& draws) {
+void eraseClip(float* clip, int channels, int frames, int height, int width,
+               const std::vector<EraseBox>& boxes, const ErasingParams& p, DrawSource& draws) {
   const std::size_t plane = static_cast<std::size_t>(height) * width;
   for (const EraseBox& b : boxes) {
     for (int t = firstErasedFrame(p, frames); t < frames; ++t) {
       for (int c = 0; c < channels; ++c) {
-        const float colour = p.mode == EraseMode::Rand ? static_cast<float>(normalDraw(draws)) : 0.0f;
-        float* frame = clip + (static_cast<std::size_t>(c) * frames + static_cast<std::size_t>(t)) * plane;
+        const float colour =
+            p.mode == EraseMode::Rand ? static_cast<float>(normalDraw(draws)) : 0.0f;
+        float* frame =
+            clip + (static_cast<std::size_t>(c) * frames + static_cast<std::size_t>(t)) * plane;
         for (int y = b.top; y < b.top + b.height; ++y)
           for (int x = b.left; x < b.left + b.width; ++x)
             frame[static_cast<std::size_t>(y) * width + x] =

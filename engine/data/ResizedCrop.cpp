@@ -9,7 +9,9 @@
 namespace amp::data {
 namespace {
 
-int pyRound(double v) { return static_cast<int>(std::nearbyint(v)); }  // round(): half to even
+int pyRound(double v) {
+  return static_cast<int>(std::nearbyint(v));
+}  // round(): half to even
 
 struct Tap {
   int i0 = 0, i1 = 0;
@@ -36,8 +38,8 @@ Tap tap(int dst, int in, int out) {
 
 }  // namespace
 
-CropRect relativeCropRect(double scaleMin, double scaleMax, double ratioMin, double ratioMax, int height, int width,
-                          DrawSource& draws) {
+CropRect relativeCropRect(double scaleMin, double scaleMax, double ratioMin, double ratioMax,
+                          int height, int width, DrawSource& draws) {
   const double area = static_cast<double>(height) * width;
   const double logLo = std::log(ratioMin), logHi = std::log(ratioMax);
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -55,27 +57,33 @@ CropRect relativeCropRect(double scaleMin, double scaleMax, double ratioMin, dou
   const double inRatio = static_cast<double>(width) / height;
   const double lo = std::min(ratioMin, ratioMax), hi = std::max(ratioMin, ratioMax);
   int w = width, h = height;
-  if (inRatio < lo) h = pyRound(w / lo);
-  else if (inRatio > hi) w = pyRound(h * hi);
+  if (inRatio < lo)
+    h = pyRound(w / lo);
+  else if (inRatio > hi)
+    w = pyRound(h * hi);
   return {(height - h) / 2, (width - w) / 2, h, w};
 }
 
 std::vector<CropRect> motionShiftRects(const CropRect& a, const CropRect& b, int frames) {
   const auto ys = torchLinspace(a.y, b.y, frames), xs = torchLinspace(a.x, b.x, frames);
-  const auto hs = torchLinspace(a.height, b.height, frames), ws = torchLinspace(a.width, b.width, frames);
+  const auto hs = torchLinspace(a.height, b.height, frames),
+             ws = torchLinspace(a.width, b.width, frames);
   std::vector<CropRect> out;
   for (int t = 0; t < frames; ++t) {
     const auto k = static_cast<std::size_t>(t);
-    out.push_back({static_cast<int>(ys[k]), static_cast<int>(xs[k]), static_cast<int>(hs[k]), static_cast<int>(ws[k])});
+    out.push_back({static_cast<int>(ys[k]), static_cast<int>(xs[k]), static_cast<int>(hs[k]),
+                   static_cast<int>(ws[k])});
   }
   return out;
 }
 
-void resizeBilinear(const float* src, int srcStride, int srcHeight, int srcWidth, int outHeight, int outWidth, int outY,
-                    int outX, int outWindow, int outWindowWidth, bool flip, float* out) {
+void resizeBilinear(const float* src, int srcStride, int srcHeight, int srcWidth, int outHeight,
+                    int outWidth, int outY, int outX, int outWindow, int outWindowWidth, bool flip,
+                    float* out) {
   thread_local std::vector<Tap> columns;
   columns.resize(static_cast<std::size_t>(outWindowWidth));
-  for (int x = 0; x < outWindowWidth; ++x) columns[static_cast<std::size_t>(x)] = tap(outX + x, srcWidth, outWidth);
+  for (int x = 0; x < outWindowWidth; ++x)
+    columns[static_cast<std::size_t>(x)] = tap(outX + x, srcWidth, outWidth);
   for (int y = 0; y < outWindow; ++y) {
     const Tap r = tap(outY + y, srcHeight, outHeight);
     const float* row0 = src + static_cast<std::ptrdiff_t>(r.i0) * srcStride;

@@ -12,15 +12,17 @@ namespace amp::data {
 /// A crop region: top row, left column, height, width.
 struct CropRect {
   int y = 0, x = 0, height = 0, width = 0;
-  bool operator==(const CropRect& o) const { return y == o.y && x == o.x && height == o.height && width == o.width; }
+  bool operator==(const CropRect& o) const {
+    return y == o.y && x == o.x && height == o.height && width == o.width;
+  }
 };
 
 /// _get_param_spatial_crop (log_scale, no switch): up to 10 tries of area uniform in
 /// [scaleMin, scaleMax] x H x W and aspect exp(uniform(log ratioMin, log ratioMax)), sides
 /// int(round(sqrt(...))) (half to even); the first that fits is placed with randint offsets.
 /// Otherwise the central crop of the whole frame clamped to the ratio range.
-CropRect relativeCropRect(double scaleMin, double scaleMax, double ratioMin, double ratioMax, int height, int width,
-                          DrawSource& draws);
+CropRect relativeCropRect(double scaleMin, double scaleMax, double ratioMin, double ratioMax,
+                          int height, int width, DrawSource& draws);
 
 /// random_resized_crop_with_shift's per-frame regions: each of y, x, height, width runs
 /// linearly from `first` to `last` over `frames` frames (torch.linspace in float32), truncated.
@@ -30,7 +32,8 @@ std::vector<CropRect> motionShiftRects(const CropRect& first, const CropRect& la
 /// (`srcHeight` x `srcWidth`, rows `srcStride` apart) to outHeight x outWidth, in float32 as
 /// PyTorch's CPU kernel. Only the window of outWindow rows from outY and outWindowWidth columns
 /// from outX is written, densely, into `out` (mirrored left-right when `flip`).
-void resizeBilinear(const float* src, int srcStride, int srcHeight, int srcWidth, int outHeight, int outWidth, int outY,
-                    int outX, int outWindow, int outWindowWidth, bool flip, float* out);
+void resizeBilinear(const float* src, int srcStride, int srcHeight, int srcWidth, int outHeight,
+                    int outWidth, int outY, int outX, int outWindow, int outWindowWidth, bool flip,
+                    float* out);
 
 }  // namespace amp::data

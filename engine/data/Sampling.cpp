@@ -18,7 +18,8 @@ std::vector<float> torchLinspace(double start, double end, int steps) {
   const float step = (e - s) / static_cast<float>(steps - 1);
   const int halfway = steps / 2;
   for (int i = 0; i < steps; ++i)
-    out.push_back(i < halfway ? s + step * static_cast<float>(i) : e - step * static_cast<float>(steps - i - 1));
+    out.push_back(i < halfway ? s + step * static_cast<float>(i)
+                              : e - step * static_cast<float>(steps - i - 1));
   return out;
 }
 
@@ -33,11 +34,12 @@ bool decodingBackendFromName(const std::string& name, DecodingBackend& out) {
 
 std::int64_t StreamTiming::pts(std::int64_t frame) const {
   if (timebase_den <= 0 || timebase_num <= 0 || slot_fps <= 0) return frame;
-  return start_pts + std::llround(static_cast<double>(frame) * timebase_den / (static_cast<double>(timebase_num) * slot_fps));
+  return start_pts + std::llround(static_cast<double>(frame) * timebase_den /
+                                  (static_cast<double>(timebase_num) * slot_fps));
 }
 
-TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate, int numFrames,
-                          double targetFps) {
+TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate,
+                          int numFrames, double targetFps) {
   TemporalPlan plan;
   plan.sample_size = clipSpanFrames(samplingRate, numFrames, targetFps, s.fps);
   if (backend == DecodingBackend::TorchVision) {
@@ -48,19 +50,22 @@ TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int sa
   } else {
     plan.trimmed = s.duration_pts > 0 && s.header_frames > 0;
     plan.video_size = static_cast<double>(plan.trimmed ? s.header_frames : s.frames);
-    plan.clip_size = plan.trimmed
-                         ? std::max(1.0, std::ceil(static_cast<double>(samplingRate) * (numFrames - 1) / targetFps * s.fps))
-                         : plan.sample_size;
+    plan.clip_size = plan.trimmed ? std::max(1.0, std::ceil(static_cast<double>(samplingRate) *
+                                                            (numFrames - 1) / targetFps * s.fps))
+                                  : plan.sample_size;
   }
   return plan;
 }
 
-std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s, const TemporalPlan& plan,
-                                              double start, int numFrames) {
-  if (!plan.trimmed || s.frames <= 0) return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);
-  const double ppf = backend == DecodingBackend::TorchVision
-                         ? static_cast<double>(s.timebase_den) / s.fps
-                         : static_cast<double>(s.duration_pts) / static_cast<double>(s.header_frames);
+std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s,
+                                              const TemporalPlan& plan, double start,
+                                              int numFrames) {
+  if (!plan.trimmed || s.frames <= 0)
+    return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);
+  const double ppf =
+      backend == DecodingBackend::TorchVision
+          ? static_cast<double>(s.timebase_den) / s.fps
+          : static_cast<double>(s.duration_pts) / static_cast<double>(s.header_frames);
   // Python's int() truncates toward zero.
   const auto lo = static_cast<std::int64_t>(std::trunc(start * ppf));
   const auto hi = static_cast<std::int64_t>(std::trunc((start + plan.clip_size - 1) * ppf));
@@ -68,27 +73,37 @@ std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const Str
   std::int64_t a = 0, b = s.frames;  // first frame with pts >= lo
   while (a < b) {
     const std::int64_t m = a + (b - a) / 2;
-    if (s.pts(m) >= lo) b = m; else a = m + 1;
+    if (s.pts(m) >= lo)
+      b = m;
+    else
+      a = m + 1;
   }
   const std::int64_t first = a;
   b = s.frames;  // first frame with pts > hi
   while (a < b) {
     const std::int64_t m = a + (b - a) / 2;
-    if (s.pts(m) > hi) b = m; else a = m + 1;
+    if (s.pts(m) > hi)
+      b = m;
+    else
+      a = m + 1;
   }
   std::int64_t kept = a - first;
-  if (backend == DecodingBackend::PyAv && a < s.frames) ++kept;  // pyav_decode_stream keeps the next frame too
-  if (kept <= 0) return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);  // PySlowFast decodes all
+  if (backend == DecodingBackend::PyAv && a < s.frames)
+    ++kept;  // pyav_decode_stream keeps the next frame too
+  if (kept <= 0)
+    return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);  // PySlowFast decodes all
   auto out = clipFrameIndices(0, plan.sample_size, numFrames, kept);
   for (auto& i : out) i += first;
   return out;
 }
 
 Size backendDecodeSize(DecodingBackend backend, Size in, int maxSpatialScale) {
-  return backend == DecodingBackend::TorchVision ? decodeSizeAtMinDimension(in, maxSpatialScale) : in;
+  return backend == DecodingBackend::TorchVision ? decodeSizeAtMinDimension(in, maxSpatialScale)
+                                                 : in;
 }
 
-double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips, bool useOffset, double u) {
+double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips, bool useOffset,
+                 double u) {
   const double delta = std::max(videoFrames - clipSize, 0.0);
   if (clipIdx == -1) return delta * u;  // random.uniform(0, delta)
   if (useOffset) {
@@ -98,7 +113,8 @@ double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips,
   return delta * clipIdx / numClips;
 }
 
-std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int windows, double deltaMin, double deltaMax,
+std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int windows,
+                                       double deltaMin, double deltaMax,
                                        const std::function<double(int window)>& draw) {
   // The gaps of a set of windows in time order, and how far they miss [deltaMin, deltaMax]
   // (PySlowFast's "goodness": 0 when they fit, else the sum of the misses, negative).
@@ -142,17 +158,20 @@ std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int 
   return best;
 }
 
-std::vector<std::int64_t> clipFrameIndices(double start, double clipSize, int numFrames, std::int64_t videoFrames) {
+std::vector<std::int64_t> clipFrameIndices(double start, double clipSize, int numFrames,
+                                           std::int64_t videoFrames) {
   std::vector<std::int64_t> out;
   const float last = static_cast<float>(std::max<std::int64_t>(videoFrames - 1, 0));
   for (float v : torchLinspace(start, start + clipSize - 1, numFrames))
-    out.push_back(static_cast<std::int64_t>(std::clamp(v, 0.0f, last)));  // torch.clamp, then .long() truncates
+    out.push_back(static_cast<std::int64_t>(
+        std::clamp(v, 0.0f, last)));  // torch.clamp, then .long() truncates
   return out;
 }
 
 std::vector<std::int64_t> slowPathwayIndices(int fastFrames, int alpha) {
   std::vector<std::int64_t> out;
-  for (float v : torchLinspace(0, fastFrames - 1, fastFrames / alpha)) out.push_back(static_cast<std::int64_t>(v));
+  for (float v : torchLinspace(0, fastFrames - 1, fastFrames / alpha))
+    out.push_back(static_cast<std::int64_t>(v));
   return out;
 }
 
@@ -164,21 +183,28 @@ int jitterShortSide(int minSize, int maxSize, double u, bool inverseUniform) {
   } else {
     size = minSize + (maxSize - minSize) * u;
   }
-  return static_cast<int>(std::nearbyint(size));  // default rounding mode: half to even, like round()
+  return static_cast<int>(
+      std::nearbyint(size));  // default rounding mode: half to even, like round()
 }
 
 Size scaleShortSide(Size in, int shortSide) {
-  if ((in.width <= in.height && in.width == shortSide) || (in.height <= in.width && in.height == shortSide)) return in;
+  if ((in.width <= in.height && in.width == shortSide) ||
+      (in.height <= in.width && in.height == shortSide))
+    return in;
   if (in.width < in.height)
-    return {static_cast<int>(std::floor(static_cast<double>(in.height) / in.width * shortSide)), shortSide};
-  return {shortSide, static_cast<int>(std::floor(static_cast<double>(in.width) / in.height * shortSide))};
+    return {static_cast<int>(std::floor(static_cast<double>(in.height) / in.width * shortSide)),
+            shortSide};
+  return {shortSide,
+          static_cast<int>(std::floor(static_cast<double>(in.width) / in.height * shortSide))};
 }
 
 Size decodeSizeAtMinDimension(Size in, int minDimension) {
   if (minDimension <= 0 || in.height <= 0 || in.width <= 0) return in;
   if (in.width > in.height)
-    return {minDimension, static_cast<int>(std::round(static_cast<double>(in.width) * minDimension / in.height))};
-  return {static_cast<int>(std::round(static_cast<double>(in.height) * minDimension / in.width)), minDimension};
+    return {minDimension,
+            static_cast<int>(std::round(static_cast<double>(in.width) * minDimension / in.height))};
+  return {static_cast<int>(std::round(static_cast<double>(in.height) * minDimension / in.width)),
+          minDimension};
 }
 
 CropBox randomCrop(Size in, int size, double uy, double ux) {
@@ -189,14 +215,18 @@ CropBox randomCrop(Size in, int size, double uy, double ux) {
 }
 
 CropBox uniformCrop(Size in, int size, int spatialIdx) {
-  CropBox box{static_cast<int>(std::ceil((in.height - size) / 2.0)), static_cast<int>(std::ceil((in.width - size) / 2.0)),
-              size};
+  CropBox box{static_cast<int>(std::ceil((in.height - size) / 2.0)),
+              static_cast<int>(std::ceil((in.width - size) / 2.0)), size};
   if (in.height > in.width) {
-    if (spatialIdx == 0) box.y = 0;
-    else if (spatialIdx == 2) box.y = in.height - size;
+    if (spatialIdx == 0)
+      box.y = 0;
+    else if (spatialIdx == 2)
+      box.y = in.height - size;
   } else {
-    if (spatialIdx == 0) box.x = 0;
-    else if (spatialIdx == 2) box.x = in.width - size;
+    if (spatialIdx == 0)
+      box.x = 0;
+    else if (spatialIdx == 2)
+      box.x = in.width - size;
   }
   return box;
 }

@@ -12,7 +12,8 @@ namespace amp::data {
 /// torch.linspace(start, end, steps) in its default dtype, float32, computed as PyTorch does.
 std::vector<float> torchLinspace(double start, double end, int steps);
 
-/// Frames of the source video one clip spans: max(1, SAMPLING_RATE * NUM_FRAMES / TARGET_FPS * fps).
+/// Frames of the source video one clip spans: max(1, SAMPLING_RATE * NUM_FRAMES / TARGET_FPS *
+/// fps).
 double clipSpanFrames(int samplingRate, int numFrames, double targetFps, double videoFps);
 
 /// PySlowFast's two decoders (DATA.DECODING_BACKEND); each picks a clip's frames its own way.
@@ -23,12 +24,14 @@ bool decodingBackendFromName(const std::string& name, DecodingBackend& out);
 /// A video stream's timing as PySlowFast's decoders see it. Frame i is presented at
 /// pts(i) = start_pts + round(i / (slot_fps x timebase)).
 struct StreamTiming {
-  double fps = 0;                   ///< average frame rate (torchvision's video_fps, PyAV's average_rate)
-  double slot_fps = 0;              ///< the rate that places frames on the time line
-  double duration_s = 0;            ///< stream duration in seconds (torchvision's video_duration); 0: unknown
-  std::int64_t duration_pts = 0;    ///< the stream's own duration in its time base (PyAV's); 0: unknown
-  std::int64_t header_frames = 0;   ///< the container's frame count (PyAV's stream.frames); 0: unknown
-  std::int64_t frames = 0;          ///< frames the stream really holds (header, estimate or counted)
+  double fps = 0;         ///< average frame rate (torchvision's video_fps, PyAV's average_rate)
+  double slot_fps = 0;    ///< the rate that places frames on the time line
+  double duration_s = 0;  ///< stream duration in seconds (torchvision's video_duration); 0: unknown
+  std::int64_t duration_pts =
+      0;  ///< the stream's own duration in its time base (PyAV's); 0: unknown
+  std::int64_t header_frames =
+      0;                    ///< the container's frame count (PyAV's stream.frames); 0: unknown
+  std::int64_t frames = 0;  ///< frames the stream really holds (header, estimate or counted)
   int timebase_num = 1, timebase_den = 0;
   std::int64_t start_pts = 0;
   std::int64_t pts(std::int64_t frame) const;
@@ -39,9 +42,10 @@ struct StreamTiming {
 /// from the first; otherwise the whole video is decoded and the clip is cut from all its frames.
 struct TemporalPlan {
   bool trimmed = false;
-  double video_size = 0;   ///< what the start is drawn over (get_start_end_idx's video_size)
-  double clip_size = 0;    ///< the span the start is drawn for
-  double sample_size = 0;  ///< decode()'s clip size: the span of the linspace inside the kept frames
+  double video_size = 0;  ///< what the start is drawn over (get_start_end_idx's video_size)
+  double clip_size = 0;   ///< the span the start is drawn for
+  double sample_size =
+      0;  ///< decode()'s clip size: the span of the linspace inside the kept frames
 };
 
 /// torchvision: selective when the duration is known and fps x duration > NUM_FRAMES x
@@ -49,23 +53,25 @@ struct TemporalPlan {
 /// pyav: selective when the stream has a duration and a frame count; the start over the frame
 /// count for max(1, ceil(rate (T - 1) / target x fps)) frames. Otherwise both decode everything:
 /// the start over the frame count for max(1, rate T / target x fps) frames.
-TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate, int numFrames,
-                          double targetFps);
+TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate,
+                          int numFrames, double targetFps);
 
 /// The source frames of one clip whose start (a real frame position, from clipStart over the
 /// plan's video_size and clip_size) is `start`, as PySlowFast's decoder picks them:
 /// trimmed, the kept frames are those with pts in [int(start x ppf), int(end x ppf)] (torchvision:
 /// ppf = timebase denominator / fps; pyav: stream duration / frame count, plus the one frame after
-/// the range that PyAV's loop keeps), and the clip takes first + trunc(linspace(0, sample_size - 1, T))
-/// clamped to the kept ones: for a fractional start that is ceil(start) + trunc(offset), not
+/// the range that PyAV's loop keeps), and the clip takes first + trunc(linspace(0, sample_size - 1,
+/// T)) clamped to the kept ones: for a fractional start that is ceil(start) + trunc(offset), not
 /// trunc(start + offset). Untrimmed (or when no frame falls in the range): clipFrameIndices.
-std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s, const TemporalPlan& plan,
-                                              double start, int numFrames);
+std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s,
+                                              const TemporalPlan& plan, double start,
+                                              int numFrames);
 
 /// Start frame (a real number) of a clip, as PySlowFast's get_start_end_idx:
 /// `clipIdx` -1 draws uniformly in [0, delta] from `u`; otherwise view clipIdx of numClips,
 /// `delta * clipIdx / numClips`, or with useOffset spread from 0 to delta (centre for one view).
-double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips, bool useOffset, double u);
+double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips, bool useOffset,
+                 double u);
 
 /// The starts of `windows` random clips of clipSize frames from one video (decoder.py's
 /// get_multiple_start_end_idx with clip_idx -1, DATA.TRAIN_CROP_NUM_TEMPORAL): each start is
@@ -74,11 +80,13 @@ double clipStart(double videoFrames, double clipSize, int clipIdx, int numClips,
 /// in [deltaMin, deltaMax]: a window is drawn again up to 100 times until they do, the whole set
 /// up to 100 times, else the set that misses least is kept. In draw order (PySlowFast returns
 /// them sorted in a random order: the same distribution).
-std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int windows, double deltaMin, double deltaMax,
+std::vector<double> randomWindowStarts(double videoFrames, double clipSize, int windows,
+                                       double deltaMin, double deltaMax,
                                        const std::function<double(int window)>& draw);
 
 /// linspace(start, start + clipSize - 1, numFrames), clamped to [0, videoFrames - 1], truncated.
-std::vector<std::int64_t> clipFrameIndices(double start, double clipSize, int numFrames, std::int64_t videoFrames);
+std::vector<std::int64_t> clipFrameIndices(double start, double clipSize, int numFrames,
+                                           std::int64_t videoFrames);
 
 /// Indices of the slow pathway within a fast clip of `fastFrames`: linspace(0, T - 1, T / alpha).
 std::vector<std::int64_t> slowPathwayIndices(int fastFrames, int alpha);
@@ -119,6 +127,8 @@ CropBox randomCrop(Size in, int size, double uy, double ux);
 CropBox uniformCrop(Size in, int size, int spatialIdx);
 
 /// horizontal_flip: flips when the draw is below `prob`.
-inline bool flipFromDraw(double prob, double u) { return u < prob; }
+inline bool flipFromDraw(double prob, double u) {
+  return u < prob;
+}
 
 }  // namespace amp::data

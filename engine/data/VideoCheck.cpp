@@ -29,11 +29,13 @@ VideoCheck checkVideo(const std::string& path, bool wholeStream) {
   }
   r.ok = true;
   if (corrupt > 0)
-    r.message = path + ": warning: " + std::to_string(corrupt) + " damaged packet(s) skipped; decoded " + std::to_string(r.frames) +
-                " frames" + (r.info.header_frames ? " of " + std::to_string(r.info.header_frames) + " claimed" : "");
+    r.message =
+        path + ": warning: " + std::to_string(corrupt) + " damaged packet(s) skipped; decoded " +
+        std::to_string(r.frames) + " frames" +
+        (r.info.header_frames ? " of " + std::to_string(r.info.header_frames) + " claimed" : "");
   else if (r.info.header_frames && r.info.header_frames != r.frames)
-    r.message = path + ": warning: the header claims " + std::to_string(r.info.header_frames) + " frames, " +
-                std::to_string(r.frames) + " decode";
+    r.message = path + ": warning: the header claims " + std::to_string(r.info.header_frames) +
+                " frames, " + std::to_string(r.frames) + " decode";
   return r;
 }
 

@@ -22,7 +22,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string avError(int code) { return ffmpegErrorText(code); }
+std::string avError(int code) {
+  return ffmpegErrorText(code);
+}
 
 std::string withDetail(const std::string& msg) {
   const std::string& detail = lastFfmpegError();
@@ -56,21 +58,25 @@ struct VideoDecoder::State {
 
   // Presentation time in seconds from the stream start; NaN when the frame carries none.
   double seconds(const AVFrame* f) const {
-    const int64_t ts = f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : f->pts;
+    const int64_t ts =
+        f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : f->pts;
     if (ts == AV_NOPTS_VALUE) return std::nan("");
     return static_cast<double>(ts) * av_q2d(timeBase) - startSeconds;
   }
 
   // Seeks to the keyframe at or before `seconds` (from the stream start) and resets the decoder.
   bool seek(double secondsFromStart) {
-    const auto ts = static_cast<int64_t>(std::floor((secondsFromStart + startSeconds) / av_q2d(timeBase)));
+    const auto ts =
+        static_cast<int64_t>(std::floor((secondsFromStart + startSeconds) / av_q2d(timeBase)));
     const int r = av_seek_frame(fmt, stream, ts, AVSEEK_FLAG_BACKWARD);
     avcodec_flush_buffers(codec);
     return r >= 0;
   }
 };
 
-VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) { installFfmpegLogHook(); }
+VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) {
+  installFfmpegLogHook();
+}
 VideoDecoder::~VideoDecoder() = default;
 
 bool VideoDecoder::fail(std::string* error, const std::string& why) const {
@@ -101,7 +107,8 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   if (std::filesystem::is_directory(path, ec)) return fail(error, "is a folder, not a video file");
   if (std::filesystem::file_size(path, ec) == 0) return fail(error, "file is empty (0 bytes)");
 
-  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(options_.timeout_s));
   s_->fmt = avformat_alloc_context();
   s_->fmt->interrupt_callback = {&State::interrupt, s_.get()};
   int r = avformat_open_input(&s_->fmt, path.c_str(), nullptr, nullptr);
@@ -109,8 +116,10 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   // What the container declares, before any decoder runs (MKV and MP4 headers say it).
   for (unsigned i = 0; i < s_->fmt->nb_streams; ++i) {
     const AVCodecParameters* par = s_->fmt->streams[i]->codecpar;
-    if (par->codec_type == AVMEDIA_TYPE_VIDEO && static_cast<std::int64_t>(par->width) * par->height > kMaxFramePixels)
-      return fail(error, "declares " + std::to_string(par->width) + "x" + std::to_string(par->height) +
+    if (par->codec_type == AVMEDIA_TYPE_VIDEO &&
+        static_cast<std::int64_t>(par->width) * par->height > kMaxFramePixels)
+      return fail(error, "declares " + std::to_string(par->width) + "x" +
+                             std::to_string(par->height) +
                              " frames, larger than AMP Studio decodes (" + kMaxFrameText +
                              " pixels); scale it down with ffmpeg -vf scale");
   }
@@ -129,12 +138,15 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   for (unsigned i = 0; i < s_->fmt->nb_streams; ++i)
     if (s_->fmt->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) info_.has_audio = true;
   if (s_->stream < 0 || !decoder)
-    return fail(error, s_->stream == AVERROR_DECODER_NOT_FOUND ? "no decoder for its video codec in this FFmpeg"
-                       : info_.has_audio                      ? "has no video stream (audio only)"
-                                                               : "has no video stream");
+    return fail(error, s_->stream == AVERROR_DECODER_NOT_FOUND
+                           ? "no decoder for its video codec in this FFmpeg"
+                       : info_.has_audio ? "has no video stream (audio only)"
+                                         : "has no video stream");
   AVStream* st = s_->fmt->streams[s_->stream];
   s_->timeBase = st->time_base;
-  s_->startSeconds = st->start_time != AV_NOPTS_VALUE ? static_cast<double>(st->start_time) * av_q2d(st->time_base) : 0.0;
+  s_->startSeconds = st->start_time != AV_NOPTS_VALUE
+                         ? static_cast<double>(st->start_time) * av_q2d(st->time_base)
+                         : 0.0;
 
   s_->codec = avcodec_alloc_context3(decoder);
   avcodec_parameters_to_context(s_->codec, st->codecpar);
@@ -142,46 +154,58 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   s_->codec->thread_count = std::max(0, options_.threads);
   s_->codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
   r = avcodec_open2(s_->codec, decoder, nullptr);
-  if (r < 0) return fail(error, withDetail("cannot open its " + std::string(decoder->name) + " decoder: " + avError(r)));
+  if (r < 0)
+    return fail(error, withDetail("cannot open its " + std::string(decoder->name) +
+                                  " decoder: " + avError(r)));
 
   info_.container = s_->fmt->iformat ? s_->fmt->iformat->name : "";
   info_.codec = decoder->name;
   info_.width = st->codecpar->width;
   info_.height = st->codecpar->height;
   if (info_.width <= 0 || info_.height <= 0)
-    return fail(error, std::string("video stream has no frame size (or frames larger than ") + kMaxFrameText + " pixels)");
-  if (static_cast<std::int64_t>(info_.width) * info_.height > kMaxFramePixels)  // before any frame is allocated
-    return fail(error, "declares " + std::to_string(info_.width) + "x" + std::to_string(info_.height) +
+    return fail(error, std::string("video stream has no frame size (or frames larger than ") +
+                           kMaxFrameText + " pixels)");
+  if (static_cast<std::int64_t>(info_.width) * info_.height >
+      kMaxFramePixels)  // before any frame is allocated
+    return fail(error, "declares " + std::to_string(info_.width) + "x" +
+                           std::to_string(info_.height) +
                            " frames, larger than AMP Studio decodes (" + kMaxFrameText +
                            " pixels); scale it down with ffmpeg -vf scale");
   AVRational rate = st->avg_frame_rate;
   if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
   info_.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0.0;
-  if (!(info_.fps > 0 && info_.fps < 1000)) return fail(error, "video stream has no usable frame rate");
+  if (!(info_.fps > 0 && info_.fps < 1000))
+    return fail(error, "video stream has no usable frame rate");
   // Muxers often leave the last frame out of the duration (avg 720/47 for 48 frames at 15 fps);
   // the base rate is then the exact one. A real variable-rate stream keeps its average.
   const AVRational base = st->r_frame_rate;
   const double baseFps = base.num > 0 && base.den > 0 ? av_q2d(base) : 0.0;
-  info_.slot_fps = baseFps > 0 && std::abs(baseFps - info_.fps) <= 0.05 * baseFps ? baseFps : info_.fps;
+  info_.slot_fps =
+      baseFps > 0 && std::abs(baseFps - info_.fps) <= 0.05 * baseFps ? baseFps : info_.fps;
   info_.timebase_num = st->time_base.num;
   info_.timebase_den = st->time_base.den;
   info_.start_pts = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
   if (st->duration != AV_NOPTS_VALUE && st->duration > 0) info_.duration_pts = st->duration;
-  if (st->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(st->duration) * av_q2d(st->time_base);
-  else if (s_->fmt->duration != AV_NOPTS_VALUE) info_.duration_s = static_cast<double>(s_->fmt->duration) / AV_TIME_BASE;
+  if (st->duration != AV_NOPTS_VALUE)
+    info_.duration_s = static_cast<double>(st->duration) * av_q2d(st->time_base);
+  else if (s_->fmt->duration != AV_NOPTS_VALUE)
+    info_.duration_s = static_cast<double>(s_->fmt->duration) / AV_TIME_BASE;
   info_.header_frames = st->nb_frames > 0 ? st->nb_frames : 0;
-  info_.frames = info_.header_frames > 0 ? info_.header_frames : std::llround(info_.duration_s * info_.fps);
+  info_.frames =
+      info_.header_frames > 0 ? info_.header_frames : std::llround(info_.duration_s * info_.fps);
   // A frame count that matches duration x rate: every slot has its frame.
-  info_.constant_rate = info_.header_frames > 0 && info_.duration_s > 0 &&
-                        std::abs(static_cast<double>(info_.header_frames) - info_.duration_s * info_.slot_fps) <= 1.0;
+  info_.constant_rate =
+      info_.header_frames > 0 && info_.duration_s > 0 &&
+      std::abs(static_cast<double>(info_.header_frames) - info_.duration_s * info_.slot_fps) <= 1.0;
   return true;
 }
 
-bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth, DecodedClip& out,
-                          std::string* error) {
+bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
+                          DecodedClip& out, std::string* error) {
   if (!s_ || !s_->codec) return fail(error, "not open");
   clearLastFfmpegError();
-  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(options_.timeout_s));
   // Reuse the caller's buffers: every output pixel is written below, so no clearing (fresh
   // multi-megabyte allocations cost page faults and a memset per clip).
   std::vector<std::uint8_t> rgb = std::move(out.rgb);
@@ -190,9 +214,11 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   out.width = outWidth > 0 ? outWidth : info_.width;
   // A sliver (4000x2 scaled to a short side of 256) would be 512,000 pixels wide.
   if (static_cast<std::int64_t>(out.height) * out.width > kMaxFramePixels)
-    return fail(error, "its " + std::to_string(info_.width) + "x" + std::to_string(info_.height) + " frames would be " +
-                           std::to_string(out.width) + "x" + std::to_string(out.height) +
-                           " after scaling, larger than AMP Studio decodes (" + kMaxFrameText + " pixels); check its aspect ratio");
+    return fail(error, "its " + std::to_string(info_.width) + "x" + std::to_string(info_.height) +
+                           " frames would be " + std::to_string(out.width) + "x" +
+                           std::to_string(out.height) +
+                           " after scaling, larger than AMP Studio decodes (" + kMaxFrameText +
+                           " pixels); check its aspect ratio");
   out.indices.assign(indices.begin(), indices.end());
   out.timestamps_s.assign(indices.size(), 0.0);
   out.rgb = std::move(rgb);
@@ -201,7 +227,8 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
 
   // wanted frame index -> output positions, visited in increasing order
   std::map<std::int64_t, std::vector<size_t>> wanted;
-  for (size_t i = 0; i < indices.size(); ++i) wanted[std::max<std::int64_t>(indices[i], 0)].push_back(i);
+  for (size_t i = 0; i < indices.size(); ++i)
+    wanted[std::max<std::int64_t>(indices[i], 0)].push_back(i);
   const std::int64_t first = wanted.begin()->first;
   const double frameSeconds = 1.0 / info_.slot_fps;
 
@@ -209,19 +236,24 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   struct Totals {  // splits the time between swscale and the rest when the call returns
     DecodedClip& out;
     Clock::time_point start;
-    ~Totals() { out.decode_s = std::chrono::duration<double>(Clock::now() - start).count() - out.convert_s; }
+    ~Totals() {
+      out.decode_s = std::chrono::duration<double>(Clock::now() - start).count() - out.convert_s;
+    }
   } totals{out, decodeStart};
   auto convert = [&](const AVFrame* f, std::int64_t index, const std::vector<size_t>& positions) {
     const auto convertStart = Clock::now();
-    s_->sws = sws_getCachedContext(s_->sws, f->width, f->height, static_cast<AVPixelFormat>(f->format), out.width,
-                                   out.height, AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr);
+    s_->sws = sws_getCachedContext(s_->sws, f->width, f->height,
+                                   static_cast<AVPixelFormat>(f->format), out.width, out.height,
+                                   AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr);
     if (!s_->sws) return false;
     uint8_t* dst[4] = {out.frame(positions[0]), nullptr, nullptr, nullptr};
     int dstStride[4] = {out.width * 3, 0, 0, 0};
     sws_scale(s_->sws, f->data, f->linesize, 0, f->height, dst, dstStride);
     const double t = s_->seconds(f);
     for (size_t p : positions) {
-      if (p != positions[0]) std::memcpy(out.frame(p), out.frame(positions[0]), static_cast<size_t>(out.height) * out.width * 3);
+      if (p != positions[0])
+        std::memcpy(out.frame(p), out.frame(positions[0]),
+                    static_cast<size_t>(out.height) * out.width * 3);
       out.indices[p] = index;
       out.timestamps_s[p] = std::isnan(t) ? static_cast<double>(index) * frameSeconds : t;
     }
@@ -236,8 +268,8 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   const bool constantRate = info_.constant_rate;
   const auto lastWanted = wanted.rbegin()->first;
   auto skipPacket = [&](const AVPacket* pkt) {
-    if (!options_.skip_unneeded_frames || s_->codec->thread_count > 1 || pkt->pts == AV_NOPTS_VALUE ||
-        (pkt->flags & AV_PKT_FLAG_KEY))
+    if (!options_.skip_unneeded_frames || s_->codec->thread_count > 1 ||
+        pkt->pts == AV_NOPTS_VALUE || (pkt->flags & AV_PKT_FLAG_KEY))
       return false;
     const double t = static_cast<double>(pkt->pts) * av_q2d(s_->timeBase) - s_->startSeconds;
     const std::int64_t index = std::llround(t * info_.slot_fps);
@@ -262,7 +294,9 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
     bool gotFrame = false, overshot = false, eof = false, drained = false;
     av_frame_unref(s_->last);
     while (next != wanted.end() && !overshot && !drained) {
-      if (s_->expired()) return fail(error, "decoding took longer than " + std::to_string(options_.timeout_s) + " s");
+      if (s_->expired())
+        return fail(error,
+                    "decoding took longer than " + std::to_string(options_.timeout_s) + " s");
       if (!eof) {
         const int r = av_read_frame(s_->fmt, s_->packet);
         if (r < 0) {
@@ -272,7 +306,8 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
           if (s_->packet->stream_index == s_->stream) {
             // Frames nobody asked for that no other frame refers to need not be decoded at all.
             s_->codec->skip_frame = skipPacket(s_->packet) ? AVDISCARD_NONREF : AVDISCARD_DEFAULT;
-            if (avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA) ++out.corrupt_packets;
+            if (avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA)
+              ++out.corrupt_packets;
           }
           av_packet_unref(s_->packet);
         }
@@ -301,7 +336,8 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
         // This frame serves every wanted index up to its own (frames missing from a variable-rate
         // stream are filled by the next one that exists).
         while (next != wanted.end() && next->first <= index) {
-          if (!convert(s_->frame, index, next->second)) return fail(error, "cannot convert its pixel format to RGB");
+          if (!convert(s_->frame, index, next->second))
+            return fail(error, "cannot convert its pixel format to RGB");
           ++next;
         }
         av_frame_unref(s_->last);
@@ -309,10 +345,12 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
       }
     }
     if (!overshot && next != wanted.end()) {
-      // The stream ended before the wanted frames: use its last frame, as PySlowFast's clamping does.
+      // The stream ended before the wanted frames: use its last frame, as PySlowFast's clamping
+      // does.
       if (!gotFrame) return fail(error, withDetail("no frame could be decoded"));
       for (; next != wanted.end(); ++next)
-        if (!convert(s_->last, out.last_frame_seen, next->second)) return fail(error, "cannot convert its pixel format to RGB");
+        if (!convert(s_->last, out.last_frame_seen, next->second))
+          return fail(error, "cannot convert its pixel format to RGB");
     }
     if (!overshot) return true;
     fromStart = true;
@@ -326,7 +364,8 @@ std::int64_t VideoDecoder::countFrames(int* corruptPackets, std::string* error) 
     return -1;
   }
   clearLastFfmpegError();
-  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
+  s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(options_.timeout_s));
   s_->seek(0.0);
   std::int64_t frames = 0;
   int corrupt = 0;
@@ -342,7 +381,8 @@ std::int64_t VideoDecoder::countFrames(int* corruptPackets, std::string* error) 
         eof = true;
         avcodec_send_packet(s_->codec, nullptr);
       } else {
-        if (s_->packet->stream_index == s_->stream && avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA)
+        if (s_->packet->stream_index == s_->stream &&
+            avcodec_send_packet(s_->codec, s_->packet) == AVERROR_INVALIDDATA)
           ++corrupt;
         av_packet_unref(s_->packet);
       }

@@ -11,19 +11,20 @@ namespace amp::data {
 
 struct VideoInfo {
   std::string path;
-  std::string container;       ///< e.g. "mov,mp4,m4a,3gp,3g2,mj2"
-  std::string codec;           ///< e.g. "h264"
+  std::string container;  ///< e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  std::string codec;      ///< e.g. "h264"
   int width = 0;
   int height = 0;
-  double fps = 0;              ///< average frame rate (what PySlowFast's clip span uses)
-  double slot_fps = 0;         ///< rate that maps timestamps to frame indices: the stream's base
-                               ///< rate when it agrees with the average within 5%, else the average
-  double duration_s = 0;       ///< 0 when unknown
-  std::int64_t duration_pts = 0;   ///< the stream's own duration in its time base; 0 when it has none
+  double fps = 0;         ///< average frame rate (what PySlowFast's clip span uses)
+  double slot_fps = 0;    ///< rate that maps timestamps to frame indices: the stream's base
+                          ///< rate when it agrees with the average within 5%, else the average
+  double duration_s = 0;  ///< 0 when unknown
+  std::int64_t duration_pts =
+      0;  ///< the stream's own duration in its time base; 0 when it has none
   int timebase_num = 1, timebase_den = 0;  ///< the stream's time base
   std::int64_t start_pts = 0;      ///< the stream's first presentation time (0 when unknown)
   std::int64_t header_frames = 0;  ///< what the container claims; 0 when it does not say
-  std::int64_t frames = 0;     ///< best estimate: header count, else duration x fps, else counted
+  std::int64_t frames = 0;  ///< best estimate: header count, else duration x fps, else counted
   bool has_audio = false;
   bool constant_rate = false;  ///< the header's frame count matches duration x slot_fps
 };
@@ -33,12 +34,12 @@ struct DecodedClip {
   int height = 0;
   int width = 0;
   std::vector<std::uint8_t> rgb;
-  std::vector<std::int64_t> indices;    ///< the source frame each output frame is (after clamping)
-  std::vector<double> timestamps_s;     ///< presentation time of each output frame
-  std::int64_t last_frame_seen = -1;    ///< highest frame index decoded (shows a short stream)
-  int corrupt_packets = 0;              ///< packets the decoder rejected and skipped
-  double decode_s = 0;                  ///< time demuxing and decoding
-  double convert_s = 0;                 ///< time in swscale (resize + RGB conversion)
+  std::vector<std::int64_t> indices;  ///< the source frame each output frame is (after clamping)
+  std::vector<double> timestamps_s;   ///< presentation time of each output frame
+  std::int64_t last_frame_seen = -1;  ///< highest frame index decoded (shows a short stream)
+  int corrupt_packets = 0;            ///< packets the decoder rejected and skipped
+  double decode_s = 0;                ///< time demuxing and decoding
+  double convert_s = 0;               ///< time in swscale (resize + RGB conversion)
   std::uint8_t* frame(size_t i) { return rgb.data() + i * static_cast<size_t>(height) * width * 3; }
 };
 
@@ -49,8 +50,8 @@ inline constexpr std::int64_t kMaxFramePixels = 7680 * 4320;
 inline constexpr const char* kMaxFrameText = "7680x4320";
 
 struct DecoderOptions {
-  int threads = 1;               ///< codec threads per decoder (0: FFmpeg picks)
-  double timeout_s = 60;         ///< give up on one operation after this long (no hangs)
+  int threads = 1;                   ///< codec threads per decoder (0: FFmpeg picks)
+  double timeout_s = 60;             ///< give up on one operation after this long (no hangs)
   bool skip_unneeded_frames = true;  ///< leave non-reference frames nobody wants undecoded
 };
 
@@ -69,8 +70,8 @@ class VideoDecoder {
   /// outHeight x outWidth (0 x 0: native size); `out`'s pixel buffer is reused when it has one.
   /// Indices past the real end of the stream get its last frame, as PySlowFast's clamping
   /// does. False with `error` when nothing decodes.
-  bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth, DecodedClip& out,
-              std::string* error);
+  bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
+              DecodedClip& out, std::string* error);
 
   /// Decodes the whole stream once, counting frames (for checks; slow for long videos).
   std::int64_t countFrames(int* corruptPackets, std::string* error);

@@ -1,8 +1,8 @@
 #include "data/VideoLoader.h"
 
 #include <algorithm>
-#include <new>
 #include <cstring>
+#include <new>
 
 #include "config/Config.h"
 #include "data/Draws.h"
@@ -18,7 +18,8 @@ constexpr std::uint64_t kAugmentStream = 0x4155474d454e54ULL;
 
 }  // namespace
 
-LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, int rank, int worldSize) {
+LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, int rank,
+                                        int worldSize) {
   LoaderOptions o;
   o.batch_size = dist::perProcessBatch(c, split == Split::Test);
   o.workers = static_cast<int>(c.getInt("DATA_LOADER.NUM_WORKERS"));
@@ -47,21 +48,28 @@ VideoLoader::VideoLoader(KineticsList list, ClipParams params, Split split, Load
 std::pair<std::size_t, std::size_t> VideoLoader::batchSpan(int k) const {
   const std::size_t n = items_.size();
   if (options_.short_cycle.empty()) {
-    const std::size_t b = static_cast<std::size_t>(options_.batch_size), first = static_cast<std::size_t>(k) * b;
+    const std::size_t b = static_cast<std::size_t>(options_.batch_size),
+                      first = static_cast<std::size_t>(k) * b;
     return {first, first < n ? std::min(b, n - first) : 0};
   }
   const auto& cycle = options_.short_cycle;
   std::size_t perCycle = 0;
   for (const auto& shape : cycle) perCycle += static_cast<std::size_t>(shape.batch_size);
   std::size_t first = static_cast<std::size_t>(k) / cycle.size() * perCycle;
-  for (std::size_t j = 0; j < static_cast<std::size_t>(k) % cycle.size(); ++j) first += static_cast<std::size_t>(cycle[j].batch_size);
-  const std::size_t b = static_cast<std::size_t>(cycle[static_cast<std::size_t>(k) % cycle.size()].batch_size);
+  for (std::size_t j = 0; j < static_cast<std::size_t>(k) % cycle.size(); ++j)
+    first += static_cast<std::size_t>(cycle[j].batch_size);
+  const std::size_t b =
+      static_cast<std::size_t>(cycle[static_cast<std::size_t>(k) % cycle.size()].batch_size);
   return {first, first < n ? std::min(b, n - first) : 0};
 }
 
-VideoLoader::~VideoLoader() { stop(); }
+VideoLoader::~VideoLoader() {
+  stop();
+}
 
-std::size_t VideoLoader::samplesPerEpoch() const { return epochItems(0).size(); }
+std::size_t VideoLoader::samplesPerEpoch() const {
+  return epochItems(0).size();
+}
 
 std::size_t VideoLoader::batchesPerEpoch() const {
   const std::size_t n = samplesPerEpoch();
@@ -69,10 +77,12 @@ std::size_t VideoLoader::batchesPerEpoch() const {
     const std::size_t b = static_cast<std::size_t>(options_.batch_size);
     return options_.drop_last ? n / b : (n + b - 1) / b;
   }
-  // The batches ShortCycleBatchSampler yields: whole ones, and a last partial one without drop_last.
+  // The batches ShortCycleBatchSampler yields: whole ones, and a last partial one without
+  // drop_last.
   std::size_t batches = 0, used = 0;
   for (;; ++batches) {
-    const std::size_t b = static_cast<std::size_t>(options_.short_cycle[batches % options_.short_cycle.size()].batch_size);
+    const std::size_t b = static_cast<std::size_t>(
+        options_.short_cycle[batches % options_.short_cycle.size()].batch_size);
     if (used + b > n) return batches + (!options_.drop_last && used < n ? 1 : 0);
     used += b;
   }
@@ -98,7 +108,8 @@ std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
   }
   for (std::size_t i = 0; i < all.size(); ++i) all[i].global = i;
   std::vector<Item> mine;
-  for (std::size_t i = static_cast<std::size_t>(options_.rank); i < all.size(); i += world) mine.push_back(all[i]);
+  for (std::size_t i = static_cast<std::size_t>(options_.rank); i < all.size(); i += world)
+    mine.push_back(all[i]);
   return mine;
 }
 
@@ -131,7 +142,10 @@ void VideoLoader::worker() {
     int k;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [&] { return stopping_ || !error_.empty() || nextToBuild_ >= numBatches_ || nextToBuild_ < nextToDeliver_ + ahead; });
+      cv_.wait(lock, [&] {
+        return stopping_ || !error_.empty() || nextToBuild_ >= numBatches_ ||
+               nextToBuild_ < nextToDeliver_ + ahead;
+      });
       if (stopping_ || !error_.empty() || nextToBuild_ >= numBatches_) return;
       k = nextToBuild_++;
     }
@@ -145,8 +159,10 @@ void VideoLoader::worker() {
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (ok) ready_.emplace(k, std::move(batch));
-      else if (error_.empty()) error_ = fatal;
+      if (ok)
+        ready_.emplace(k, std::move(batch));
+      else if (error_.empty())
+        error_ = fatal;
     }
     cv_.notify_all();
   }
@@ -199,13 +215,16 @@ std::vector<DecodeFailure> VideoLoader::takeFailures() {
 
 void VideoLoader::recycle(Batch&& batch) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (spare_.size() < static_cast<std::size_t>(std::max(2, options_.workers * (options_.prefetch + 1))))
+  if (spare_.size() <
+      static_cast<std::size_t>(std::max(2, options_.workers * (options_.prefetch + 1))))
     spare_.push_back(std::move(batch));
 }
 
 bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
   const auto [first, count] = batchSpan(k);
-  ClipSampler& sampler = cycleSamplers_.empty() ? sampler_ : cycleSamplers_[static_cast<std::size_t>(k) % cycleSamplers_.size()];
+  ClipSampler& sampler = cycleSamplers_.empty()
+                             ? sampler_
+                             : cycleSamplers_[static_cast<std::size_t>(k) % cycleSamplers_.size()];
   std::vector<float> fastBuffer, slowBuffer;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -247,7 +266,8 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       // Draws depend only on (seed, epoch, position in the whole epoch, attempt): the same clips
       // every run, and the same clip for the same position whatever the number of ranks, so
       // 2 ranks x B clips see exactly what one process of 2B clips sees.
-      Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), item.global, static_cast<std::uint64_t>(attempt));
+      Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), item.global,
+              static_cast<std::uint64_t>(attempt));
       ClipDraws draws;
       draws.temporal = d.uniform();
       draws.scale = d.uniform();
@@ -260,8 +280,8 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       std::vector<Draws> more;
       more.reserve(copyDraws.size());
       for (std::size_t j = 0; j < copyDraws.size(); ++j) {
-        more.emplace_back(options_.seed ^ kAugmentStream, static_cast<std::uint64_t>(epoch_), item.global,
-                          static_cast<std::uint64_t>(attempt), j);
+        more.emplace_back(options_.seed ^ kAugmentStream, static_cast<std::uint64_t>(epoch_),
+                          item.global, static_cast<std::uint64_t>(attempt), j);
         ClipDraws& cd = copyDraws[j];
         cd = draws;
         if (j > 0) {
@@ -269,8 +289,10 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
           cd.crop_y = more[j].uniform();
           cd.crop_x = more[j].uniform();
           cd.flip = more[j].uniform();
-          // The first copy of each further temporal window (DATA.TRAIN_CROP_NUM_TEMPORAL) draws its start.
-          if (split_ == Split::Train && j % static_cast<std::size_t>(p.aug.copiesPerWindow()) == 0) cd.temporal = more[j].uniform();
+          // The first copy of each further temporal window (DATA.TRAIN_CROP_NUM_TEMPORAL) draws its
+          // start.
+          if (split_ == Split::Train && j % static_cast<std::size_t>(p.aug.copiesPerWindow()) == 0)
+            cd.temporal = more[j].uniform();
         }
         cd.more = &more[j];
       }
@@ -279,9 +301,12 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       bool sampled = false;
       try {
         util::throwIfArmed("decode");
-        sampled = sampler.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(), copies, &reason);
+        sampled = sampler.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(),
+                                       copies, &reason);
       } catch (const std::bad_alloc&) {  // a header declaring frames far larger than the file
-        reason = "out of memory decoding it (std::bad_alloc); its header may declare a size the file does not hold";
+        reason =
+            "out of memory decoding it (std::bad_alloc); its header may declare a size the file "
+            "does not hold";
       } catch (const std::exception& e) {  // a broken video is a failed clip, as a decode error is
         reason = e.what();
       }
@@ -292,12 +317,15 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
         if (failures_.size() < 10000) failures_.push_back({entry.path, reason});
       }
       if (split_ == Split::Test) {
-        *fatal = "test clip failed to decode (" + list_.csvPath + ":" + std::to_string(entry.line) + "): " + reason;
+        *fatal = "test clip failed to decode (" + list_.csvPath + ":" + std::to_string(entry.line) +
+                 "): " + reason;
         return false;
       }
       if (attempt + 1 >= options_.max_failures_in_a_row) {
-        *fatal = std::to_string(attempt + 1) + " clips in a row failed to decode; the last one: " + reason +
-                 ". Check DATA.PATH_TO_DATA_DIR, DATA.PATH_PREFIX and the videos (ampstudio-cli data check).";
+        *fatal = std::to_string(attempt + 1) +
+                 " clips in a row failed to decode; the last one: " + reason +
+                 ". Check DATA.PATH_TO_DATA_DIR, DATA.PATH_PREFIX and the videos (ampstudio-cli "
+                 "data check).";
         return false;
       }
       // As PySlowFast: try another random clip instead.
@@ -311,8 +339,10 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
       out.videos.push_back(item.video);
       out.views.push_back(item.view);
-      const CropRect region = c.region.height > 0 ? c.region : CropRect{c.box.y, c.box.x, c.box.size, c.box.size};
-      out.info.push_back({c.frame_indices, c.scaled, region, c.flipped, c.augment_ops, c.erased_boxes});
+      const CropRect region =
+          c.region.height > 0 ? c.region : CropRect{c.box.y, c.box.x, c.box.size, c.box.size};
+      out.info.push_back(
+          {c.frame_indices, c.scaled, region, c.flipped, c.augment_ops, c.erased_boxes});
     }
   }
   return true;

@@ -24,26 +24,27 @@ namespace amp::data {
 /// Where one clip of a batch came from and what its sampling did (the clip preview shows it).
 struct ClipInfo {
   std::vector<std::int64_t> frame_indices;  ///< source frames of the fast pathway
-  Size decoded;                             ///< frame size the region refers to (after short-side scaling)
-  CropRect region;                          ///< region of the decoded first frame the clip shows
+  Size decoded;     ///< frame size the region refers to (after short-side scaling)
+  CropRect region;  ///< region of the decoded first frame the clip shows
   bool flipped = false;
   std::vector<AppliedOp> augment_ops;  ///< RandAugment operations applied, in order
   std::vector<EraseBox> erased_boxes;  ///< random-erasing boxes, in crop pixels
 };
 
 struct Batch {
-  int index = 0;  ///< position in the epoch
-  int size = 0;   ///< clips: videos x copies
-  int copies = 1; ///< clips per video
+  int index = 0;   ///< position in the epoch
+  int size = 0;    ///< clips: videos x copies
+  int copies = 1;  ///< clips per video
   int channels = 3, frames = 0, slow_frames = 0, height = 0, width = 0;
   std::vector<float> fast;  ///< B x C x T x H x W
   std::vector<float> slow;  ///< B x C x T/alpha x H x W (SlowFast only)
   std::vector<int> labels;
-  std::vector<int> videos;  ///< index into the list of the clip actually used
-  std::vector<int> views;   ///< test view of each clip (0 in train/val)
+  std::vector<int> videos;     ///< index into the list of the clip actually used
+  std::vector<int> views;      ///< test view of each clip (0 in train/val)
   std::vector<ClipInfo> info;  ///< per clip
-  int replaced = 0;         ///< clips that failed to decode and were replaced
-  double decode_s = 0, resize_s = 0, transform_s = 0;  ///< worker time split (clips are written in place)
+  int replaced = 0;            ///< clips that failed to decode and were replaced
+  double decode_s = 0, resize_s = 0,
+         transform_s = 0;  ///< worker time split (clips are written in place)
 };
 
 struct DecodeFailure {
@@ -64,12 +65,13 @@ struct LoaderOptions {
   /// batch sizes differ, so batch k starts where the earlier ones ended); empty: every batch is
   /// `batch_size` clips at the configured crop.
   std::vector<ShortCycleBatch> short_cycle;
-  int workers = 2;                ///< 0: batches are built on the calling thread
-  int prefetch = 2;               ///< batches ready ahead per worker
+  int workers = 2;   ///< 0: batches are built on the calling thread
+  int prefetch = 2;  ///< batches ready ahead per worker
   bool shuffle = true;
   bool drop_last = true;
   std::uint64_t seed = 0;
-  int rank = 0, world_size = 1;   ///< this process's share of every epoch (DistributedSampler's split)
+  int rank = 0,
+      world_size = 1;  ///< this process's share of every epoch (DistributedSampler's split)
   int max_failures_in_a_row = 100;
   DecoderOptions decoder;
 
@@ -77,7 +79,8 @@ struct LoaderOptions {
   /// batch (TRAIN/TEST.BATCH_SIZE over this machine's NUM_GPUS or DIST.CPU_PROCESSES processes),
   /// DATA_LOADER.NUM_WORKERS, shuffle and drop-last in training, RNG_SEED, codec threads from
   /// DATA_LOADER.ENABLE_MULTI_THREAD_DECODE.
-  static LoaderOptions fromConfig(const config::Config& c, Split split, int rank = 0, int worldSize = 1);
+  static LoaderOptions fromConfig(const config::Config& c, Split split, int rank = 0,
+                                  int worldSize = 1);
 };
 
 class VideoLoader {
@@ -111,7 +114,8 @@ class VideoLoader {
   struct Item {
     int video;
     int view;
-    std::uint64_t global;  ///< position in the whole epoch's list (all ranks): what the random draws depend on
+    std::uint64_t global;  ///< position in the whole epoch's list (all ranks): what the random
+                           ///< draws depend on
   };
   void worker();
   bool buildBatch(int batchIndex, Batch& out, std::string* fatal);

@@ -11,7 +11,9 @@ extern "C" {
 
 namespace amp::data {
 namespace {
-std::string avError(int code) { return ffmpegErrorText(code); }
+std::string avError(int code) {
+  return ffmpegErrorText(code);
+}
 }  // namespace
 
 struct VideoWriter::State {
@@ -35,10 +37,16 @@ struct VideoWriter::State {
   }
 };
 
-VideoWriter::VideoWriter() { installFfmpegLogHook(); }
-VideoWriter::~VideoWriter() { close(nullptr); }
+VideoWriter::VideoWriter() {
+  installFfmpegLogHook();
+}
+VideoWriter::~VideoWriter() {
+  close(nullptr);
+}
 
-std::string VideoWriter::codecName() const { return s_ && s_->codec ? s_->codec->codec->name : ""; }
+std::string VideoWriter::codecName() const {
+  return s_ && s_->codec ? s_->codec->codec->name : "";
+}
 
 bool VideoWriter::open(const std::string& path, const VideoWriterOptions& o, std::string* error) {
   path_ = path;
@@ -48,7 +56,8 @@ bool VideoWriter::open(const std::string& path, const VideoWriterOptions& o, std
     s_.reset();
     return false;
   };
-  if (o.width <= 0 || o.height <= 0 || o.width % 2 || o.height % 2) return fail("frame size must be even and positive");
+  if (o.width <= 0 || o.height <= 0 || o.width % 2 || o.height % 2)
+    return fail("frame size must be even and positive");
   int r = avformat_alloc_output_context2(&s_->fmt, nullptr, nullptr, path.c_str());
   if (r < 0 || !s_->fmt) return fail("no container for this file name: " + avError(r));
   const AVCodec* enc = nullptr;
@@ -92,8 +101,8 @@ bool VideoWriter::open(const std::string& path, const VideoWriterOptions& o, std
   s_->frame->width = o.width;
   s_->frame->height = o.height;
   if (av_frame_get_buffer(s_->frame, 0) < 0) return fail("out of memory");
-  s_->sws = sws_getContext(o.width, o.height, AV_PIX_FMT_RGB24, o.width, o.height, AV_PIX_FMT_YUV420P, SWS_BILINEAR,
-                           nullptr, nullptr, nullptr);
+  s_->sws = sws_getContext(o.width, o.height, AV_PIX_FMT_RGB24, o.width, o.height,
+                           AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr, nullptr, nullptr);
   return true;
 }
 
@@ -104,7 +113,8 @@ bool VideoWriter::encode(bool flush, std::string* error) {
     return false;
   }
   while ((r = avcodec_receive_packet(s_->codec, s_->packet)) >= 0) {
-    if (s_->packet->duration == 0) s_->packet->duration = 1;  // one frame: so the file's duration counts the last one
+    if (s_->packet->duration == 0)
+      s_->packet->duration = 1;  // one frame: so the file's duration counts the last one
     av_packet_rescale_ts(s_->packet, s_->codec->time_base, s_->stream->time_base);
     s_->packet->stream_index = s_->stream->index;
     r = av_interleaved_write_frame(s_->fmt, s_->packet);

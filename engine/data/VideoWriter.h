@@ -8,11 +8,11 @@
 namespace amp::data {
 
 struct VideoWriterOptions {
-  int width = 0;            ///< even
-  int height = 0;           ///< even
+  int width = 0;   ///< even
+  int height = 0;  ///< even
   int fps = 15;
   std::string codec = "auto";  ///< "auto" (libx264, else mpeg4), "libx264", "mpeg4"
-  int quality = 20;         ///< libx264 CRF / mpeg4 qscale x 4 (lower is better)
+  int quality = 20;            ///< libx264 CRF / mpeg4 qscale x 4 (lower is better)
 };
 
 class VideoWriter {

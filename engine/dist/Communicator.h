@@ -38,7 +38,8 @@ class Communicator {
   const std::string& backend() const { return backendName_; }
 
   /// Starts an all-reduce of `tensors` in place; wait() on the handle finishes it.
-  c10::intrusive_ptr<c10d::Work> allreduceAsync(std::vector<torch::Tensor>& tensors, Reduce op = Reduce::Sum);
+  c10::intrusive_ptr<c10d::Work> allreduceAsync(std::vector<torch::Tensor>& tensors,
+                                                Reduce op = Reduce::Sum);
   /// Waits for `work`; a failed collective throws the runtime_error described above.
   void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what);
   void allreduce(torch::Tensor& tensor, Reduce op, const char* what);

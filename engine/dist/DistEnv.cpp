@@ -17,7 +17,9 @@ bool readInt(const EnvLookup& env, const char* name, std::optional<int>& out, st
   errno = 0;
   const long v = std::strtol(text, &end, 10);
   if (end == text || *end != '\0' || errno != 0 || v < 0 || v > 1000000) {
-    if (error) *error = std::string("environment variable ") + name + "='" + text + "' is not a non-negative whole number";
+    if (error)
+      *error = std::string("environment variable ") + name + "='" + text +
+               "' is not a non-negative whole number";
     return false;
   }
   out = static_cast<int>(v);
@@ -35,12 +37,16 @@ bool finish(DistEnv& d, std::string* error) {
     return false;
   }
   if (d.rank >= d.world_size) {
-    if (error) *error = "rank " + std::to_string(d.rank) + " is not below the world size " + std::to_string(d.world_size);
+    if (error)
+      *error = "rank " + std::to_string(d.rank) + " is not below the world size " +
+               std::to_string(d.world_size);
     return false;
   }
   if (d.local_world_size < 1 || d.local_rank >= d.local_world_size) {
-    if (error) *error = "local rank " + std::to_string(d.local_rank) + " is not below the local world size " +
-                        std::to_string(d.local_world_size) + " (LOCAL_RANK / LOCAL_WORLD_SIZE)";
+    if (error)
+      *error = "local rank " + std::to_string(d.local_rank) +
+               " is not below the local world size " + std::to_string(d.local_world_size) +
+               " (LOCAL_RANK / LOCAL_WORLD_SIZE)";
     return false;
   }
   return true;
@@ -49,8 +55,9 @@ bool finish(DistEnv& d, std::string* error) {
 }  // namespace
 
 std::string DistEnv::describe() const {
-  return "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (local " + std::to_string(local_rank) + " of " +
-         std::to_string(local_world_size) + ", " + origin + (init_method.empty() ? "" : ", " + init_method) +
+  return "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + " (local " +
+         std::to_string(local_rank) + " of " + std::to_string(local_world_size) + ", " + origin +
+         (init_method.empty() ? "" : ", " + init_method) +
          (agent_store_prefix.empty() ? "" : ", torchrun's agent store") + ")";
 }
 
@@ -59,7 +66,8 @@ std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string*
   std::optional<int> rank, world, local, localWorld;
   const std::string port = str(env, "MASTER_PORT").empty() ? "29500" : str(env, "MASTER_PORT");
   if (env("RANK") || env("WORLD_SIZE")) {  // ampstudio-cli's workers and torchrun
-    if (!readInt(env, "RANK", rank, error) || !readInt(env, "WORLD_SIZE", world, error) || !readInt(env, "LOCAL_RANK", local, error) ||
+    if (!readInt(env, "RANK", rank, error) || !readInt(env, "WORLD_SIZE", world, error) ||
+        !readInt(env, "LOCAL_RANK", local, error) ||
         !readInt(env, "LOCAL_WORLD_SIZE", localWorld, error))
       return std::nullopt;
     if (!rank || !world) {
@@ -75,7 +83,10 @@ std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string*
       d.origin = "launcher";
     } else {
       if (!env("MASTER_ADDR")) {
-        if (error) *error = "RANK and WORLD_SIZE are set but MASTER_ADDR is not: set MASTER_ADDR and MASTER_PORT (torchrun does)";
+        if (error)
+          *error =
+              "RANK and WORLD_SIZE are set but MASTER_ADDR is not: set MASTER_ADDR and MASTER_PORT "
+              "(torchrun does)";
         return std::nullopt;
       }
       d.init_method = "tcp://" + str(env, "MASTER_ADDR") + ":" + port;
@@ -99,14 +110,21 @@ std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string*
     const int n = std::atoi(str(env, "SLURM_NTASKS_PER_NODE").c_str());
     std::optional<int> node;
     if (!readInt(env, "SLURM_NODEID", node, error)) return std::nullopt;
-    const std::string tasks = env("SLURM_STEP_TASKS_PER_NODE") ? str(env, "SLURM_STEP_TASKS_PER_NODE") : str(env, "SLURM_TASKS_PER_NODE");
+    const std::string tasks = env("SLURM_STEP_TASKS_PER_NODE")
+                                  ? str(env, "SLURM_STEP_TASKS_PER_NODE")
+                                  : str(env, "SLURM_TASKS_PER_NODE");
     const int onNode = slurmTasksOnNode(tasks, node.value_or(0));
     d.local_world_size = n > 0 ? n : onNode > 0 ? onNode : *world;
     std::string host = str(env, "MASTER_ADDR");
-    if (host.empty()) host = firstSlurmHost(str(env, "SLURM_STEP_NODELIST").empty() ? str(env, "SLURM_JOB_NODELIST")
-                                                                                    : str(env, "SLURM_STEP_NODELIST"));
+    if (host.empty())
+      host =
+          firstSlurmHost(str(env, "SLURM_STEP_NODELIST").empty() ? str(env, "SLURM_JOB_NODELIST")
+                                                                 : str(env, "SLURM_STEP_NODELIST"));
     if (host.empty()) {
-      if (error) *error = "Slurm: neither MASTER_ADDR nor SLURM_STEP_NODELIST / SLURM_JOB_NODELIST names the first host";
+      if (error)
+        *error =
+            "Slurm: neither MASTER_ADDR nor SLURM_STEP_NODELIST / SLURM_JOB_NODELIST names the "
+            "first host";
       return std::nullopt;
     }
     d.init_method = "tcp://" + host + ":" + port;
@@ -126,7 +144,8 @@ std::string firstSlurmHost(const std::string& nodelist) {
   if (i < nodelist.size() && nodelist[i] == '[') {
     ++i;
     std::string first;
-    while (i < nodelist.size() && nodelist[i] != '-' && nodelist[i] != ',' && nodelist[i] != ']') first += nodelist[i++];
+    while (i < nodelist.size() && nodelist[i] != '-' && nodelist[i] != ',' && nodelist[i] != ']')
+      first += nodelist[i++];
     return prefix + first;
   }
   return prefix;
@@ -154,9 +173,12 @@ int slurmTasksOnNode(const std::string& tasksPerNode, int node) {
   return 0;
 }
 
-int cudaDeviceOfLocalRank(int localRank, int visibleDevices) { return visibleDevices == 1 ? 0 : localRank; }
+int cudaDeviceOfLocalRank(int localRank, int visibleDevices) {
+  return visibleDevices == 1 ? 0 : localRank;
+}
 
-bool parseTcpInitMethod(const std::string& method, std::string& host, int& port, std::string* error) {
+bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
+                        std::string* error) {
   const std::string scheme = "tcp://";
   const auto colon = method.rfind(':');
   if (method.rfind(scheme, 0) != 0 || colon == std::string::npos || colon < scheme.size()) {
@@ -164,7 +186,8 @@ bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
     return false;
   }
   host = method.substr(scheme.size(), colon - scheme.size());
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);  // [::1]
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);  // [::1]
   char* end = nullptr;
   const std::string portText = method.substr(colon + 1);
   const long p = std::strtol(portText.c_str(), &end, 10);
@@ -178,13 +201,17 @@ bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
 
 int processesPerShard(const config::Config& c) {
   const auto gpus = c.getInt("NUM_GPUS");
-  return static_cast<int>(gpus > 0 ? gpus : std::max<std::int64_t>(1, c.getInt("DIST.CPU_PROCESSES")));
+  return static_cast<int>(gpus > 0 ? gpus
+                                   : std::max<std::int64_t>(1, c.getInt("DIST.CPU_PROCESSES")));
 }
 
-int configuredWorldSize(const config::Config& c) { return processesPerShard(c) * static_cast<int>(c.getInt("NUM_SHARDS")); }
+int configuredWorldSize(const config::Config& c) {
+  return processesPerShard(c) * static_cast<int>(c.getInt("NUM_SHARDS"));
+}
 
 int clipsPerTrainVideo(const config::Config& c) {
-  return static_cast<int>(c.getInt("AUG.NUM_SAMPLE") * c.getInt("DATA.TRAIN_CROP_NUM_SPATIAL") * c.getInt("DATA.TRAIN_CROP_NUM_TEMPORAL"));
+  return static_cast<int>(c.getInt("AUG.NUM_SAMPLE") * c.getInt("DATA.TRAIN_CROP_NUM_SPATIAL") *
+                          c.getInt("DATA.TRAIN_CROP_NUM_TEMPORAL"));
 }
 
 int perProcessBatch(const config::Config& c, bool test) {
@@ -196,12 +223,14 @@ std::string checkAgainstConfig(const DistEnv& env, const config::Config& c) {
   const int perShard = processesPerShard(c);
   const std::string what = c.getInt("NUM_GPUS") > 0 ? "NUM_GPUS" : "DIST.CPU_PROCESSES";
   if (env.world_size != configuredWorldSize(c))
-    return "this process is " + env.describe() + ", but the config asks for " + what + " " + std::to_string(perShard) +
-           " x NUM_SHARDS " + std::to_string(c.getInt("NUM_SHARDS")) + " = " + std::to_string(configuredWorldSize(c)) +
-           " processes; set " + what + " to the processes per machine and NUM_SHARDS to the machines";
+    return "this process is " + env.describe() + ", but the config asks for " + what + " " +
+           std::to_string(perShard) + " x NUM_SHARDS " + std::to_string(c.getInt("NUM_SHARDS")) +
+           " = " + std::to_string(configuredWorldSize(c)) + " processes; set " + what +
+           " to the processes per machine and NUM_SHARDS to the machines";
   if (env.local_world_size != perShard)
-    return "this machine runs " + std::to_string(env.local_world_size) + " processes (LOCAL_WORLD_SIZE), but " + what + " is " +
-           std::to_string(perShard) + "; set " + what + " to the processes per machine";
+    return "this machine runs " + std::to_string(env.local_world_size) +
+           " processes (LOCAL_WORLD_SIZE), but " + what + " is " + std::to_string(perShard) +
+           "; set " + what + " to the processes per machine";
   return "";
 }
 

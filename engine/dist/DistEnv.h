@@ -24,9 +24,10 @@ struct DistEnv {
   std::string init_method;
   /// Who started this process: "single", "launcher" (ampstudio-cli), "torchrun" or "slurm".
   std::string origin = "single";
-  /// torchrun's agent already serves the TCPStore at MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True):
-  /// every rank is a client, its keys under "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as
-  /// PyTorch's env:// rendezvous does. Empty: rank 0 serves the store.
+  /// torchrun's agent already serves the TCPStore at MASTER_PORT
+  /// (TORCHELASTIC_USE_AGENT_STORE=True): every rank is a client, its keys under
+  /// "/worker/attempt_<TORCHELASTIC_RESTART_COUNT>", as PyTorch's env:// rendezvous does. Empty:
+  /// rank 0 serves the store.
   std::string agent_store_prefix;
 
   bool distributed() const { return world_size > 1; }
@@ -51,7 +52,8 @@ int slurmTasksOnNode(const std::string& tasksPerNode, int node);
 /// CUDA_VISIBLE_DEVICES per rank), as `torch.cuda.set_device(local_rank % device_count)`.
 int cudaDeviceOfLocalRank(int localRank, int visibleDevices);
 /// Splits "tcp://HOST:PORT" into host and port. False with `error` naming the text otherwise.
-bool parseTcpInitMethod(const std::string& method, std::string& host, int& port, std::string* error);
+bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
+                        std::string* error);
 
 /// Processes per machine the config asks for: NUM_GPUS, or DIST.CPU_PROCESSES when NUM_GPUS is 0.
 int processesPerShard(const config::Config& c);
@@ -61,7 +63,8 @@ int configuredWorldSize(const config::Config& c);
 /// as PySlowFast (the batch size is per machine; the global batch is it x NUM_SHARDS).
 int perProcessBatch(const config::Config& c, bool test);
 /// Training clips each video gives: AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL x
-/// DATA.TRAIN_CROP_NUM_TEMPORAL (side by side in the batch, as PySlowFast's multiple_samples_collate).
+/// DATA.TRAIN_CROP_NUM_TEMPORAL (side by side in the batch, as PySlowFast's
+/// multiple_samples_collate).
 int clipsPerTrainVideo(const config::Config& c);
 
 /// "" when `env` fits the config's layout, else why, naming the keys to change.

@@ -82,9 +82,11 @@ namespace {
 
 class ReadyHook : public torch::autograd::FunctionPostHook {
  public:
-  ReadyHook(std::shared_ptr<GradientReducer::State> state, std::size_t index) : state_(std::move(state)), index_(index) {}
-  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
-                                            const torch::autograd::variable_list& /*inputs*/) override {
+  ReadyHook(std::shared_ptr<GradientReducer::State> state, std::size_t index)
+      : state_(std::move(state)), index_(index) {}
+  torch::autograd::variable_list operator()(
+      const torch::autograd::variable_list& outputs,
+      const torch::autograd::variable_list& /*inputs*/) override {
     state_->gradientReady(index_);
     return outputs;
   }
@@ -96,8 +98,8 @@ class ReadyHook : public torch::autograd::FunctionPostHook {
 
 }  // namespace
 
-GradientReducer::GradientReducer(Communicator& comm, std::vector<torch::Tensor> params, std::vector<torch::Tensor> buffers,
-                                 std::size_t bucketBytes)
+GradientReducer::GradientReducer(Communicator& comm, std::vector<torch::Tensor> params,
+                                 std::vector<torch::Tensor> buffers, std::size_t bucketBytes)
     : comm_(comm), buffers_(std::move(buffers)), state_(std::make_shared<State>()) {
   state_->comm = &comm;
   for (auto& p : params)
@@ -110,7 +112,8 @@ GradientReducer::GradientReducer(Communicator& comm, std::vector<torch::Tensor> 
   for (std::size_t k = ps.size(); k-- > 0;) {
     const auto& p = ps[k];
     auto& bs = state_->buckets;
-    const bool sameKind = !bs.empty() && ps[bs.back().params.front()].scalar_type() == p.scalar_type() &&
+    const bool sameKind = !bs.empty() &&
+                          ps[bs.back().params.front()].scalar_type() == p.scalar_type() &&
                           ps[bs.back().params.front()].device() == p.device();
     if (bs.empty() || bytes >= bucketBytes || !sameKind) {
       bs.emplace_back();
@@ -133,7 +136,9 @@ GradientReducer::~GradientReducer() {
   state_->alive = false;
 }
 
-std::size_t GradientReducer::bucketCount() const { return state_->buckets.size(); }
+std::size_t GradientReducer::bucketCount() const {
+  return state_->buckets.size();
+}
 
 std::vector<std::vector<std::size_t>> GradientReducer::bucketLayout() const {
   std::vector<std::vector<std::size_t>> out;
@@ -172,7 +177,8 @@ void GradientReducer::finish() {
   }
   const auto t0 = std::chrono::steady_clock::now();
   for (auto& b : s.buckets) comm_.wait(b.work, "all-reduce of the gradients");
-  if (timeOnDevice_ && !s.buckets.empty() && s.buckets.front().flat.is_cuda()) torch::cuda::synchronize();
+  if (timeOnDevice_ && !s.buckets.empty() && s.buckets.front().flat.is_cuda())
+    torch::cuda::synchronize();
   stats_.wait_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   torch::NoGradGuard noGrad;
   for (auto& b : s.buckets) {

@@ -22,8 +22,8 @@ class Communicator;
 struct ReducerStats {
   int buckets = 0;
   int launched_in_backward = 0;  ///< buckets whose all-reduce started before backward ended
-  double wait_s = 0;             ///< time finish() spent waiting for all-reduces (not hidden by backward)
-  std::size_t bytes = 0;         ///< gradient bytes all-reduced
+  double wait_s = 0;      ///< time finish() spent waiting for all-reduces (not hidden by backward)
+  std::size_t bytes = 0;  ///< gradient bytes all-reduced
 };
 
 class GradientReducer {
@@ -32,7 +32,8 @@ class GradientReducer {
 
   /// `params`: the model's parameters in registration order (net->parameters()); `buffers` its
   /// buffers. Registers the hooks.
-  GradientReducer(Communicator& comm, std::vector<torch::Tensor> params, std::vector<torch::Tensor> buffers,
+  GradientReducer(Communicator& comm, std::vector<torch::Tensor> params,
+                  std::vector<torch::Tensor> buffers,
                   std::size_t bucketBytes = kDefaultBucketBytes);
   ~GradientReducer();
   GradientReducer(const GradientReducer&) = delete;
@@ -65,7 +66,8 @@ class GradientReducer {
   Communicator& comm_;
   std::vector<torch::Tensor> buffers_;
   std::shared_ptr<State> state_;
-  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // hooks live on them; the tensors hold weak refs
+  std::vector<std::shared_ptr<torch::autograd::Node>>
+      accumulators_;  // hooks live on them; the tensors hold weak refs
   ReducerStats stats_;
   bool timeOnDevice_ = false;
 };

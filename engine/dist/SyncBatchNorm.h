@@ -23,7 +23,8 @@ class Communicator;
 /// The global ranks whose statistics rank `rank` averages: all of them with globalSync, else its
 /// block of `syncDevices` consecutive local ranks on its machine. Empty with `error` naming
 /// BN.NUM_SYNC_DEVICES when the machine's processes do not split into such blocks.
-std::vector<int> syncGroup(int rank, int worldSize, int localWorldSize, int syncDevices, bool globalSync, std::string* error);
+std::vector<int> syncGroup(int rank, int worldSize, int localWorldSize, int syncDevices,
+                           bool globalSync, std::string* error);
 
 class GroupStatsSync : public models::BatchNormSync {
  public:

@@ -34,7 +34,8 @@ struct SegmentState : torch::CustomClassHolder {
   Segment fn;
   size_t inputs = 0;
   std::vector<bool> inputNeedsGrad;
-  std::vector<torch::Tensor> params;  ///< the trainable parameters, after the inputs in the node's inputs
+  std::vector<torch::Tensor>
+      params;  ///< the trainable parameters, after the inputs in the node's inputs
   precision::AutocastState cpuAutocast, cudaAutocast;
   torch::Tensor cpuRng;
   std::optional<c10::Device> cuda;
@@ -67,9 +68,11 @@ class RngReplay {
 struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction> {
   // args: the segment's inputs, then its parameters (inputs of this node, so their gradients
   // reach their accumulators, and data-parallel hooks, as without checkpointing).
-  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx, at::TensorList args,
+  static torch::autograd::variable_list forward(torch::autograd::AutogradContext* ctx,
+                                                at::TensorList args,
                                                 c10::intrusive_ptr<SegmentState> state) {
-    std::vector<torch::Tensor> inputs(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(state->inputs));
+    std::vector<torch::Tensor> inputs(args.begin(),
+                                      args.begin() + static_cast<std::ptrdiff_t>(state->inputs));
     ctx->save_for_backward(inputs);
     ctx->saved_data["segment"] = c10::IValue::make_capsule(state);
     return state->fn(inputs);  // grad mode is off here: no activation is kept
@@ -77,17 +80,20 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list gradOutputs) {
-    const auto state = c10::static_intrusive_pointer_cast<SegmentState>(ctx->saved_data["segment"].toCapsule());
+    const auto state =
+        c10::static_intrusive_pointer_cast<SegmentState>(ctx->saved_data["segment"].toCapsule());
     const auto saved = ctx->get_saved_variables();
     std::vector<torch::Tensor> inputs;
-    for (size_t i = 0; i < saved.size(); ++i) inputs.push_back(saved[i].detach().requires_grad_(state->inputNeedsGrad[i]));
+    for (size_t i = 0; i < saved.size(); ++i)
+      inputs.push_back(saved[i].detach().requires_grad_(state->inputNeedsGrad[i]));
     std::vector<torch::Tensor> outputs;
     {
       torch::AutoGradMode grad(true);
       RngReplay replay(*state);
-      precision::AutocastGuard cpu(state->cpuAutocast.enabled, precision::AutocastDevice::CPU, state->cpuAutocast.type);
-      precision::AutocastGuard cuda(state->cudaAutocast.enabled && state->cuda, precision::AutocastDevice::CUDA,
-                                    state->cudaAutocast.type);
+      precision::AutocastGuard cpu(state->cpuAutocast.enabled, precision::AutocastDevice::CPU,
+                                   state->cpuAutocast.type);
+      precision::AutocastGuard cuda(state->cudaAutocast.enabled && state->cuda,
+                                    precision::AutocastDevice::CUDA, state->cudaAutocast.type);
       RecomputeScope recomputing;
       outputs = state->fn(inputs);
     }
@@ -105,10 +111,12 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
       }
     std::vector<torch::Tensor> found(wrt.size());
     if (!outs.empty() && !wrt.empty())
-      found = torch::autograd::grad(outs, wrt, grads, /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
+      found = torch::autograd::grad(outs, wrt, grads, /*retain_graph=*/false,
+                                    /*create_graph=*/false, /*allow_unused=*/true);
     torch::autograd::variable_list result;
     size_t next = 0;
-    for (size_t i = 0; i < inputs.size(); ++i) result.push_back(state->inputNeedsGrad[i] ? found[next++] : torch::Tensor());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      result.push_back(state->inputNeedsGrad[i] ? found[next++] : torch::Tensor());
     for (size_t j = 0; j < params.size(); ++j) result.push_back(found[next++]);
     result.emplace_back();  // the segment state: not a tensor
     return result;
@@ -117,14 +125,18 @@ struct CheckpointFunction : public torch::autograd::Function<CheckpointFunction>
 
 }  // namespace
 
-bool recomputingCheckpoint() { return recomputeDepth > 0; }
+bool recomputingCheckpoint() {
+  return recomputeDepth > 0;
+}
 
-std::vector<torch::Tensor> runCheckpointed(const Segment& segment, const std::vector<torch::Tensor>& inputs,
+std::vector<torch::Tensor> runCheckpointed(const Segment& segment,
+                                           const std::vector<torch::Tensor>& inputs,
                                            const std::vector<torch::Tensor>& parameters) {
   bool needsGrad = false;
   for (const auto& t : inputs) needsGrad = needsGrad || t.requires_grad();
   for (const auto& t : parameters) needsGrad = needsGrad || t.requires_grad();
-  if (!torch::GradMode::is_enabled() || !needsGrad || recomputingCheckpoint()) return segment(inputs);
+  if (!torch::GradMode::is_enabled() || !needsGrad || recomputingCheckpoint())
+    return segment(inputs);
 
   auto state = c10::make_intrusive<SegmentState>();
   state->fn = segment;

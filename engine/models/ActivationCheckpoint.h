@@ -17,7 +17,8 @@ using Segment = std::function<std::vector<torch::Tensor>(const std::vector<torch
 /// activations are not kept, and backward recomputes them. `parameters` are the trainable
 /// tensors the segment uses (their gradients flow back through the recomputation). Without grad
 /// mode (evaluation, inference) the segment just runs.
-std::vector<torch::Tensor> runCheckpointed(const Segment& segment, const std::vector<torch::Tensor>& inputs,
+std::vector<torch::Tensor> runCheckpointed(const Segment& segment,
+                                           const std::vector<torch::Tensor>& inputs,
                                            const std::vector<torch::Tensor>& parameters);
 
 /// The same for a module: its parameters that require gradients.

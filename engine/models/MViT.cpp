@@ -20,7 +20,11 @@ void truncNormal(torch::Tensor& t, double std, double mean, double a, double b) 
   torch::NoGradGuard noGrad;
   auto cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
   const double lo = cdf((a - mean) / std), hi = cdf((b - mean) / std);
-  t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0).erfinv_().mul_(std * std::sqrt(2.0)).add_(mean).clamp_(a, b);
+  t.uniform_(2.0 * lo - 1.0, 2.0 * hi - 1.0)
+      .erfinv_()
+      .mul_(std * std::sqrt(2.0))
+      .add_(mean)
+      .clamp_(a, b);
 }
 
 namespace {
@@ -28,9 +32,13 @@ namespace {
 using Vec3 = std::vector<int64_t>;
 using PoolFn = std::function<torch::Tensor(const torch::Tensor&)>;
 
-[[noreturn]] void bad(const std::string& key, const std::string& why) { throw std::invalid_argument(key + ": " + why); }
+[[noreturn]] void bad(const std::string& key, const std::string& why) {
+  throw std::invalid_argument(key + ": " + why);
+}
 
-int64_t prod(const Vec3& v) { return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>()); }
+int64_t prod(const Vec3& v) {
+  return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
+}
 
 std::string shapeText(const Vec3& v) {
   std::string s;
@@ -81,12 +89,16 @@ torch::Tensor attentionPool(torch::Tensor t, const PoolFn& pool, Vec3& thw, bool
   return flat ? t.squeeze(1) : t;
 }
 
-// get_rel_pos: a relative-position table resized (linearly) to d entries when it has another length.
+// get_rel_pos: a relative-position table resized (linearly) to d entries when it has another
+// length.
 torch::Tensor relPosTable(const torch::Tensor& rel, int64_t d) {
   if (rel.size(0) == d) return rel;
   namespace F = torch::nn::functional;
   auto r = F::interpolate(rel.reshape({1, rel.size(0), -1}).permute({0, 2, 1}),
-                          F::InterpolateFuncOptions().size(std::vector<int64_t>{d}).mode(torch::kLinear).align_corners(false));
+                          F::InterpolateFuncOptions()
+                              .size(std::vector<int64_t>{d})
+                              .mode(torch::kLinear)
+                              .align_corners(false));
   return r.reshape({-1, d}).permute({1, 0});
 }
 
@@ -95,7 +107,8 @@ torch::Tensor relPosTable(const torch::Tensor& rel, int64_t d) {
 torch::Tensor relDistance(int64_t qn, int64_t kn, const torch::Device& device) {
   const double qr = std::max(static_cast<double>(kn) / static_cast<double>(qn), 1.0);
   const double kr = std::max(static_cast<double>(qn) / static_cast<double>(kn), 1.0);
-  auto d = torch::arange(qn, torch::kFloat).unsqueeze(1) * qr - torch::arange(kn, torch::kFloat).unsqueeze(0) * kr;
+  auto d = torch::arange(qn, torch::kFloat).unsqueeze(1) * qr -
+           torch::arange(kn, torch::kFloat).unsqueeze(0) * kr;
   d = d + static_cast<double>(kn - 1) * kr;
   return d.to(torch::kLong).to(device);
 }
@@ -107,7 +120,8 @@ struct AttentionArgs {
   double dropRate = 0.0;
   Vec3 kernelQ, kernelKv, strideQ, strideKv;
   std::string mode = "conv";
-  bool hasCls = true, poolFirst = false, relPosSpatial = false, relPosTemporal = false, relPosZeroInit = false;
+  bool hasCls = true, poolFirst = false, relPosSpatial = false, relPosTemporal = false,
+       relPosZeroInit = false;
   bool residualPooling = false, separateQkv = false;
 };
 
@@ -177,7 +191,9 @@ class MultiScaleAttentionImpl : public torch::nn::Module {
       k = qkv[1];
       v = qkv[2];
     } else {
-      auto split = [&](torch::nn::Linear& fc) { return run(fc, x).reshape({B, N, heads, -1}).permute({0, 2, 1, 3}); };
+      auto split = [&](torch::nn::Linear& fc) {
+        return run(fc, x).reshape({B, N, heads, -1}).permute({0, 2, 1, 3});
+      };
       q = split(q_);
       k = split(k_);
       v = split(v_);
@@ -188,7 +204,9 @@ class MultiScaleAttentionImpl : public torch::nn::Module {
     if (a_.poolFirst) {
       auto project = [&](torch::nn::Linear& fc, const torch::Tensor& t, const Vec3& s) {
         const int64_t n = prod(s) + (a_.hasCls ? 1 : 0);
-        return run(fc, t.permute({0, 2, 1, 3}).reshape({B, n, -1})).reshape({B, n, heads, -1}).permute({0, 2, 1, 3});
+        return run(fc, t.permute({0, 2, 1, 3}).reshape({B, n, -1}))
+            .reshape({B, n, heads, -1})
+            .permute({0, 2, 1, 3});
       };
       q = project(q_, q, shapes[0]);
       v = project(v_, v, shapes[2]);
@@ -201,7 +219,8 @@ class MultiScaleAttentionImpl : public torch::nn::Module {
     auto out = torch::matmul(attn, v);
     FlopCounter::add(attn.numel() * v.size(3));
     if (a_.residualPooling) {
-      out = a_.hasCls ? out + torch::cat({torch::zeros_like(q.slice(2, 0, 1)), q.slice(2, 1)}, 2) : out + q;
+      out = a_.hasCls ? out + torch::cat({torch::zeros_like(q.slice(2, 0, 1)), q.slice(2, 1)}, 2)
+                      : out + q;
     }
     out = run(proj_, out.transpose(1, 2).reshape({B, -1, a_.dimOut}));
     if (a_.dropRate > 0.0) out = torch::dropout(out, a_.dropRate, is_training());
@@ -216,9 +235,13 @@ class MultiScaleAttentionImpl : public torch::nn::Module {
       auto conv = pool_[i];
       fn = [conv](const torch::Tensor& x) mutable { return run(conv, x); };
     } else if (a_.mode == "max") {
-      fn = [this, i](const torch::Tensor& x) { return torch::max_pool3d(x, kernel_[i], stride_[i], pad_[i]); };
+      fn = [this, i](const torch::Tensor& x) {
+        return torch::max_pool3d(x, kernel_[i], stride_[i], pad_[i]);
+      };
     } else {
-      fn = [this, i](const torch::Tensor& x) { return torch::avg_pool3d(x, kernel_[i], stride_[i], pad_[i]); };
+      fn = [this, i](const torch::Tensor& x) {
+        return torch::avg_pool3d(x, kernel_[i], stride_[i], pad_[i]);
+      };
     }
     return attentionPool(t, fn, thw, a_.hasCls, norm_[i]);
   }
@@ -232,15 +255,18 @@ class MultiScaleAttentionImpl : public torch::nn::Module {
     const int64_t rows = B * H * qs[0] * qs[1] * qs[2] * dim;
     torch::Tensor bias;
     if (relPosH_.defined()) {
-      auto rh = relPosTable(relPosH_, 2 * std::max(qs[1], ks[1]) - 1).index({relDistance(qs[1], ks[1], q.device())});
-      auto rw = relPosTable(relPosW_, 2 * std::max(qs[2], ks[2]) - 1).index({relDistance(qs[2], ks[2], q.device())});
+      auto rh = relPosTable(relPosH_, 2 * std::max(qs[1], ks[1]) - 1)
+                    .index({relDistance(qs[1], ks[1], q.device())});
+      auto rw = relPosTable(relPosW_, 2 * std::max(qs[2], ks[2]) - 1)
+                    .index({relDistance(qs[2], ks[2], q.device())});
       auto relH = torch::einsum("bythwc,hkc->bythwk", {rq, rh});  // B x H x qt x qh x qw x kh
       auto relW = torch::einsum("bythwc,wkc->bythwk", {rq, rw});  // B x H x qt x qh x qw x kw
       FlopCounter::add(rows * (ks[1] + ks[2]));
       bias = relH.unsqueeze(5).unsqueeze(7) + relW.unsqueeze(5).unsqueeze(6);
     }
     if (relPosT_.defined()) {
-      auto rt = relPosTable(relPosT_, 2 * std::max(qs[0], ks[0]) - 1).index({relDistance(qs[0], ks[0], q.device())});
+      auto rt = relPosTable(relPosT_, 2 * std::max(qs[0], ks[0]) - 1)
+                    .index({relDistance(qs[0], ks[0], q.device())});
       auto relT = torch::einsum("bythwc,tkc->bythwk", {rq, rt}).unsqueeze(-1).unsqueeze(-1);
       FlopCounter::add(rows * ks[0]);
       bias = bias.defined() ? bias + relT : relT;
@@ -299,8 +325,9 @@ class MultiScaleBlockImpl : public torch::nn::Module {
     b.attn.dimOut = attDim;
     attn_ = register_module("attn", MultiScaleAttention(b.attn));
     norm2_ = register_module("norm2", layerNorm(attDim));
-    mlp_ = register_module("mlp", Mlp(attDim, static_cast<int64_t>(static_cast<double>(attDim) * b.mlpRatio), dimOut_,
-                                      b.attn.dropRate));
+    mlp_ = register_module(
+        "mlp", Mlp(attDim, static_cast<int64_t>(static_cast<double>(attDim) * b.mlpRatio), dimOut_,
+                   b.attn.dropRate));
     if (dim_ != dimOut_) proj_ = register_module("proj", linear(dim_, dimOut_));
     const Vec3& s = b.attn.strideQ;
     if (!s.empty() && prod(s) > 1) {
@@ -317,8 +344,11 @@ class MultiScaleBlockImpl : public torch::nn::Module {
     if (!skipKernel_.empty()) {
       Vec3 pooled = thw;
       x = attentionPool(
-          x, [this](const torch::Tensor& t) { return torch::max_pool3d(t, skipKernel_, skipStride_, skipPad_); }, pooled,
-          b_.attn.hasCls);
+          x,
+          [this](const torch::Tensor& t) {
+            return torch::max_pool3d(t, skipKernel_, skipStride_, skipPad_);
+          },
+          pooled, b_.attn.hasCls);
     }
     x = x + dropPath(xBlock, b_.dropPath, is_training());
     xNorm = norm(norm2_, x);
@@ -362,8 +392,10 @@ class TransformerHeadImpl : public torch::nn::Module {
     if (dropout_ > 0.0) x = torch::dropout(x, dropout_, is_training());
     x = run(projection_, x);
     if (!is_training()) {
-      if (act_ == "softmax") x = torch::softmax(x, 1);
-      else if (act_ == "sigmoid") x = torch::sigmoid(x);
+      if (act_ == "softmax")
+        x = torch::softmax(x, 1);
+      else if (act_ == "sigmoid")
+        x = torch::sigmoid(x);
     }
     return x;
   }
@@ -383,7 +415,8 @@ Vec3 triple(const config::Config& c, const char* key) {
 }
 
 // [[block, value...], ...] lists of the MVIT keys, checked.
-std::vector<std::vector<double>> blockList(const config::Config& c, const char* key, size_t width, int64_t maxBlock) {
+std::vector<std::vector<double>> blockList(const config::Config& c, const char* key, size_t width,
+                                           int64_t maxBlock) {
   std::vector<std::vector<double>> out;
   const auto& v = c.get(key);
   if (v.is_null()) return out;
@@ -391,15 +424,16 @@ std::vector<std::vector<double>> blockList(const config::Config& c, const char* 
   for (size_t i = 0; i < v.size(); ++i) {
     const auto& e = v[i];
     if (!e.is_array() || e.size() != width)
-      bad(key, "entry " + std::to_string(i) + " must have " + std::to_string(width) + " numbers: [block, ...]");
+      bad(key, "entry " + std::to_string(i) + " must have " + std::to_string(width) +
+                   " numbers: [block, ...]");
     std::vector<double> row;
     for (const auto& x : e) {
       if (!x.is_number()) bad(key, "entry " + std::to_string(i) + " must hold numbers only");
       row.push_back(x.get<double>());
     }
     if (row[0] < 0 || row[0] > static_cast<double>(maxBlock) || row[0] != std::floor(row[0]))
-      bad(key, "entry " + std::to_string(i) + " names block " + std::to_string(row[0]) + "; blocks run from 0 to " +
-                   std::to_string(maxBlock) + " (MVIT.DEPTH)");
+      bad(key, "entry " + std::to_string(i) + " names block " + std::to_string(row[0]) +
+                   "; blocks run from 0 to " + std::to_string(maxBlock) + " (MVIT.DEPTH)");
     out.push_back(row);
   }
   return out;
@@ -410,13 +444,18 @@ class MViTImpl : public VideoNetImpl {
   explicit MViTImpl(const config::Config& c) {
     const int64_t crop = c.getInt("DATA.TRAIN_CROP_SIZE");
     if (c.getInt("DATA.TEST_CROP_SIZE") != crop)
-      bad("DATA.TEST_CROP_SIZE", "MViT needs the same crop as DATA.TRAIN_CROP_SIZE (" + std::to_string(crop) + ")");
-    if (c.getBool("MVIT.PATCH_2D")) bad("MVIT.PATCH_2D", "2D patches are not built; set it to False");
+      bad("DATA.TEST_CROP_SIZE",
+          "MViT needs the same crop as DATA.TRAIN_CROP_SIZE (" + std::to_string(crop) + ")");
+    if (c.getBool("MVIT.PATCH_2D"))
+      bad("MVIT.PATCH_2D", "2D patches are not built; set it to False");
     if (c.getString("MVIT.NORM") != "layernorm")
-      bad("MVIT.NORM", "'" + c.getString("MVIT.NORM") + "' is not built (PySlowFast supports only layernorm)");
-    if (c.getBool("MVIT.REV.ENABLE")) bad("MVIT.REV.ENABLE", "reversible MViT is not built; set it to False");
+      bad("MVIT.NORM",
+          "'" + c.getString("MVIT.NORM") + "' is not built (PySlowFast supports only layernorm)");
+    if (c.getBool("MVIT.REV.ENABLE"))
+      bad("MVIT.REV.ENABLE", "reversible MViT is not built; set it to False");
     if (c.getBool("MVIT.USE_FIXED_SINCOS_POS"))
-      bad("MVIT.USE_FIXED_SINCOS_POS", "fixed sine-cosine embeddings are not built; set it to False");
+      bad("MVIT.USE_FIXED_SINCOS_POS",
+          "fixed sine-cosine embeddings are not built; set it to False");
     const std::string mode = c.getString("MVIT.MODE");
     poolFirst_ = c.getBool("MVIT.POOL_FIRST");
     if (mode == "conv_unshared" && !poolFirst_)
@@ -428,7 +467,8 @@ class MViTImpl : public VideoNetImpl {
                padding = triple(c, "MVIT.PATCH_PADDING");
     patchDims_ = {c.getInt("DATA.NUM_FRAMES") / stride[0], crop / stride[1], crop / stride[2]};
     if (prod(patchDims_) <= 0)
-      bad("MVIT.PATCH_STRIDE", "leaves no patches for " + std::to_string(c.getInt("DATA.NUM_FRAMES")) + " frames at " +
+      bad("MVIT.PATCH_STRIDE", "leaves no patches for " +
+                                   std::to_string(c.getInt("DATA.NUM_FRAMES")) + " frames at " +
                                    std::to_string(crop) + " px");
     clsOn_ = c.getBool("MVIT.CLS_EMBED_ON");
     absPos_ = c.getBool("MVIT.USE_ABS_POS");
@@ -439,23 +479,29 @@ class MViTImpl : public VideoNetImpl {
     const int64_t depth = c.getInt("MVIT.DEPTH");
     int64_t embed = c.getInt("MVIT.EMBED_DIM"), heads = c.getInt("MVIT.NUM_HEADS");
 
-    patchEmbed_ = register_module("patch_embed", PatchEmbed(channels[0], embed, kernel, stride, padding));
+    patchEmbed_ =
+        register_module("patch_embed", PatchEmbed(channels[0], embed, kernel, stride, padding));
     if (clsOn_) clsToken_ = register_parameter("cls_token", torch::zeros({1, 1, embed}));
     if (absPos_) {
       if (sepPos_) {
-        posSpatial_ = register_parameter("pos_embed_spatial", torch::zeros({1, patchDims_[1] * patchDims_[2], embed}));
-        posTemporal_ = register_parameter("pos_embed_temporal", torch::zeros({1, patchDims_[0], embed}));
+        posSpatial_ = register_parameter("pos_embed_spatial",
+                                         torch::zeros({1, patchDims_[1] * patchDims_[2], embed}));
+        posTemporal_ =
+            register_parameter("pos_embed_temporal", torch::zeros({1, patchDims_[0], embed}));
         if (clsOn_) posClass_ = register_parameter("pos_embed_class", torch::zeros({1, 1, embed}));
       } else {
-        pos_ = register_parameter("pos_embed", torch::zeros({1, prod(patchDims_) + (clsOn_ ? 1 : 0), embed}));
+        pos_ = register_parameter("pos_embed",
+                                  torch::zeros({1, prod(patchDims_) + (clsOn_ ? 1 : 0), embed}));
       }
     }
     if (c.getBool("MVIT.NORM_STEM")) normStem_ = register_module("norm_stem", layerNorm(embed));
 
     // Width / head multipliers and per-block pooling, as PySlowFast derives them.
     std::vector<double> dimMul(depth + 1, 1.0), headMul(depth + 1, 1.0);
-    for (const auto& e : blockList(c, "MVIT.DIM_MUL", 2, depth)) dimMul[static_cast<size_t>(e[0])] = e[1];
-    for (const auto& e : blockList(c, "MVIT.HEAD_MUL", 2, depth)) headMul[static_cast<size_t>(e[0])] = e[1];
+    for (const auto& e : blockList(c, "MVIT.DIM_MUL", 2, depth))
+      dimMul[static_cast<size_t>(e[0])] = e[1];
+    for (const auto& e : blockList(c, "MVIT.HEAD_MUL", 2, depth))
+      headMul[static_cast<size_t>(e[0])] = e[1];
     std::vector<Vec3> poolQ(depth), poolKv(depth), strideQ(depth), strideKv(depth);
     std::optional<Vec3> kvqKernel;
     if (!c.get("MVIT.POOL_KVQ_KERNEL").is_null()) kvqKernel = triple(c, "MVIT.POOL_KVQ_KERNEL");
@@ -501,7 +547,8 @@ class MViTImpl : public VideoNetImpl {
     for (int64_t i = 0; i < depth; ++i) {
       heads = roundWidth(static_cast<double>(heads), headMul[i]);
       const int64_t dimOut =
-          dimMulInAtt ? roundWidth(static_cast<double>(embed), dimMul[i], 1, roundWidth(static_cast<double>(heads), headMul[i]))
+          dimMulInAtt ? roundWidth(static_cast<double>(embed), dimMul[i], 1,
+                                   roundWidth(static_cast<double>(heads), headMul[i]))
                       : roundWidth(static_cast<double>(embed), dimMul[i + 1], 1,
                                    roundWidth(static_cast<double>(heads), headMul[i + 1]));
       BlockArgs b;
@@ -523,10 +570,12 @@ class MViTImpl : public VideoNetImpl {
       b.attn.residualPooling = c.getBool("MVIT.RESIDUAL_POOLING");
       b.attn.separateQkv = c.getBool("MVIT.SEPARATE_QKV");
       if (b.attn.relPosSpatial && inputSize[1] != inputSize[2])
-        bad("MVIT.REL_POS_SPATIAL", "needs square token grids; block " + std::to_string(i) + " sees " + shapeText(inputSize));
+        bad("MVIT.REL_POS_SPATIAL", "needs square token grids; block " + std::to_string(i) +
+                                        " sees " + shapeText(inputSize));
       if (embed % heads != 0 || dimOut % heads != 0)
-        bad("MVIT.HEAD_MUL", "block " + std::to_string(i) + " has width " + std::to_string(dimOut) + " for " +
-                                 std::to_string(heads) + " heads; widths must divide by the heads");
+        bad("MVIT.HEAD_MUL", "block " + std::to_string(i) + " has width " + std::to_string(dimOut) +
+                                 " for " + std::to_string(heads) +
+                                 " heads; widths must divide by the heads");
       b.dimOut = dimOut;
       b.mlpRatio = c.getFloat("MVIT.MLP_RATIO");
       b.dropPath = static_cast<double>(dpr[i].item<float>());
@@ -541,14 +590,18 @@ class MViTImpl : public VideoNetImpl {
       embed = dimOut;
     }
     norm_ = register_module("norm", layerNorm(embed));
-    head_ = register_module("head", TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"), c.getFloat("MODEL.DROPOUT_RATE"),
-                                                    c.getString("MODEL.HEAD_ACT")));
+    head_ = register_module(
+        "head", TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"),
+                                c.getFloat("MODEL.DROPOUT_RATE"), c.getString("MODEL.HEAD_ACT")));
     if (c.getBool("MVIT.ZERO_DECAY_POS_CLS")) {
       if (absPos_) {
-        if (sepPos_) noDecay_ = {"pos_embed_spatial", "pos_embed_temporal", "pos_embed_class"};
-        else noDecay_ = {"pos_embed"};
+        if (sepPos_)
+          noDecay_ = {"pos_embed_spatial", "pos_embed_temporal", "pos_embed_class"};
+        else
+          noDecay_ = {"pos_embed"};
       }
-      if (c.getBool("MVIT.REL_POS_SPATIAL")) noDecay_.insert(noDecay_.end(), {"rel_pos_h", "rel_pos_w", "rel_pos_hw"});
+      if (c.getBool("MVIT.REL_POS_SPATIAL"))
+        noDecay_.insert(noDecay_.end(), {"rel_pos_h", "rel_pos_w", "rel_pos_hw"});
       if (c.getBool("MVIT.REL_POS_TEMPORAL")) noDecay_.push_back("rel_pos_t");
       if (clsOn_) noDecay_.push_back("cls_token");
     }
@@ -559,13 +612,18 @@ class MViTImpl : public VideoNetImpl {
 
   torch::Tensor forward(std::vector<torch::Tensor> pathways) override {
     // MODEL.ACT_CHECKPOINT: PySlowFast checkpoints the patch embedding and every block.
-    auto x = actCheckpoint_ ? runCheckpointed(*patchEmbed_, [embed = patchEmbed_.ptr()](const std::vector<torch::Tensor>& in) {
+    auto x =
+        actCheckpoint_
+            ? runCheckpointed(*patchEmbed_,
+                              [embed = patchEmbed_.ptr()](const std::vector<torch::Tensor>& in) {
                                 return std::vector<torch::Tensor>{embed->forward(in[0])};
-                              }, {pathways.at(0)})[0]
-                            : patchEmbed_(pathways.at(0));
+                              },
+                              {pathways.at(0)})[0]
+            : patchEmbed_(pathways.at(0));
     Vec3 thw = {x.size(2), x.size(3), x.size(4)};
     if (thw != patchDims_)
-      throw std::invalid_argument("MViT was built for a " + shapeText(patchDims_) + " patch grid (DATA.NUM_FRAMES, " +
+      throw std::invalid_argument("MViT was built for a " + shapeText(patchDims_) +
+                                  " patch grid (DATA.NUM_FRAMES, " +
                                   "DATA.TRAIN_CROP_SIZE) but the clip gives " + shapeText(thw));
     const int64_t B = x.size(0);
     x = x.flatten(2).transpose(1, 2);
@@ -590,11 +648,13 @@ class MViTImpl : public VideoNetImpl {
       // The segment outlives this call (backward runs it again): it holds what it uses by value.
       // The token grid follows from the input's, the same in the recomputation.
       auto out = std::make_shared<Vec3>(thw);
-      x = runCheckpointed(*blk, [blk, thw, out](const std::vector<torch::Tensor>& in) {
-            auto [y, next] = blk->forward(in[0], thw);
-            *out = next;
-            return std::vector<torch::Tensor>{y};
-          }, {x})[0];
+      x = runCheckpointed(*blk,
+                          [blk, thw, out](const std::vector<torch::Tensor>& in) {
+                            auto [y, next] = blk->forward(in[0], thw);
+                            *out = next;
+                            return std::vector<torch::Tensor>{y};
+                          },
+                          {x})[0];
       thw = *out;
     }
     if (meanPool_) {
@@ -645,6 +705,8 @@ class MViTImpl : public VideoNetImpl {
 
 }  // namespace
 
-std::shared_ptr<VideoNetImpl> buildMViT(const config::Config& cfg) { return std::make_shared<MViTImpl>(cfg); }
+std::shared_ptr<VideoNetImpl> buildMViT(const config::Config& cfg) {
+  return std::make_shared<MViTImpl>(cfg);
+}
 
 }  // namespace amp::models

@@ -9,9 +9,15 @@ namespace {
 thread_local std::int64_t* tCounter = nullptr;
 }
 
-FlopCounter::FlopCounter() : previous_(tCounter) { tCounter = &count_; }
-FlopCounter::~FlopCounter() { tCounter = previous_; }
-std::int64_t FlopCounter::macs() const { return count_; }
+FlopCounter::FlopCounter() : previous_(tCounter) {
+  tCounter = &count_;
+}
+FlopCounter::~FlopCounter() {
+  tCounter = previous_;
+}
+std::int64_t FlopCounter::macs() const {
+  return count_;
+}
 void FlopCounter::add(std::int64_t macs) {
   if (tCounter) *tCounter += macs;
 }
@@ -31,9 +37,13 @@ torch::Tensor run(torch::nn::Linear& fc, const torch::Tensor& x) {
   return y;
 }
 
-torch::Tensor relu(torch::Tensor x, bool inplace) { return inplace && !x.is_view() ? x.relu_() : torch::relu(x); }
+torch::Tensor relu(torch::Tensor x, bool inplace) {
+  return inplace && !x.is_view() ? x.relu_() : torch::relu(x);
+}
 
-BatchNorm3d batchNorm(int64_t channels) { return BatchNorm3d(channels, 1e-5, 0.1); }
+BatchNorm3d batchNorm(int64_t channels) {
+  return BatchNorm3d(channels, 1e-5, 0.1);
+}
 
 SyncableBatchNorm3dImpl::SyncableBatchNorm3dImpl(int64_t channels, double eps, double momentum)
     : channels_(channels), eps_(eps), momentum_(momentum) {
@@ -49,18 +59,20 @@ void SyncableBatchNorm3dImpl::reset() {
 }
 
 void SyncableBatchNorm3dImpl::pretty_print(std::ostream& stream) const {
-  stream << "BatchNorm3d(" << channels_ << ", eps=" << eps_ << ", momentum=" << momentum_ << (sync_ ? ", synced" : "") << ")";
+  stream << "BatchNorm3d(" << channels_ << ", eps=" << eps_ << ", momentum=" << momentum_
+         << (sync_ ? ", synced" : "") << ")";
 }
 
 torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
-  TORCH_CHECK(input.dim() == 5, "BatchNorm3d expects an N x C x T x H x W input, got ", input.dim(), " dimensions");
+  TORCH_CHECK(input.dim() == 5, "BatchNorm3d expects an N x C x T x H x W input, got ", input.dim(),
+              " dimensions");
   // Backward's recomputation of a checkpointed segment (MODEL.ACT_CHECKPOINT): the batch's
   // statistics as in forward, the running statistics left as forward updated them.
   const bool updateRunning = is_training() && !recomputingCheckpoint();
   if (splits_ > 1 && is_training()) {  // SubBatchNorm3d: the groups side by side as channels
     const auto n = input.size(0), c = input.size(1);
-    TORCH_CHECK(n % splits_ == 0, "sub batch norm (BN.NUM_SPLITS ", splits_, ") needs a batch divisible by the splits, got ", n,
-                " clips");
+    TORCH_CHECK(n % splits_ == 0, "sub batch norm (BN.NUM_SPLITS ", splits_,
+                ") needs a batch divisible by the splits, got ", n, " clips");
     if (updateRunning) {
       torch::NoGradGuard noGrad;
       num_batches_tracked.add_(1);
@@ -77,7 +89,8 @@ torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
     // g x C + c is channel c); autograd sums their gradients over the groups. PySlowFast
     // multiplies and adds them after the split normalisation, two more passes over the
     // activation forward and backward: 28-46% of the demo X3D's step at multigrid's first shapes.
-    auto y = torch::nn::functional::batch_norm(input.reshape(grouped), updateRunning ? flatMean : torch::Tensor(),
+    auto y = torch::nn::functional::batch_norm(input.reshape(grouped),
+                                               updateRunning ? flatMean : torch::Tensor(),
                                                updateRunning ? flatVar : torch::Tensor(),
                                                torch::nn::functional::BatchNormFuncOptions()
                                                    .weight(weight.repeat({splits_}))
@@ -95,21 +108,23 @@ torch::Tensor SyncableBatchNorm3dImpl::forward(const torch::Tensor& input) {
       num_batches_tracked.add_(1);
     }
     // The functional form, as torch's module: it also refuses one value per channel in training.
-    return torch::nn::functional::batch_norm(input, updateRunning || !is_training() ? running_mean : torch::Tensor(),
-                                             updateRunning || !is_training() ? running_var : torch::Tensor(),
-                                             torch::nn::functional::BatchNormFuncOptions()
-                                                 .weight(weight)
-                                                 .bias(bias)
-                                                 .training(is_training())
-                                                 .momentum(momentum_)
-                                                 .eps(eps_));
+    return torch::nn::functional::batch_norm(
+        input, updateRunning || !is_training() ? running_mean : torch::Tensor(),
+        updateRunning || !is_training() ? running_var : torch::Tensor(),
+        torch::nn::functional::BatchNormFuncOptions()
+            .weight(weight)
+            .bias(bias)
+            .training(is_training())
+            .momentum(momentum_)
+            .eps(eps_));
   }
   TORCH_CHECK(input.size(0) > 0, "sync batch norm does not support an empty batch");
   const int64_t c = input.size(1);
   // Statistics in float32 whatever autocast gave the input (as batch norm computes them).
   const auto x = input.to(torch::kFloat);
   const auto local = torch::var_mean(x, {0, 2, 3, 4}, /*unbiased=*/false);
-  const auto rows = sync_->gatherGroup(torch::cat({std::get<1>(local), std::get<0>(local)}));  // G x 2C
+  const auto rows =
+      sync_->gatherGroup(torch::cat({std::get<1>(local), std::get<0>(local)}));  // G x 2C
   const auto means = rows.narrow(1, 0, c), vars = rows.narrow(1, c, c);
   const auto mean = means.mean(0);
   const auto var = vars.mean(0) + (means - mean).pow(2).mean(0);
@@ -164,8 +179,9 @@ int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync
   return n;
 }
 
-torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, std::vector<int64_t> stride,
-                         std::vector<int64_t> padding, int64_t groups, std::vector<int64_t> dilation, bool bias) {
+torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel,
+                         std::vector<int64_t> stride, std::vector<int64_t> padding, int64_t groups,
+                         std::vector<int64_t> dilation, bool bias) {
   return torch::nn::Conv3d(torch::nn::Conv3dOptions(in, out, torch::IntArrayRef(kernel))
                                .stride(torch::IntArrayRef(stride))
                                .padding(torch::IntArrayRef(padding))
@@ -174,8 +190,8 @@ torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, s
                                .bias(bias));
 }
 
-void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals,
-                 bool zeroInitFinalConv) {
+void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn,
+                 const FinalBnRegistry& finals, bool zeroInitFinalConv) {
   torch::NoGradGuard noGrad;
   std::set<const torch::nn::Module*> final, finalConvs;
   for (const auto& bn : finals.bns) final.insert(bn.get());

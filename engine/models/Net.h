@@ -26,8 +26,8 @@ class BatchNormSync {
 /// group's mean and biased variance, each member weighted equally, the biased variance also in
 /// the running statistics). The variance is combined from each member's own mean and variance
 /// (the parallel-variance formula), which equals PySlowFast's E[x^2] - E[x]^2 without its
-/// cancellation in float32. (Its own class: LibTorch's BatchNorm3dImpl cannot be derived from outside the
-/// library, whose template base is not exported.)
+/// cancellation in float32. (Its own class: LibTorch's BatchNorm3dImpl cannot be derived from
+/// outside the library, whose template base is not exported.)
 class SyncableBatchNorm3dImpl : public torch::nn::Cloneable<SyncableBatchNorm3dImpl> {
  public:
   explicit SyncableBatchNorm3dImpl(int64_t channels, double eps = 1e-5, double momentum = 0.1);
@@ -89,8 +89,8 @@ struct FinalBnRegistry {
 
 /// PySlowFast's init_weights: MSRA fill (fan_out, relu) for 3D convolutions, ones/zeros for
 /// batch norm (zeros for the final ones when zeroInitFinalBn), normal(0, fcInitStd) for linear.
-void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn, const FinalBnRegistry& finals,
-                 bool zeroInitFinalConv = false);
+void initWeights(torch::nn::Module& net, double fcInitStd, bool zeroInitFinalBn,
+                 const FinalBnRegistry& finals, bool zeroInitFinalConv = false);
 
 /// Counts multiply-accumulates of convolutions, linear layers and attention products on this
 /// thread while it lives (fvcore's convention, which PySlowFast reports as "FLOPs": one
@@ -127,8 +127,9 @@ int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync
 /// BN.NUM_SPLITS of every batch norm of `net` (1: plain batch norm); returns how many.
 int setBatchNormSplits(torch::nn::Module& net, int64_t splits);
 /// Conv3d without bias.
-torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel, std::vector<int64_t> stride,
-                         std::vector<int64_t> padding, int64_t groups = 1, std::vector<int64_t> dilation = {1, 1, 1},
+torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel,
+                         std::vector<int64_t> stride, std::vector<int64_t> padding,
+                         int64_t groups = 1, std::vector<int64_t> dilation = {1, 1, 1},
                          bool bias = false);
 
 }  // namespace amp::models

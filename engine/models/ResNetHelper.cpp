@@ -11,16 +11,19 @@ int64_t roundWidth(double width, double multiplier, int64_t minWidth, int64_t di
   if (multiplier == 0.0) return static_cast<int64_t>(width);
   width *= multiplier;
   minWidth = minWidth ? minWidth : divisor;
-  double out = std::max<double>(static_cast<double>(minWidth),
-                                static_cast<double>(static_cast<int64_t>(width + divisor / 2.0) / divisor * divisor));
+  double out = std::max<double>(
+      static_cast<double>(minWidth),
+      static_cast<double>(static_cast<int64_t>(width + divisor / 2.0) / divisor * divisor));
   if (out < 0.9 * width) out += static_cast<double>(divisor);
   return static_cast<int64_t>(out);
 }
 
 SEImpl::SEImpl(int64_t dimIn, double ratio) {
   const int64_t dimFc = roundWidth(static_cast<double>(dimIn), ratio, 8, 8);
-  fc1_ = register_module("fc1", conv3d(dimIn, dimFc, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
-  fc2_ = register_module("fc2", conv3d(dimFc, dimIn, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
+  fc1_ = register_module("fc1",
+                         conv3d(dimIn, dimFc, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
+  fc2_ = register_module("fc2",
+                         conv3d(dimFc, dimIn, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
 }
 
 torch::Tensor SEImpl::forward(const torch::Tensor& x) {
@@ -29,28 +32,34 @@ torch::Tensor SEImpl::forward(const torch::Tensor& x) {
   return x * s;
 }
 
-TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry& finals) : kind_(kind), inplace_(a.inplace_relu) {
+TransformImpl::TransformImpl(Kind kind, const TransformArgs& a, FinalBnRegistry& finals)
+    : kind_(kind), inplace_(a.inplace_relu) {
   const int64_t s1 = a.stride_1x1 ? a.stride : 1, s3 = a.stride_1x1 ? 1 : a.stride;
   const int64_t d = a.dilation, t = a.temp_kernel;
   switch (kind) {
     case Kind::Bottleneck:
-      a_ = register_module("a", conv3d(a.dim_in, a.dim_inner, {t, 1, 1}, {1, s1, s1}, {t / 2, 0, 0}));
+      a_ = register_module("a",
+                           conv3d(a.dim_in, a.dim_inner, {t, 1, 1}, {1, s1, s1}, {t / 2, 0, 0}));
       aBn_ = register_module("a_bn", batchNorm(a.dim_inner));
-      b_ = register_module("b", conv3d(a.dim_inner, a.dim_inner, {1, 3, 3}, {1, s3, s3}, {0, d, d}, a.num_groups, {1, d, d}));
+      b_ = register_module("b", conv3d(a.dim_inner, a.dim_inner, {1, 3, 3}, {1, s3, s3}, {0, d, d},
+                                       a.num_groups, {1, d, d}));
       bBn_ = register_module("b_bn", batchNorm(a.dim_inner));
       c_ = register_module("c", conv3d(a.dim_inner, a.dim_out, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}));
       cBn_ = register_module("c_bn", batchNorm(a.dim_out));
       break;
     case Kind::Basic:  // two convolutions: a (t x 3 x 3, strided) and b (1 x 3 x 3)
-      a_ = register_module("a", conv3d(a.dim_in, a.dim_out, {t, 3, 3}, {1, a.stride, a.stride}, {t / 2, 1, 1}));
+      a_ = register_module(
+          "a", conv3d(a.dim_in, a.dim_out, {t, 3, 3}, {1, a.stride, a.stride}, {t / 2, 1, 1}));
       aBn_ = register_module("a_bn", batchNorm(a.dim_out));
-      b_ = register_module("b", conv3d(a.dim_out, a.dim_out, {1, 3, 3}, {1, 1, 1}, {0, d, d}, 1, {1, d, d}));
+      b_ = register_module(
+          "b", conv3d(a.dim_out, a.dim_out, {1, 3, 3}, {1, 1, 1}, {0, d, d}, 1, {1, d, d}));
       bBn_ = register_module("b_bn", batchNorm(a.dim_out));
       break;
     case Kind::X3D:
       a_ = register_module("a", conv3d(a.dim_in, a.dim_inner, {1, 1, 1}, {1, s1, s1}, {0, 0, 0}));
       aBn_ = register_module("a_bn", batchNorm(a.dim_inner));
-      b_ = register_module("b", conv3d(a.dim_inner, a.dim_inner, {t, 3, 3}, {1, s3, s3}, {t / 2, d, d}, a.num_groups, {1, d, d}));
+      b_ = register_module("b", conv3d(a.dim_inner, a.dim_inner, {t, 3, 3}, {1, s3, s3},
+                                       {t / 2, d, d}, a.num_groups, {1, d, d}));
       bBn_ = register_module("b_bn", batchNorm(a.dim_inner));
       if ((a.block_idx + 1) % 2) se_ = register_module("se", SE(a.dim_inner, 0.0625));
       c_ = register_module("c", conv3d(a.dim_inner, a.dim_out, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}));
@@ -77,9 +86,12 @@ torch::Tensor TransformImpl::forward(torch::Tensor x) {
   return cBn_(run(c_, x));
 }
 
-ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, FinalBnRegistry& finals) : inplaceRelu_(a.inplace_relu) {
+ResBlockImpl::ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a,
+                           FinalBnRegistry& finals)
+    : inplaceRelu_(a.inplace_relu) {
   if (a.dim_in != a.dim_out || a.stride != 1) {
-    branch1_ = register_module("branch1", conv3d(a.dim_in, a.dim_out, {1, 1, 1}, {1, a.stride, a.stride}, {0, 0, 0}));
+    branch1_ = register_module(
+        "branch1", conv3d(a.dim_in, a.dim_out, {1, 1, 1}, {1, a.stride, a.stride}, {0, 0, 0}));
     branch1Bn_ = register_module("branch1_bn", batchNorm(a.dim_out));
   }
   branch2_ = register_module("branch2", Transform(kind, a, finals));
@@ -93,16 +105,23 @@ torch::Tensor ResBlockImpl::forward(torch::Tensor x) {
   return models::relu(x, inplaceRelu_);
 }
 
-NonlocalImpl::NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax, FinalBnRegistry& finals)
+NonlocalImpl::NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax,
+                           FinalBnRegistry& finals)
     : dimInner_(dimInner), softmax_(softmax) {
-  theta_ = register_module("conv_theta", conv3d(dim, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
-  phi_ = register_module("conv_phi", conv3d(dim, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
-  g_ = register_module("conv_g", conv3d(dim, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
-  out_ = register_module("conv_out", conv3d(dimInner, dim, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
+  theta_ = register_module(
+      "conv_theta", conv3d(dim, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
+  phi_ = register_module(
+      "conv_phi", conv3d(dim, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
+  g_ = register_module("conv_g",
+                       conv3d(dim, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
+  out_ = register_module(
+      "conv_out", conv3d(dimInner, dim, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 1, {1, 1, 1}, true));
   bn_ = register_module("bn", batchNorm(dim));
   finals.bns.push_back(bn_);
   if (std::any_of(pool.begin(), pool.end(), [](int64_t p) { return p > 1; }))
-    pool_ = register_module("pool", torch::nn::MaxPool3d(torch::nn::MaxPool3dOptions(torch::IntArrayRef(pool)).stride(torch::IntArrayRef(pool))));
+    pool_ = register_module(
+        "pool", torch::nn::MaxPool3d(torch::nn::MaxPool3dOptions(torch::IntArrayRef(pool))
+                                         .stride(torch::IntArrayRef(pool))));
 }
 
 torch::Tensor NonlocalImpl::forward(const torch::Tensor& x) {
@@ -113,8 +132,10 @@ torch::Tensor NonlocalImpl::forward(const torch::Tensor& x) {
   auto g = run(g_, pooled).view({n, dimInner_, -1});
   auto affinity = torch::einsum("nct,ncp->ntp", {theta, phi});
   FlopCounter::add(affinity.numel() * dimInner_ * 2);  // both products
-  if (softmax_) affinity = torch::softmax(affinity * std::pow(static_cast<double>(dimInner_), -0.5), 2);
-  else affinity = affinity / static_cast<double>(affinity.size(2));
+  if (softmax_)
+    affinity = torch::softmax(affinity * std::pow(static_cast<double>(dimInner_), -0.5), 2);
+  else
+    affinity = affinity / static_cast<double>(affinity.size(2));
   auto y = torch::einsum("ntg,ncg->nct", {affinity, g}).reshape({n, dimInner_, t, h, w});
   return x + bn_(run(out_, y));
 }
@@ -127,19 +148,28 @@ ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {
     // Temporal kernels: the basis repeated, cut at NUM_BLOCK_TEMP_KERNEL, then 1s.
     std::vector<int64_t> kernels;
     for (int64_t i = 0; static_cast<int64_t>(kernels.size()) < a.num_block_temp_kernel[p]; ++i)
-      kernels.push_back(a.temp_kernel_basis[p][static_cast<size_t>(i) % a.temp_kernel_basis[p].size()]);
+      kernels.push_back(
+          a.temp_kernel_basis[p][static_cast<size_t>(i) % a.temp_kernel_basis[p].size()]);
     kernels.resize(static_cast<size_t>(a.num_blocks[p]), 1);
     for (int64_t i = 0; i < a.num_blocks[p]; ++i) {
-      TransformArgs t{i == 0 ? a.dim_in[p] : a.dim_out[p], a.dim_out[p], kernels[static_cast<size_t>(i)],
-                      i == 0 ? a.stride[p] : 1, a.dim_inner[p], a.num_groups[p], a.stride_1x1, a.dilation[p],
-                      static_cast<int>(i), a.inplace_relu};
+      TransformArgs t{i == 0 ? a.dim_in[p] : a.dim_out[p],
+                      a.dim_out[p],
+                      kernels[static_cast<size_t>(i)],
+                      i == 0 ? a.stride[p] : 1,
+                      a.dim_inner[p],
+                      a.num_groups[p],
+                      a.stride_1x1,
+                      a.dilation[p],
+                      static_cast<int>(i),
+                      a.inplace_relu};
       auto block = register_module("pathway" + std::to_string(p) + "_res" + std::to_string(i),
                                    ResBlock(a.kind, t, finals));
       Nonlocal nl{nullptr};
       const auto& inds = a.nonlocal_inds[p];
       if (std::find(inds.begin(), inds.end(), i) != inds.end())
         nl = register_module("pathway" + std::to_string(p) + "_nonlocal" + std::to_string(i),
-                             Nonlocal(a.dim_out[p], a.dim_out[p] / 2, a.nonlocal_pool[p], a.nonlocal_softmax, finals));
+                             Nonlocal(a.dim_out[p], a.dim_out[p] / 2, a.nonlocal_pool[p],
+                                      a.nonlocal_softmax, finals));
       blocks_[p].emplace_back(block, nl);
     }
   }
@@ -149,10 +179,14 @@ torch::Tensor groupedNonlocal(Nonlocal& nl, const torch::Tensor& x, int64_t grou
   if (groups <= 1) return nl(x);
   const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3), w = x.size(4);
   if (t % groups != 0)
-    throw std::invalid_argument("NONLOCAL.GROUP: " + std::to_string(groups) + " groups need a number of frames that divides by it at "
-                                "this stage; it has " + std::to_string(t));
+    throw std::invalid_argument("NONLOCAL.GROUP: " + std::to_string(groups) +
+                                " groups need a number of frames that divides by it at "
+                                "this stage; it has " +
+                                std::to_string(t));
   // (N, C, T, H, W) -> (N * G, C, T / G, H, W): each chunk of T / G frames becomes its own clip.
-  auto folded = x.permute({0, 2, 1, 3, 4}).reshape({b * groups, t / groups, c, h, w}).permute({0, 2, 1, 3, 4});
+  auto folded = x.permute({0, 2, 1, 3, 4})
+                    .reshape({b * groups, t / groups, c, h, w})
+                    .permute({0, 2, 1, 3, 4});
   auto y = nl(folded);
   return y.permute({0, 2, 1, 3, 4}).reshape({b, t, c, h, w}).permute({0, 2, 1, 3, 4});
 }

@@ -10,7 +10,8 @@ struct TransformArgs {
   bool stride_1x1 = false;
   int64_t dilation = 1;
   int block_idx = 0;
-  bool inplace_relu = true;  ///< RESNET.INPLACE_RELU for ResNet's stages; PySlowFast's default elsewhere
+  bool inplace_relu =
+      true;  ///< RESNET.INPLACE_RELU for ResNet's stages; PySlowFast's default elsewhere
 };
 
 /// Squeeze-excitation (X3D): avg_pool, fc1, relu, fc2, sigmoid; scales its input.
@@ -57,7 +58,8 @@ TORCH_MODULE(ResBlock);
 /// Non-local block (Wang et al.): embedded gaussian ("softmax") or "dot_product" affinity.
 class NonlocalImpl : public torch::nn::Module {
  public:
-  NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax, FinalBnRegistry& finals);
+  NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax,
+               FinalBnRegistry& finals);
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
@@ -70,18 +72,20 @@ class NonlocalImpl : public torch::nn::Module {
 TORCH_MODULE(Nonlocal);
 
 struct StageArgs {
-  std::vector<int64_t> dim_in, dim_out, dim_inner, stride, num_blocks, num_groups, num_block_temp_kernel, dilation;
+  std::vector<int64_t> dim_in, dim_out, dim_inner, stride, num_blocks, num_groups,
+      num_block_temp_kernel, dilation;
   std::vector<std::vector<int64_t>> temp_kernel_basis;  ///< per pathway, e.g. {{3, 1}}
   std::vector<std::vector<int64_t>> nonlocal_inds;      ///< per pathway: block indices
   std::vector<std::vector<int64_t>> nonlocal_pool;      ///< per pathway: (T, H, W)
   bool nonlocal_softmax = false;
-  std::vector<int64_t> nonlocal_group;                  ///< per pathway (NONLOCAL.GROUP); empty: 1
+  std::vector<int64_t> nonlocal_group;  ///< per pathway (NONLOCAL.GROUP); empty: 1
   TransformImpl::Kind kind = TransformImpl::Kind::Bottleneck;
   bool stride_1x1 = false;
   bool inplace_relu = true;
 };
 
-/// One stage (s2..s5) for every pathway: blocks "pathway{p}_res{i}", non-local "pathway{p}_nonlocal{i}".
+/// One stage (s2..s5) for every pathway: blocks "pathway{p}_res{i}", non-local
+/// "pathway{p}_nonlocal{i}".
 class ResStageImpl : public torch::nn::Module {
  public:
   ResStageImpl(const StageArgs& a, FinalBnRegistry& finals);

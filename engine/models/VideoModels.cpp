@@ -27,8 +27,12 @@ const std::map<std::string, Kernels>& temporalKernelBasis() {
 
 const std::map<std::string, std::vector<std::vector<int64_t>>>& pool1() {
   static const std::map<std::string, std::vector<std::vector<int64_t>>> p = {
-      {"2d", {{1, 1, 1}}}, {"c2d", {{2, 1, 1}}}, {"i3d", {{2, 1, 1}}}, {"slow", {{1, 1, 1}}},
-      {"slowfast", {{1, 1, 1}, {1, 1, 1}}}, {"x3d", {{1, 1, 1}}}};
+      {"2d", {{1, 1, 1}}},
+      {"c2d", {{2, 1, 1}}},
+      {"i3d", {{2, 1, 1}}},
+      {"slow", {{1, 1, 1}}},
+      {"slowfast", {{1, 1, 1}, {1, 1, 1}}},
+      {"x3d", {{1, 1, 1}}}};
   return p;
 }
 
@@ -36,7 +40,8 @@ std::vector<int64_t> stageDepths(int64_t depth) {
   if (depth == 18) return {2, 2, 2, 2};
   if (depth == 50) return {3, 4, 6, 3};
   if (depth == 101) return {3, 4, 23, 3};
-  throw std::invalid_argument("RESNET.DEPTH: " + std::to_string(depth) + " is not built; use 18, 50 or 101");
+  throw std::invalid_argument("RESNET.DEPTH: " + std::to_string(depth) +
+                              " is not built; use 18, 50 or 101");
 }
 
 [[noreturn]] void unsupported(const std::string& key, const std::string& why) {
@@ -47,10 +52,13 @@ std::vector<int64_t> stageDepths(int64_t depth) {
 // the channel-wise temporal conv, bn, relu).
 class PathwayStemImpl : public torch::nn::Module {
  public:
-  PathwayStemImpl(bool x3d, int64_t dimIn, int64_t dimOut, const std::vector<int64_t>& k, const std::vector<int64_t>& pad) {
+  PathwayStemImpl(bool x3d, int64_t dimIn, int64_t dimOut, const std::vector<int64_t>& k,
+                  const std::vector<int64_t>& pad) {
     if (x3d) {
-      convXy_ = register_module("conv_xy", conv3d(dimIn, dimOut, {1, k[1], k[2]}, {1, 2, 2}, {0, pad[1], pad[2]}));
-      conv_ = register_module("conv", conv3d(dimOut, dimOut, {k[0], 1, 1}, {1, 1, 1}, {pad[0], 0, 0}, dimOut));
+      convXy_ = register_module(
+          "conv_xy", conv3d(dimIn, dimOut, {1, k[1], k[2]}, {1, 2, 2}, {0, pad[1], pad[2]}));
+      conv_ = register_module(
+          "conv", conv3d(dimOut, dimOut, {k[0], 1, 1}, {1, 1, 1}, {pad[0], 0, 0}, dimOut));
     } else {
       conv_ = register_module("conv", conv3d(dimIn, dimOut, k, {1, 2, 2}, pad));
     }
@@ -72,10 +80,12 @@ TORCH_MODULE(PathwayStem);
 class StemImpl : public torch::nn::Module {
  public:
   StemImpl(bool x3d, const std::vector<int64_t>& dimIn, const std::vector<int64_t>& dimOut,
-           const std::vector<std::vector<int64_t>>& kernel, const std::vector<std::vector<int64_t>>& padding) {
+           const std::vector<std::vector<int64_t>>& kernel,
+           const std::vector<std::vector<int64_t>>& padding) {
     for (size_t p = 0; p < dimOut.size(); ++p)
-      stems_.push_back(register_module("pathway" + std::to_string(p) + "_stem",
-                                       PathwayStem(x3d, dimIn.at(p), dimOut[p], kernel[p], padding[p])));
+      stems_.push_back(
+          register_module("pathway" + std::to_string(p) + "_stem",
+                          PathwayStem(x3d, dimIn.at(p), dimOut[p], kernel[p], padding[p])));
   }
   std::vector<torch::Tensor> forward(std::vector<torch::Tensor> x) {
     for (size_t p = 0; p < x.size(); ++p) x[p] = stems_[p](x[p]);
@@ -89,20 +99,28 @@ TORCH_MODULE(Stem);
 
 // MODEL.ACT_CHECKPOINT: PySlowFast's ResNet checkpoints s1 and s2, the two stages with by far the
 // largest activations. Its SlowFast and X3D ignore the key; here they checkpoint the same two.
-std::vector<torch::Tensor> checkpointedStem(Stem& stem, const std::vector<torch::Tensor>& x, bool on) {
+std::vector<torch::Tensor> checkpointedStem(Stem& stem, const std::vector<torch::Tensor>& x,
+                                            bool on) {
   if (!on) return stem(x);
-  return runCheckpointed(*stem, [stem = stem.ptr()](const std::vector<torch::Tensor>& in) { return stem->forward(in); }, x);
+  return runCheckpointed(
+      *stem,
+      [stem = stem.ptr()](const std::vector<torch::Tensor>& in) { return stem->forward(in); }, x);
 }
-std::vector<torch::Tensor> checkpointedStage(ResStage& stage, const std::vector<torch::Tensor>& x, bool on) {
+std::vector<torch::Tensor> checkpointedStage(ResStage& stage, const std::vector<torch::Tensor>& x,
+                                             bool on) {
   if (!on) return stage(x);
-  return runCheckpointed(*stage, [stage = stage.ptr()](const std::vector<torch::Tensor>& in) { return stage->forward(in); }, x);
+  return runCheckpointed(
+      *stage,
+      [stage = stage.ptr()](const std::vector<torch::Tensor>& in) { return stage->forward(in); },
+      x);
 }
 
 // FuseFastToSlow: time-strided convolution from the Fast to the Slow pathway.
 class FuseImpl : public torch::nn::Module {
  public:
   FuseImpl(int64_t dimIn, int64_t ratio, int64_t kernel, int64_t alpha) {
-    conv_ = register_module("conv_f2s", conv3d(dimIn, dimIn * ratio, {kernel, 1, 1}, {alpha, 1, 1}, {kernel / 2, 0, 0}));
+    conv_ = register_module("conv_f2s", conv3d(dimIn, dimIn * ratio, {kernel, 1, 1}, {alpha, 1, 1},
+                                               {kernel / 2, 0, 0}));
     bn_ = register_module("bn", batchNorm(dimIn * ratio));
   }
   std::vector<torch::Tensor> forward(std::vector<torch::Tensor> x) {
@@ -120,25 +138,32 @@ TORCH_MODULE(Fuse);
 torch::Tensor finishHead(torch::Tensor x, bool training, const std::string& act) {
   // x: N x T x H x W x classes
   if (!training) {
-    if (act == "softmax") x = torch::softmax(x, 4);
-    else if (act == "sigmoid") x = torch::sigmoid(x);
+    if (act == "softmax")
+      x = torch::softmax(x, 4);
+    else if (act == "sigmoid")
+      x = torch::sigmoid(x);
     x = x.mean({1, 2, 3});
   }
   return x.view({x.size(0), -1});
 }
 
-bool multigridShapes(const config::Config& c) { return c.getBool("MULTIGRID.SHORT_CYCLE") || c.getBool("MULTIGRID.LONG_CYCLE"); }
+bool multigridShapes(const config::Config& c) {
+  return c.getBool("MULTIGRID.SHORT_CYCLE") || c.getBool("MULTIGRID.LONG_CYCLE");
+}
 
 // ResNetBasicHead: average pool per pathway, concat, dropout, projection.
 class BasicHeadImpl : public torch::nn::Module {
  public:
-  BasicHeadImpl(int64_t dimIn, int64_t classes, std::vector<std::vector<int64_t>> pools, double dropout, std::string act)
+  BasicHeadImpl(int64_t dimIn, int64_t classes, std::vector<std::vector<int64_t>> pools,
+                double dropout, std::string act)
       : pools_(std::move(pools)), dropout_(dropout), act_(std::move(act)) {
     projection_ = register_module("projection", torch::nn::Linear(dimIn, classes));
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
-    for (size_t p = 0; p < x.size(); ++p)  // no pool sizes: AdaptiveAvgPool3d((1, 1, 1)), as PySlowFast's pool_size None
-      x[p] = pools_.empty() ? torch::adaptive_avg_pool3d(x[p], {1, 1, 1}) : torch::avg_pool3d(x[p], torch::IntArrayRef(pools_[p]), 1);
+    for (size_t p = 0; p < x.size();
+         ++p)  // no pool sizes: AdaptiveAvgPool3d((1, 1, 1)), as PySlowFast's pool_size None
+      x[p] = pools_.empty() ? torch::adaptive_avg_pool3d(x[p], {1, 1, 1})
+                            : torch::avg_pool3d(x[p], torch::IntArrayRef(pools_[p]), 1);
     auto y = torch::cat(x, 1).permute({0, 2, 3, 4, 1});
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
     return finishHead(run(projection_, y), is_training(), act_);
@@ -155,8 +180,8 @@ TORCH_MODULE(BasicHead);
 // X3DHead: conv_5 (1x1x1) + BN + ReLU, average pool, lin_5 (1x1x1) + ReLU, dropout, projection.
 class X3DHeadImpl : public torch::nn::Module {
  public:
-  X3DHeadImpl(int64_t dimIn, int64_t dimInner, int64_t dimOut, int64_t classes, std::vector<int64_t> pool, double dropout,
-              std::string act, bool bnLin5)
+  X3DHeadImpl(int64_t dimIn, int64_t dimInner, int64_t dimOut, int64_t classes,
+              std::vector<int64_t> pool, double dropout, std::string act, bool bnLin5)
       : pool_(std::move(pool)), dropout_(dropout), act_(std::move(act)) {
     conv5_ = register_module("conv_5", conv3d(dimIn, dimInner, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}));
     conv5Bn_ = register_module("conv_5_bn", batchNorm(dimInner));
@@ -166,7 +191,8 @@ class X3DHeadImpl : public torch::nn::Module {
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
     auto y = models::relu(conv5Bn_(run(conv5_, x[0])));
-    y = pool_.empty() ? torch::adaptive_avg_pool3d(y, {1, 1, 1}) : torch::avg_pool3d(y, torch::IntArrayRef(pool_), 1);
+    y = pool_.empty() ? torch::adaptive_avg_pool3d(y, {1, 1, 1})
+                      : torch::avg_pool3d(y, torch::IntArrayRef(pool_), 1);
     y = run(lin5_, y);
     if (lin5Bn_) y = lin5Bn_(y);
     y = models::relu(y).permute({0, 2, 3, 4, 1});
@@ -195,7 +221,8 @@ std::vector<std::vector<int64_t>> listOfLists(const config::Config& c, const cha
 }
 
 // Per stage and pathway: NONLOCAL.LOCATION (block indices) and NONLOCAL.POOL.
-std::vector<std::vector<int64_t>> nonlocalInds(const config::Config& c, size_t stage, size_t pathways) {
+std::vector<std::vector<int64_t>> nonlocalInds(const config::Config& c, size_t stage,
+                                               size_t pathways) {
   std::vector<std::vector<int64_t>> out(pathways);
   const auto& loc = c.get("NONLOCAL.LOCATION");
   if (stage < loc.size())
@@ -216,7 +243,8 @@ std::vector<int64_t> nonlocalGroup(const config::Config& c, size_t stage, size_t
   return out;
 }
 
-std::vector<std::vector<int64_t>> nonlocalPool(const config::Config& c, size_t stage, size_t pathways) {
+std::vector<std::vector<int64_t>> nonlocalPool(const config::Config& c, size_t stage,
+                                               size_t pathways) {
   std::vector<std::vector<int64_t>> out(pathways, {1, 1, 1});
   const auto& pool = c.get("NONLOCAL.POOL");
   if (stage < pool.size())
@@ -232,10 +260,12 @@ StageArgs stageBase(const config::Config& c, size_t stage, size_t pathways) {
   const auto strides = listOfLists(c, "RESNET.SPATIAL_STRIDES");
   const auto dilations = listOfLists(c, "RESNET.SPATIAL_DILATIONS");
   const auto tempKernels = listOfLists(c, "RESNET.NUM_BLOCK_TEMP_KERNEL");
-  for (const char* key : {"RESNET.SPATIAL_STRIDES", "RESNET.SPATIAL_DILATIONS", "RESNET.NUM_BLOCK_TEMP_KERNEL"}) {
+  for (const char* key :
+       {"RESNET.SPATIAL_STRIDES", "RESNET.SPATIAL_DILATIONS", "RESNET.NUM_BLOCK_TEMP_KERNEL"}) {
     const auto rows = listOfLists(c, key);
     if (rows.size() != 4 || rows[stage].size() != pathways)
-      unsupported(key, "needs 4 stages of " + std::to_string(pathways) + " value(s) (one per pathway)");
+      unsupported(key,
+                  "needs 4 stages of " + std::to_string(pathways) + " value(s) (one per pathway)");
   }
   a.stride = strides[stage];
   a.dilation = dilations[stage];
@@ -245,7 +275,7 @@ StageArgs stageBase(const config::Config& c, size_t stage, size_t pathways) {
   a.nonlocal_softmax = c.getString("NONLOCAL.INSTANTIATION") == "softmax";
   a.nonlocal_group = nonlocalGroup(c, stage, pathways);
   const std::string trans = c.getString("RESNET.TRANS_FUNC");
-  a.kind = trans == "x3d_transform"    ? TransformImpl::Kind::X3D
+  a.kind = trans == "x3d_transform"     ? TransformImpl::Kind::X3D
            : trans == "basic_transform" ? TransformImpl::Kind::Basic
                                         : TransformImpl::Kind::Bottleneck;
   a.stride_1x1 = c.getBool("RESNET.STRIDE_1X1");
@@ -262,7 +292,8 @@ class ResNetNetImpl : public VideoNetImpl {
     const auto& kernels = temporalKernelBasis().at(arch);
     pool1_ = pool1().at(arch);
     const auto depths = stageDepths(c.getInt("RESNET.DEPTH"));
-    const int64_t groups = c.getInt("RESNET.NUM_GROUPS"), width = c.getInt("RESNET.WIDTH_PER_GROUP");
+    const int64_t groups = c.getInt("RESNET.NUM_GROUPS"),
+                  width = c.getInt("RESNET.WIDTH_PER_GROUP");
     const int64_t inner = groups * width;
     const int64_t betaInv = slowfast_ ? c.getInt("SLOWFAST.BETA_INV") : 1;
     const int64_t ratio = slowfast_ ? c.getInt("SLOWFAST.FUSION_CONV_CHANNEL_RATIO") : 1;
@@ -281,7 +312,8 @@ class ResNetNetImpl : public VideoNetImpl {
       stemPad.push_back({t / 2, 3, 3});
     }
     s1_ = register_module("s1", Stem(false, channels, perPath(width), stemKernel, stemPad));
-    if (slowfast_) fuse_.push_back(register_module("s1_fuse", Fuse(width / betaInv, ratio, fuseKernel, alpha)));
+    if (slowfast_)
+      fuse_.push_back(register_module("s1_fuse", Fuse(width / betaInv, ratio, fuseKernel, alpha)));
     const int64_t mult[4] = {1, 2, 4, 8};
     int64_t prevOut = width;
     for (size_t s = 0; s < 4; ++s) {
@@ -290,7 +322,9 @@ class ResNetNetImpl : public VideoNetImpl {
       // and stems keep nn.ReLU's in-place default.
       a.inplace_relu = slowfast_ || c.getBool("RESNET.INPLACE_RELU");
       const int64_t out = width * 4 * mult[s];
-      a.dim_in = slowfast_ ? std::vector<int64_t>{prevOut + prevOut / outDimRatio, prevOut / betaInv} : std::vector<int64_t>{prevOut};
+      a.dim_in = slowfast_
+                     ? std::vector<int64_t>{prevOut + prevOut / outDimRatio, prevOut / betaInv}
+                     : std::vector<int64_t>{prevOut};
       a.dim_out = perPath(out);
       a.dim_inner = perPath(inner * mult[s]);
       a.temp_kernel_basis = kernels[s + 1];
@@ -298,7 +332,8 @@ class ResNetNetImpl : public VideoNetImpl {
       a.num_groups = std::vector<int64_t>(paths, groups);
       stages_.push_back(register_module("s" + std::to_string(s + 2), ResStage(a, finals_)));
       if (slowfast_ && s < 3)
-        fuse_.push_back(register_module("s" + std::to_string(s + 2) + "_fuse", Fuse(out / betaInv, ratio, fuseKernel, alpha)));
+        fuse_.push_back(register_module("s" + std::to_string(s + 2) + "_fuse",
+                                        Fuse(out / betaInv, ratio, fuseKernel, alpha)));
       prevOut = out;
     }
     const int64_t frames = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
@@ -312,10 +347,11 @@ class ResNetNetImpl : public VideoNetImpl {
     }
     const int64_t headIn = slowfast_ ? width * 32 + width * 32 / betaInv : width * 32;
     actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
-    head_ = register_module("head", BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools, c.getFloat("MODEL.DROPOUT_RATE"),
-                                              c.getString("MODEL.HEAD_ACT")));
-    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_,
-                c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
+    head_ = register_module(
+        "head", BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools,
+                          c.getFloat("MODEL.DROPOUT_RATE"), c.getString("MODEL.HEAD_ACT")));
+    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"),
+                finals_, c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {
@@ -326,7 +362,8 @@ class ResNetNetImpl : public VideoNetImpl {
       if (s == 0)
         for (size_t p = 0; p < x.size(); ++p)
           if (pool1_[p] != std::vector<int64_t>{1, 1, 1})
-            x[p] = torch::max_pool3d(x[p], torch::IntArrayRef(pool1_[p]), torch::IntArrayRef(pool1_[p]));
+            x[p] = torch::max_pool3d(x[p], torch::IntArrayRef(pool1_[p]),
+                                     torch::IntArrayRef(pool1_[p]));
       if (slowfast_ && s < 3) x = fuse_[s + 1](x);
     }
     return head_(x);
@@ -348,7 +385,8 @@ class X3DNetImpl : public VideoNetImpl {
   explicit X3DNetImpl(const config::Config& c) {
     const double wMul = c.getFloat("X3D.WIDTH_FACTOR"), dMul = c.getFloat("X3D.DEPTH_FACTOR");
     const int64_t dimC1 = c.getInt("X3D.DIM_C1");
-    const int64_t res2 = c.getBool("X3D.SCALE_RES2") ? roundWidth(static_cast<double>(dimC1), 2.0, 1, 8) : dimC1;
+    const int64_t res2 =
+        c.getBool("X3D.SCALE_RES2") ? roundWidth(static_cast<double>(dimC1), 2.0, 1, 8) : dimC1;
     const int64_t res3 = roundWidth(static_cast<double>(res2), 2.0, 1, 8);
     const int64_t res4 = roundWidth(static_cast<double>(res3), 2.0, 1, 8);
     const int64_t res5 = roundWidth(static_cast<double>(res4), 2.0, 1, 8);
@@ -358,20 +396,25 @@ class X3DNetImpl : public VideoNetImpl {
     const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
     const int64_t t0 = kernels[0][0][0];
     s1_ = register_module("s1", Stem(true, channels, std::vector<int64_t>{dimRes1},
-                                     std::vector<std::vector<int64_t>>{{t0, 3, 3}}, std::vector<std::vector<int64_t>>{{t0 / 2, 1, 1}}));
+                                     std::vector<std::vector<int64_t>>{{t0, 3, 3}},
+                                     std::vector<std::vector<int64_t>>{{t0 / 2, 1, 1}}));
     int64_t dimIn = dimRes1, dimOut = dimRes1, dimInner = 0;
     for (size_t s = 0; s < 4; ++s) {
       StageArgs a = stageBase(c, s, 1);
       dimOut = roundWidth(static_cast<double>(blocks[s][1]), wMul);
-      dimInner = static_cast<int64_t>(c.getFloat("X3D.BOTTLENECK_FACTOR") * static_cast<double>(dimOut));
-      const int64_t reps = dMul == 0.0 ? blocks[s][0] : static_cast<int64_t>(std::ceil(dMul * static_cast<double>(blocks[s][0])));
+      dimInner =
+          static_cast<int64_t>(c.getFloat("X3D.BOTTLENECK_FACTOR") * static_cast<double>(dimOut));
+      const int64_t reps =
+          dMul == 0.0 ? blocks[s][0]
+                      : static_cast<int64_t>(std::ceil(dMul * static_cast<double>(blocks[s][0])));
       a.dim_in = {dimIn};
       a.dim_out = {dimOut};
       a.dim_inner = {dimInner};
       a.temp_kernel_basis = kernels[1];
       a.stride = {2};
       a.num_blocks = {reps};
-      a.num_groups = {c.getBool("X3D.CHANNELWISE_3x3x3") ? dimInner : c.getInt("RESNET.NUM_GROUPS")};
+      a.num_groups = {c.getBool("X3D.CHANNELWISE_3x3x3") ? dimInner
+                                                         : c.getInt("RESNET.NUM_GROUPS")};
       a.num_block_temp_kernel = {reps};
       a.nonlocal_inds = nonlocalInds(c, 0, 1);
       a.nonlocal_pool = nonlocalPool(c, 0, 1);
@@ -379,20 +422,24 @@ class X3DNetImpl : public VideoNetImpl {
       stages_.push_back(register_module("s" + std::to_string(s + 2), ResStage(a, finals_)));
       dimIn = dimOut;
     }
-    const int64_t spatial = static_cast<int64_t>(std::ceil(static_cast<double>(c.getInt("DATA.TRAIN_CROP_SIZE")) / 32.0));
-    head_ = register_module("head", X3DHead(dimOut, dimInner, c.getInt("X3D.DIM_C5"), c.getInt("MODEL.NUM_CLASSES"),
-                                            multigridShapes(c) ? std::vector<int64_t>{}
-                                                               : std::vector<int64_t>{c.getInt("DATA.NUM_FRAMES"), spatial, spatial},
-                                            c.getFloat("MODEL.DROPOUT_RATE"),
-                                            c.getString("MODEL.HEAD_ACT"), c.getBool("X3D.BN_LIN5")));
+    const int64_t spatial = static_cast<int64_t>(
+        std::ceil(static_cast<double>(c.getInt("DATA.TRAIN_CROP_SIZE")) / 32.0));
+    head_ = register_module(
+        "head", X3DHead(dimOut, dimInner, c.getInt("X3D.DIM_C5"), c.getInt("MODEL.NUM_CLASSES"),
+                        multigridShapes(c)
+                            ? std::vector<int64_t>{}
+                            : std::vector<int64_t>{c.getInt("DATA.NUM_FRAMES"), spatial, spatial},
+                        c.getFloat("MODEL.DROPOUT_RATE"), c.getString("MODEL.HEAD_ACT"),
+                        c.getBool("X3D.BN_LIN5")));
     actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
-    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"), finals_,
-                c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
+    initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"),
+                finals_, c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {
     x = checkpointedStem(s1_, x, actCheckpoint_);
-    for (size_t s = 0; s < stages_.size(); ++s) x = s == 0 ? checkpointedStage(stages_[0], x, actCheckpoint_) : stages_[s](x);
+    for (size_t s = 0; s < stages_.size(); ++s)
+      x = s == 0 ? checkpointedStage(stages_[0], x, actCheckpoint_) : stages_[s](x);
     return head_(x);
   }
 
@@ -411,27 +458,32 @@ std::shared_ptr<VideoNetImpl> buildNet(const config::Config& c) {
   const std::string name = c.getString("MODEL.MODEL_NAME");
   const std::string arch = c.getString("MODEL.ARCH");
   if (name == "X3D") {
-    if (arch != "x3d") unsupported("MODEL.ARCH", "X3D is built with MODEL.ARCH x3d, not '" + arch + "'");
+    if (arch != "x3d")
+      unsupported("MODEL.ARCH", "X3D is built with MODEL.ARCH x3d, not '" + arch + "'");
     return std::make_shared<X3DNetImpl>(c);
   }
   if (name == "SlowFast" || name == "ResNet") {
     if (!temporalKernelBasis().count(arch) || arch == "x3d")
-      unsupported("MODEL.ARCH", "'" + arch + "' is not built for " + name + "; use c2d, i3d, slow or slowfast");
+      unsupported("MODEL.ARCH",
+                  "'" + arch + "' is not built for " + name + "; use c2d, i3d, slow or slowfast");
     if ((name == "SlowFast") != (arch == "slowfast"))
       unsupported("MODEL.MODEL_NAME", name + " does not go with MODEL.ARCH '" + arch + "'");
     return std::make_shared<ResNetNetImpl>(c);
   }
   if (name == "MViT") {
-    if (arch != "mvit") unsupported("MODEL.ARCH", "MViT is built with MODEL.ARCH mvit, not '" + arch + "'");
+    if (arch != "mvit")
+      unsupported("MODEL.ARCH", "MViT is built with MODEL.ARCH mvit, not '" + arch + "'");
     return buildMViT(c);
   }
-  unsupported("MODEL.MODEL_NAME", "'" + name + "' is not built; available: ResNet, SlowFast, X3D, MViT");
+  unsupported("MODEL.MODEL_NAME",
+              "'" + name + "' is not built; available: ResNet, SlowFast, X3D, MViT");
 }
 }  // namespace
 
 std::shared_ptr<VideoNetImpl> buildVideoNet(const config::Config& c) {
   auto net = buildNet(c);
-  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm") setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
+  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm")
+    setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
   return net;
 }
 

@@ -11,7 +11,9 @@
 namespace amp::multigrid {
 namespace {
 
-[[noreturn]] void bad(const std::string& key, const std::string& why) { throw std::invalid_argument(key + ": " + why); }
+[[noreturn]] void bad(const std::string& key, const std::string& why) {
+  throw std::invalid_argument(key + ": " + why);
+}
 
 std::string numText(double x) {
   std::ostringstream o;
@@ -38,14 +40,19 @@ struct Inputs {
 std::vector<std::pair<double, double>> readLongFactors(const config::Config& c) {
   const char* key = "MULTIGRID.LONG_CYCLE_FACTORS";
   const auto& v = c.get(key);
-  if (!v.is_array() || v.empty()) bad(key, "needs at least one [temporal, spatial] pair, e.g. [[0.25, 0.7071], [0.5, 0.7071], [0.5, 1], [1, 1]]");
+  if (!v.is_array() || v.empty())
+    bad(key,
+        "needs at least one [temporal, spatial] pair, e.g. [[0.25, 0.7071], [0.5, 0.7071], [0.5, "
+        "1], [1, 1]]");
   std::vector<std::pair<double, double>> out;
   for (size_t i = 0; i < v.size(); ++i) {
     const auto& e = v[i];
     if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number())
-      bad(key, "entry " + std::to_string(i) + " is " + e.dump() + "; each entry must be a [temporal, spatial] pair of numbers");
+      bad(key, "entry " + std::to_string(i) + " is " + e.dump() +
+                   "; each entry must be a [temporal, spatial] pair of numbers");
     const double tf = e[0].get<double>(), sf = e[1].get<double>();
-    if (!(tf > 0) || !(sf > 0)) bad(key, "entry " + std::to_string(i) + " is " + e.dump() + "; both factors must be above 0");
+    if (!(tf > 0) || !(sf > 0))
+      bad(key, "entry " + std::to_string(i) + " is " + e.dump() + "; both factors must be above 0");
     out.emplace_back(tf, sf);
   }
   return out;
@@ -76,23 +83,32 @@ Inputs readInputs(const config::Config& c) {
   if (in.shortCycle) {
     in.shortFactors = c.getFloatList("MULTIGRID.SHORT_CYCLE_FACTORS");
     if (in.shortFactors.size() != 2)
-      bad("MULTIGRID.SHORT_CYCLE_FACTORS", "needs exactly two spatial factors (the two smaller crops of a short cycle), got " +
-                                               listText(in.shortFactors));
+      bad("MULTIGRID.SHORT_CYCLE_FACTORS",
+          "needs exactly two spatial factors (the two smaller crops of a short cycle), got " +
+              listText(in.shortFactors));
     for (double f : in.shortFactors)
-      if (!(f > 0)) bad("MULTIGRID.SHORT_CYCLE_FACTORS", "factors must be above 0, got " + listText(in.shortFactors));
+      if (!(f > 0))
+        bad("MULTIGRID.SHORT_CYCLE_FACTORS",
+            "factors must be above 0, got " + listText(in.shortFactors));
   }
   if (in.longCycle) {
     in.longFactors = readLongFactors(c);
     const auto& st = in.steps;
     if (st.size() < 2 || st.front() != 0)
-      bad("SOLVER.STEPS", "long cycles split each learning-rate stage of SOLVER.STEPS across the shapes, so it needs at least "
-                          "two entries starting with 0, e.g. [0, 94, 154, 196]; got " + listText(st));
+      bad("SOLVER.STEPS",
+          "long cycles split each learning-rate stage of SOLVER.STEPS across the shapes, so it "
+          "needs at least "
+          "two entries starting with 0, e.g. [0, 94, 154, 196]; got " +
+              listText(st));
     for (size_t i = 1; i < st.size(); ++i)
       if (st[i] < st[i - 1]) bad("SOLVER.STEPS", "must not decrease, got " + listText(st));
-    if (!(st.back() > 0)) bad("SOLVER.STEPS", "the last step must be after epoch 0, got " + listText(st));
+    if (!(st.back() > 0))
+      bad("SOLVER.STEPS", "the last step must be after epoch 0, got " + listText(st));
     if (static_cast<double>(in.maxEpoch) < st.back())
-      bad("SOLVER.MAX_EPOCH", std::to_string(in.maxEpoch) + " is before the last SOLVER.STEPS entry " + numText(st.back()) +
-                                  "; the fine-tune phase runs from the last step to MAX_EPOCH, so MAX_EPOCH must be at least the last step");
+      bad("SOLVER.MAX_EPOCH", std::to_string(in.maxEpoch) +
+                                  " is before the last SOLVER.STEPS entry " + numText(st.back()) +
+                                  "; the fine-tune phase runs from the last step to MAX_EPOCH, so "
+                                  "MAX_EPOCH must be at least the last step");
   }
   return in;
 }
@@ -110,17 +126,20 @@ std::int64_t scheduleB(double defaultSize, std::int64_t t, double s) {
 
 std::int64_t scaledJitterMin(const Inputs& in, std::int64_t crop) {
   // kinetics.py: min_scale = int(round(float(min_scale) * crop_size / DEFAULT_S)).
-  return pyRound(static_cast<double>(in.jitterMin) * static_cast<double>(crop) / static_cast<double>(in.s0));
+  return pyRound(static_cast<double>(in.jitterMin) * static_cast<double>(crop) /
+                 static_cast<double>(in.s0));
 }
 
-std::vector<ShortCycleShape> shortShapes(const Inputs& in, std::int64_t t, std::int64_t s, double defaultSize) {
+std::vector<ShortCycleShape> shortShapes(const Inputs& in, std::int64_t t, std::int64_t s,
+                                         double defaultSize) {
   std::vector<ShortCycleShape> out;
   for (double f : in.shortFactors) {
     ShortCycleShape sh;
     const double sFloat = static_cast<double>(in.s0) * f;
     sh.crop = pyRound(f * static_cast<double>(in.s0));
     // ShortCycleBatchSampler: int(round((TRAIN_CROP_SIZE / (factor * DEFAULT_S)) ** 2)).
-    sh.batch_mult = pyRound(std::pow(static_cast<double>(s) / (f * static_cast<double>(in.s0)), 2.0));
+    sh.batch_mult =
+        pyRound(std::pow(static_cast<double>(s) / (f * static_cast<double>(in.s0)), 2.0));
     sh.schedule_b = scheduleB(defaultSize, t, sFloat);
     sh.jitter_min_scale = scaledJitterMin(in, sh.crop);
     out.push_back(sh);
@@ -134,12 +153,15 @@ std::vector<ShortCycleShape> shortShapes(const Inputs& in, std::int64_t t, std::
 }
 
 BnChoice bnFor(const Inputs& in, std::int64_t batchSize) {
-  // update_long_cycle: float(TRAIN.BATCH_SIZE / NUM_GPUS) / BN_BASE_SIZE, then int() of it or of its inverse.
+  // update_long_cycle: float(TRAIN.BATCH_SIZE / NUM_GPUS) / BN_BASE_SIZE, then int() of it or of
+  // its inverse.
   BnChoice bn;
-  bn.factor = static_cast<double>(batchSize) / static_cast<double>(in.procs) / static_cast<double>(in.bnBase);
+  bn.factor = static_cast<double>(batchSize) / static_cast<double>(in.procs) /
+              static_cast<double>(in.bnBase);
   // A batch, process count or BN size of 0 is refused by its key's own check; the schedule is
   // still built for the other messages, so its casts must stay defined (1/0 is inf).
-  if (!std::isfinite(bn.factor) || !(bn.factor > 0) || bn.factor > 1e15 || 1.0 / bn.factor > 1e15) return bn;
+  if (!std::isfinite(bn.factor) || !(bn.factor > 0) || bn.factor > 1e15 || 1.0 / bn.factor > 1e15)
+    return bn;
   if (bn.factor < 1) {
     bn.norm_type = "sync_batchnorm";
     bn.num_sync_devices = static_cast<std::int64_t>(1.0 / bn.factor);
@@ -181,8 +203,10 @@ void buildLongCycles(const Inputs& in, Schedule& out) {
     const std::int64_t t = pyRound(static_cast<double>(in.t0) * tf);
     const std::int64_t s = pyRound(static_cast<double>(in.s0) * sf);
     if (t < 1 || s < 1)
-      bad("MULTIGRID.LONG_CYCLE_FACTORS", "factors (" + std::to_string(tf) + ", " + std::to_string(sf) + ") give " +
-                                              std::to_string(t) + " frames at crop " + std::to_string(s) + "; both must be at least 1");
+      bad("MULTIGRID.LONG_CYCLE_FACTORS", "factors (" + std::to_string(tf) + ", " +
+                                              std::to_string(sf) + ") give " + std::to_string(t) +
+                                              " frames at crop " + std::to_string(s) +
+                                              "; both must be at least 1");
     Phase p = basePhase(in, scheduleB(defaultSize, t, static_cast<double>(s)), t, s);
     avgBs.push_back(p.avg_b);
     cycles.push_back(p);
@@ -239,8 +263,12 @@ void buildLongCycles(const Inputs& in, Schedule& out) {
   out.steps = {0};
   for (const auto& p : out.phases) out.steps.push_back(static_cast<double>(p.end_epoch));
   const auto n = out.steps.size();
-  out.steps[n - 1] = static_cast<double>((static_cast<std::int64_t>(out.steps[n - 2]) + static_cast<std::int64_t>(out.steps[n - 1])) / 2);
-  for (const auto& p : out.phases) out.lrs.push_back(std::pow(in.gamma, static_cast<double>(p.lr_stage)) * static_cast<double>(p.b));
+  out.steps[n - 1] = static_cast<double>(
+      (static_cast<std::int64_t>(out.steps[n - 2]) + static_cast<std::int64_t>(out.steps[n - 1])) /
+      2);
+  for (const auto& p : out.phases)
+    out.lrs.push_back(std::pow(in.gamma, static_cast<double>(p.lr_stage)) *
+                      static_cast<double>(p.b));
   out.lrs.insert(out.lrs.end() - 1, out.lrs[out.lrs.size() - 2]);
   out.max_epoch = out.phases.back().end_epoch;
   for (size_t i = 0; i < out.phases.size(); ++i) out.phases[i].lrs = {{out.steps[i], out.lrs[i]}};
@@ -253,7 +281,8 @@ void buildSinglePhase(const Inputs& in, const config::Config& c, Schedule& out) 
   out.lrs = in.lrs;
   out.max_epoch = in.maxEpoch;
   if (in.shortCycle) {  // init_multigrid: int() of each product
-    for (auto& s : out.steps) s = static_cast<double>(static_cast<std::int64_t>(s * in.epochFactor));
+    for (auto& s : out.steps)
+      s = static_cast<double>(static_cast<std::int64_t>(s * in.epochFactor));
     out.max_epoch = static_cast<std::int64_t>(static_cast<double>(in.maxEpoch) * in.epochFactor);
   }
   Phase p = basePhase(in, 1, in.t0, in.s0);
@@ -262,7 +291,8 @@ void buildSinglePhase(const Inputs& in, const config::Config& c, Schedule& out) 
   p.bn = in.configuredBn;
   if (in.stepsPolicy) {
     for (size_t k = 0; k < out.steps.size() && k < out.lrs.size(); ++k) {
-      const double end = k + 1 < out.steps.size() ? out.steps[k + 1] : static_cast<double>(out.max_epoch);
+      const double end =
+          k + 1 < out.steps.size() ? out.steps[k + 1] : static_cast<double>(out.max_epoch);
       if (end > out.steps[k] && out.steps[k] < static_cast<double>(out.max_epoch))
         p.lrs.push_back({std::max(0.0, out.steps[k]), out.lrs[k]});
     }
@@ -272,17 +302,22 @@ void buildSinglePhase(const Inputs& in, const config::Config& c, Schedule& out) 
 
 void addNotes(const Inputs& in, const config::Config& c, Schedule& out) {
   if (in.longCycle && !in.shortCycle)
-    out.notes.push_back("long cycles without short cycles: PySlowFast fails here (all_shapes[-1][2]); the fine-tune phase "
-                        "trains at the last long-cycle shape, the full shape of the paper");
+    out.notes.push_back(
+        "long cycles without short cycles: PySlowFast fails here (all_shapes[-1][2]); the "
+        "fine-tune phase "
+        "trains at the last long-cycle shape, the full shape of the paper");
   if (in.longCycle && !in.stepsPolicy)
     out.notes.push_back("SOLVER.LR_POLICY is " + c.getString("SOLVER.LR_POLICY") +
-                        ": the rewritten STEPS and LRS act only with steps_with_relative_lrs, so the rate will not follow the batch");
+                        ": the rewritten STEPS and LRS act only with steps_with_relative_lrs, so "
+                        "the rate will not follow the batch");
   if (in.longCycle && !in.lrs.empty())
-    out.notes.push_back("SOLVER.LRS is replaced by GAMMA^stage x B (SOLVER.GAMMA " + numText(in.gamma) +
-                        "); the configured rates are not used");
+    out.notes.push_back("SOLVER.LRS is replaced by GAMMA^stage x B (SOLVER.GAMMA " +
+                        numText(in.gamma) + "); the configured rates are not used");
   if (c.getInt("NUM_GPUS") == 0 && in.longCycle)
-    out.notes.push_back("NUM_GPUS 0: batch per device and the batch-norm choice count the DIST.CPU_PROCESSES processes "
-                        "(PySlowFast divides by NUM_GPUS)");
+    out.notes.push_back(
+        "NUM_GPUS 0: batch per device and the batch-norm choice count the DIST.CPU_PROCESSES "
+        "processes "
+        "(PySlowFast divides by NUM_GPUS)");
 }
 
 }  // namespace
@@ -291,9 +326,10 @@ std::int64_t pyRound(double x) {
   // Every size, batch and epoch of a schedule is far below 2^53; anything else (inf or NaN from
   // extreme factors or steps) would be undefined as an integer (found by fuzzing the loader).
   if (!(std::abs(x) < 9.0e15))
-    bad("MULTIGRID.LONG_CYCLE_FACTORS", "the schedule works out a size, batch or epoch of " + std::to_string(x) +
-                                            ", out of range: check the cycle factors, SOLVER.STEPS, SOLVER.MAX_EPOCH, "
-                                            "TRAIN.BATCH_SIZE, DATA.NUM_FRAMES and DATA.TRAIN_CROP_SIZE");
+    bad("MULTIGRID.LONG_CYCLE_FACTORS",
+        "the schedule works out a size, batch or epoch of " + std::to_string(x) +
+            ", out of range: check the cycle factors, SOLVER.STEPS, SOLVER.MAX_EPOCH, "
+            "TRAIN.BATCH_SIZE, DATA.NUM_FRAMES and DATA.TRAIN_CROP_SIZE");
   const double fl = std::floor(x);
   const double diff = x - fl;
   double r = fl;
@@ -320,8 +356,9 @@ Schedule buildSchedule(const config::Config& c) {
   out.multigrid_iterations_epochs = 0;
   for (const auto& p : out.phases)
     out.multigrid_iterations_epochs += static_cast<double>(p.end_epoch - p.start_epoch) / p.avg_b;
-  out.overall_saving =
-      out.multigrid_iterations_epochs > 0 ? static_cast<double>(in.maxEpoch) / out.multigrid_iterations_epochs : 1.0;
+  out.overall_saving = out.multigrid_iterations_epochs > 0
+                           ? static_cast<double>(in.maxEpoch) / out.multigrid_iterations_epochs
+                           : 1.0;
   addNotes(in, c, out);
   return out;
 }
@@ -350,14 +387,16 @@ std::int64_t iterationsPerEpoch(const Phase& p, std::int64_t samples, bool drop_
   double avg = static_cast<double>(p.per_device_batch);
   if (!p.short_cycle.empty()) {
     double sum = 0;
-    for (const auto& sh : p.short_cycle) sum += static_cast<double>(p.per_device_batch * sh.batch_mult);
+    for (const auto& sh : p.short_cycle)
+      sum += static_cast<double>(p.per_device_batch * sh.batch_mult);
     avg = sum / 3.0;
   }
   const double q = static_cast<double>(samples) / avg;
   return static_cast<std::int64_t>(drop_last ? std::floor(q) : std::ceil(q));
 }
 
-bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_freq, std::int64_t period) {
+bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_freq,
+                      std::int64_t period) {
   if (epoch + 1 == s.max_epoch) return true;
   if (s.long_cycle) {
     std::int64_t prev = 0;
@@ -372,10 +411,12 @@ bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_f
   return period > 0 && (epoch + 1) % period == 0;
 }
 
-config::Config phaseConfig(const config::Config& base, const Schedule& s, const Phase& p, int processes, std::string* note) {
+config::Config phaseConfig(const config::Config& base, const Schedule& s, const Phase& p,
+                           int processes, std::string* note) {
   config::Config c = base;
   auto put = [&](const char* key, const config::Value& v) {
-    if (const auto problem = c.set(key, v)) throw std::invalid_argument(std::string(key) + ": " + *problem);
+    if (const auto problem = c.set(key, v))
+      throw std::invalid_argument(std::string(key) + ": " + *problem);
   };
   put("MULTIGRID.DEFAULT_B", s.default_b);
   put("MULTIGRID.DEFAULT_T", s.default_t);
@@ -391,9 +432,12 @@ config::Config phaseConfig(const config::Config& base, const Schedule& s, const 
   std::string norm = p.bn.norm_type;
   if (norm == "sync_batchnorm" && p.bn.num_sync_devices > processes) {
     if (note)
-      *note = "phase " + std::to_string(p.index) + ": " + std::to_string(p.per_device_batch) + " clips per device is below "
-              "MULTIGRID.BN_BASE_SIZE " + std::to_string(base.getInt("MULTIGRID.BN_BASE_SIZE")) + ", which asks for sync_batchnorm over " +
-              std::to_string(p.bn.num_sync_devices) + " devices, but this machine trains with " + std::to_string(processes) +
+      *note = "phase " + std::to_string(p.index) + ": " + std::to_string(p.per_device_batch) +
+              " clips per device is below "
+              "MULTIGRID.BN_BASE_SIZE " +
+              std::to_string(base.getInt("MULTIGRID.BN_BASE_SIZE")) +
+              ", which asks for sync_batchnorm over " + std::to_string(p.bn.num_sync_devices) +
+              " devices, but this machine trains with " + std::to_string(processes) +
               "; it uses plain batchnorm";
     norm = "batchnorm";
   }

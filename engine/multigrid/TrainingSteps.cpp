@@ -26,16 +26,19 @@ void addSteps(std::vector<ShapeSteps>& perEpoch, const StepShape& shape, std::in
 }  // namespace
 
 bool StepShape::operator==(const StepShape& o) const {
-  return clips == o.clips && frames == o.frames && crop == o.crop && norm_type == o.norm_type && bn_count == o.bn_count;
+  return clips == o.clips && frames == o.frames && crop == o.crop && norm_type == o.norm_type &&
+         bn_count == o.bn_count;
 }
 
 bool StepShape::operator<(const StepShape& o) const {
   // Largest clips first: the order a reader meets them in a long cycle.
-  return std::make_tuple(-clips, frames, crop, norm_type, bn_count) < std::make_tuple(-o.clips, o.frames, o.crop, o.norm_type, o.bn_count);
+  return std::make_tuple(-clips, frames, crop, norm_type, bn_count) <
+         std::make_tuple(-o.clips, o.frames, o.crop, o.norm_type, o.bn_count);
 }
 
 std::string StepShape::text() const {
-  std::string out = std::to_string(clips) + " x " + std::to_string(frames) + " x " + std::to_string(crop) + ", " + norm_type;
+  std::string out = std::to_string(clips) + " x " + std::to_string(frames) + " x " +
+                    std::to_string(crop) + ", " + norm_type;
   if (norm_type != "batchnorm") out += " " + std::to_string(bn_count);
   return out;
 }
@@ -52,7 +55,8 @@ std::int64_t RunSteps::totalSteps() const {
   return n;
 }
 
-double RunSteps::phaseSeconds(const PhaseSteps& p, const std::function<double(const StepShape&)>& stepSeconds) {
+double RunSteps::phaseSeconds(const PhaseSteps& p,
+                              const std::function<double(const StepShape&)>& stepSeconds) {
   double epoch = 0;
   for (const auto& e : p.per_epoch) epoch += static_cast<double>(e.steps) * stepSeconds(e.shape);
   return epoch * static_cast<double>(p.epochs());
@@ -109,14 +113,17 @@ RunSteps multigridRunSteps(const config::Config& c, const Schedule& s, std::int6
       }
     } else {  // short cycles alone keep the configured batch norm
       base.norm_type = c.getString("BN.NORM_TYPE");
-      base.bn_count = bnCountOf(base.norm_type, c.getInt("BN.NUM_SPLITS"), c.getInt("BN.NUM_SYNC_DEVICES"));
+      base.bn_count =
+          bnCountOf(base.norm_type, c.getInt("BN.NUM_SPLITS"), c.getInt("BN.NUM_SYNC_DEVICES"));
     }
     // Whole batches in cycle order until the next one no longer fits (drop_last), as the
     // loader: whole cycles first, then what the rest of the epoch holds of the next one.
     const std::int64_t cycleLength = ph.short_cycle.empty() ? 1 : 3;
     std::int64_t perCycle = 0;
     // The loader takes at least one clip per batch (a short-cycle multiplier can round to 0).
-    auto batchOf = [&](std::int64_t k) { return std::max<std::int64_t>(1, shortCycleStep(ph, k).per_device_batch); };
+    auto batchOf = [&](std::int64_t k) {
+      return std::max<std::int64_t>(1, shortCycleStep(ph, k).per_device_batch);
+    };
     for (std::int64_t k = 0; k < cycleLength; ++k) perCycle += batchOf(k);
     const std::int64_t cycles = r.samples_per_process / perCycle;
     std::int64_t left = r.samples_per_process - cycles * perCycle;
@@ -139,7 +146,8 @@ std::vector<StepShape> distinctShapes(const std::vector<const RunSteps*>& runs) 
   for (const RunSteps* r : runs)
     for (const auto& p : r->phases)
       for (const auto& e : p.per_epoch)
-        if (e.steps > 0 && std::find(out.begin(), out.end(), e.shape) == out.end()) out.push_back(e.shape);
+        if (e.steps > 0 && std::find(out.begin(), out.end(), e.shape) == out.end())
+          out.push_back(e.shape);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -18,11 +18,12 @@ namespace amp::multigrid {
 /// What one training step computes on one process: its clips, their frames and crop, and the
 /// batch norm the model is built with.
 struct StepShape {
-  std::int64_t clips = 0;   ///< clips per process and step (the per-process batch x clips per video)
+  std::int64_t clips = 0;  ///< clips per process and step (the per-process batch x clips per video)
   std::int64_t frames = 0;  ///< DATA.NUM_FRAMES
   std::int64_t crop = 0;    ///< DATA.TRAIN_CROP_SIZE (the short-cycle crop where there is one)
   std::string norm_type = "batchnorm";  ///< BN.NORM_TYPE
-  std::int64_t bn_count = 1;  ///< BN.NUM_SPLITS (sub_batchnorm) or BN.NUM_SYNC_DEVICES (sync_batchnorm), else 1
+  std::int64_t bn_count =
+      1;  ///< BN.NUM_SPLITS (sub_batchnorm) or BN.NUM_SYNC_DEVICES (sync_batchnorm), else 1
 
   bool operator==(const StepShape& o) const;
   bool operator<(const StepShape& o) const;
@@ -54,7 +55,8 @@ struct RunSteps {
   /// The run's training steps priced by `stepSeconds` (seconds per step of a shape).
   double seconds(const std::function<double(const StepShape&)>& stepSeconds) const;
   /// Seconds of one phase (an entry of `phases`) priced the same way.
-  static double phaseSeconds(const PhaseSteps& p, const std::function<double(const StepShape&)>& stepSeconds);
+  static double phaseSeconds(const PhaseSteps& p,
+                             const std::function<double(const StepShape&)>& stepSeconds);
 };
 
 /// Clips one process trains on per epoch out of `samples` training videos over `world`

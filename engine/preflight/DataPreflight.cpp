@@ -23,8 +23,12 @@ struct Reporter {
     if (const config::Origin* o = cfg.origin(key)) where = *o;
     out.push_back(config::Diagnostic{s, where, key, message});
   }
-  void error(const std::string& key, const std::string& m) { add(config::Diagnostic::Severity::Error, key, m); }
-  void warning(const std::string& key, const std::string& m) { add(config::Diagnostic::Severity::Warning, key, m); }
+  void error(const std::string& key, const std::string& m) {
+    add(config::Diagnostic::Severity::Error, key, m);
+  }
+  void warning(const std::string& key, const std::string& m) {
+    add(config::Diagnostic::Severity::Warning, key, m);
+  }
 };
 
 // The key a missing video most likely comes from: the prefix when one is set, else the folder.
@@ -34,7 +38,8 @@ const char* pathKey(const config::Config& cfg) {
 
 }  // namespace
 
-void checkData(const config::Config& cfg, const std::string& file, const DataCheckOptions& options, config::Diagnostics& out) {
+void checkData(const config::Config& cfg, const std::string& file, const DataCheckOptions& options,
+               config::Diagnostics& out) {
   Reporter r{cfg, file, out};
   std::vector<std::string> splits;
   if (cfg.getBool("TRAIN.ENABLE")) splits = {"train", "val"};  // the trainer reads both lists
@@ -43,12 +48,16 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
   const std::string dir = cfg.getString("DATA.PATH_TO_DATA_DIR");
   std::error_code ec;
   if (dir.empty()) {
-    r.error("DATA.PATH_TO_DATA_DIR", "is empty; set the folder that holds " + std::string(splits.size() == 1 ? "test.csv" : "train.csv, val.csv") +
-                                         (splits.size() == 3 ? " and test.csv" : "") + " (ampstudio-cli make-demo-data writes a demo one)");
+    r.error("DATA.PATH_TO_DATA_DIR",
+            "is empty; set the folder that holds " +
+                std::string(splits.size() == 1 ? "test.csv" : "train.csv, val.csv") +
+                (splits.size() == 3 ? " and test.csv" : "") +
+                " (ampstudio-cli make-demo-data writes a demo one)");
     return;
   }
   if (!fs::exists(dir, ec)) {
-    r.error("DATA.PATH_TO_DATA_DIR", "'" + dir + "' does not exist; set the folder that holds the dataset's CSV lists");
+    r.error("DATA.PATH_TO_DATA_DIR",
+            "'" + dir + "' does not exist; set the folder that holds the dataset's CSV lists");
     return;
   }
   if (!fs::is_directory(dir, ec)) {
@@ -62,12 +71,14 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
     data::KineticsList list;
     std::string why;
     if (!fs::exists(fs::path(dir) / (split + ".csv"), ec)) {
-      r.error("DATA.PATH_TO_DATA_DIR", "'" + dir + "' has no " + split + ".csv, which " +
-                                           (split == "test" ? "TEST.ENABLE" : "TRAIN.ENABLE") + " needs" +
-                                           (split == "val" ? " (validation after each TRAIN.EVAL_PERIOD epochs)" : ""));
+      r.error("DATA.PATH_TO_DATA_DIR",
+              "'" + dir + "' has no " + split + ".csv, which " +
+                  (split == "test" ? "TEST.ENABLE" : "TRAIN.ENABLE") + " needs" +
+                  (split == "val" ? " (validation after each TRAIN.EVAL_PERIOD epochs)" : ""));
       continue;
     }
-    if (!data::readKineticsList(dir, split, cfg.getString("DATA.PATH_LABEL_SEPARATOR"), cfg.getString("DATA.PATH_PREFIX"), 0, list, &why)) {
+    if (!data::readKineticsList(dir, split, cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
+                                cfg.getString("DATA.PATH_PREFIX"), 0, list, &why)) {
       r.error("DATA.PATH_TO_DATA_DIR", why);
       continue;
     }
@@ -76,8 +87,9 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
       continue;
     }
     if (list.maxLabel >= numClasses)
-      r.error("MODEL.NUM_CLASSES", "is " + std::to_string(numClasses) + " but " + list.csvPath + " has labels up to " +
-                                       std::to_string(list.maxLabel) + "; set it to at least " + std::to_string(list.maxLabel + 1));
+      r.error("MODEL.NUM_CLASSES", "is " + std::to_string(numClasses) + " but " + list.csvPath +
+                                       " has labels up to " + std::to_string(list.maxLabel) +
+                                       "; set it to at least " + std::to_string(list.maxLabel + 1));
     // Spread over the list: a prefix that is right for the first rows only shows up too.
     const size_t n = list.videos.size();
     const size_t sample = std::min(n, static_cast<size_t>(std::max(1, options.sample_paths)));
@@ -93,20 +105,27 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
       }
     }
     if (missing > 0) {
-      const std::string msg = std::to_string(missing) + " of " + std::to_string(sample) + " sampled videos of " + list.csvPath +
-                              " are missing, e.g. line " + std::to_string(firstMissing->line) + ": '" + firstMissing->path +
-                              "'; check DATA.PATH_PREFIX ('" + cfg.getString("DATA.PATH_PREFIX") + "') and the folder";
+      const std::string msg = std::to_string(missing) + " of " + std::to_string(sample) +
+                              " sampled videos of " + list.csvPath + " are missing, e.g. line " +
+                              std::to_string(firstMissing->line) + ": '" + firstMissing->path +
+                              "'; check DATA.PATH_PREFIX ('" + cfg.getString("DATA.PATH_PREFIX") +
+                              "') and the folder";
       // None found: every clip of this phase would fail. Some: the loader retries other clips.
-      if (missing == static_cast<int>(sample)) r.error(pathKey(cfg), msg);
-      else r.warning(pathKey(cfg), msg);
+      if (missing == static_cast<int>(sample))
+        r.error(pathKey(cfg), msg);
+      else
+        r.warning(pathKey(cfg), msg);
     }
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (firstPresent && !decoded && elapsed < options.decode_budget_s) {
       decoded = true;
       const data::VideoCheck v = data::checkVideo(firstPresent->path, /*wholeStream=*/false);
-      if (!v.ok)  // a warning: one bad file does not stop training (the loader skips it), a bad codec shows here
-        r.warning(pathKey(cfg), list.csvPath + ":" + std::to_string(firstPresent->line) + ": the first video that exists does not decode: " +
-                                  v.message + " (ampstudio-cli data check decodes every video)");
+      if (!v.ok)  // a warning: one bad file does not stop training (the loader skips it), a bad
+                  // codec shows here
+        r.warning(pathKey(cfg), list.csvPath + ":" + std::to_string(firstPresent->line) +
+                                    ": the first video that exists does not decode: " + v.message +
+                                    " (ampstudio-cli data check decodes every video)");
     }
   }
 }

@@ -18,20 +18,24 @@ namespace fs = std::filesystem;
 namespace {
 
 // Located where the key was set, else at the top config file (as the validator does).
-void add(config::Diagnostics& out, config::Diagnostic::Severity s, const config::Config& cfg, const std::string& file,
-         const std::string& key, const std::string& message) {
+void add(config::Diagnostics& out, config::Diagnostic::Severity s, const config::Config& cfg,
+         const std::string& file, const std::string& key, const std::string& message) {
   config::Origin where{file, 0, 0};
   if (const config::Origin* o = cfg.origin(key)) where = *o;
   out.push_back(config::Diagnostic{s, where, key, message});
 }
-void error(config::Diagnostics& out, const config::Config& cfg, const std::string& file, const std::string& key, const std::string& m) {
+void error(config::Diagnostics& out, const config::Config& cfg, const std::string& file,
+           const std::string& key, const std::string& m) {
   add(out, config::Diagnostic::Severity::Error, cfg, file, key, m);
 }
-void warning(config::Diagnostics& out, const config::Config& cfg, const std::string& file, const std::string& key, const std::string& m) {
+void warning(config::Diagnostics& out, const config::Config& cfg, const std::string& file,
+             const std::string& key, const std::string& m) {
   add(out, config::Diagnostic::Severity::Warning, cfg, file, key, m);
 }
 
-std::string plural(std::int64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+std::string plural(std::int64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
 
 // The first folder that exists on the way up from `path` (the one OUTPUT_DIR would be made in).
 fs::path existingAncestor(fs::path path) {
@@ -47,17 +51,20 @@ fs::path existingAncestor(fs::path path) {
 void checkOutputDir(const config::Config& cfg, const std::string& file, config::Diagnostics& out) {
   const std::string dir = cfg.getString("OUTPUT_DIR");
   if (dir.empty()) {
-    error(out, cfg, file, "OUTPUT_DIR", "is empty; set the folder the run is written to (e.g. runs/my-run)");
+    error(out, cfg, file, "OUTPUT_DIR",
+          "is empty; set the folder the run is written to (e.g. runs/my-run)");
     return;
   }
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) {
-      error(out, cfg, file, "OUTPUT_DIR", "'" + dir + "' is a file, not a folder; choose another OUTPUT_DIR");
+      error(out, cfg, file, "OUTPUT_DIR",
+            "'" + dir + "' is a file, not a folder; choose another OUTPUT_DIR");
       return;
     }
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      error(out, cfg, file, "OUTPUT_DIR", "'" + dir + "' is not writable by this user; choose another OUTPUT_DIR");
+      error(out, cfg, file, "OUTPUT_DIR",
+            "'" + dir + "' is not writable by this user; choose another OUTPUT_DIR");
       return;
     }
     if (std::string busy = runlog::RunLock::probe(dir); !busy.empty()) {
@@ -68,19 +75,25 @@ void checkOutputDir(const config::Config& cfg, const std::string& file, config::
   }
   const fs::path parent = existingAncestor(dir);
   if (!fs::is_directory(parent, ec))
-    error(out, cfg, file, "OUTPUT_DIR", "'" + dir + "' cannot be created: '" + parent.string() + "' is a file, not a folder");
+    error(out, cfg, file, "OUTPUT_DIR",
+          "'" + dir + "' cannot be created: '" + parent.string() + "' is a file, not a folder");
   else if (::access(parent.c_str(), W_OK | X_OK) != 0)
-    error(out, cfg, file, "OUTPUT_DIR", "'" + dir + "' cannot be created: '" + parent.string() + "' is not writable by this user");
+    error(
+        out, cfg, file, "OUTPUT_DIR",
+        "'" + dir + "' cannot be created: '" + parent.string() + "' is not writable by this user");
 }
 
-void checkCheckpoint(const config::Config& cfg, const std::string& file, const char* key, const char* phase, config::Diagnostics& out) {
+void checkCheckpoint(const config::Config& cfg, const std::string& file, const char* key,
+                     const char* phase, config::Diagnostics& out) {
   const std::string path = cfg.getString(key);
   if (path.empty() || !cfg.getBool(phase)) return;
   std::error_code ec;
   if (!fs::exists(path, ec))
-    error(out, cfg, file, key, "'" + path + "' does not exist; correct the path, or clear the key to start without it");
+    error(out, cfg, file, key,
+          "'" + path + "' does not exist; correct the path, or clear the key to start without it");
   else if (fs::is_directory(path, ec))
-    error(out, cfg, file, key, "'" + path + "' is a folder; name the checkpoint file (.pyth or .pkl)");
+    error(out, cfg, file, key,
+          "'" + path + "' is a folder; name the checkpoint file (.pyth or .pkl)");
   else if (::access(path.c_str(), R_OK) != 0)
     error(out, cfg, file, key, "'" + path + "' is not readable by this user");
 }
@@ -88,48 +101,65 @@ void checkCheckpoint(const config::Config& cfg, const std::string& file, const c
 }  // namespace
 
 std::int64_t clipsPerProcessStep(const config::Config& cfg) {
-  return static_cast<std::int64_t>(dist::perProcessBatch(cfg, false)) * dist::clipsPerTrainVideo(cfg);
+  return static_cast<std::int64_t>(dist::perProcessBatch(cfg, false)) *
+         dist::clipsPerTrainVideo(cfg);
 }
 
 std::int64_t stepPeakBytes(const config::Config& cfg, const MemoryEstimate& e) {
   return e.fixed_bytes + e.per_clip_bytes * clipsPerProcessStep(cfg);
 }
 
-void checkDevice(const config::Config& cfg, const std::string& file, const MachineFacts& machine, config::Diagnostics& out) {
+void checkDevice(const config::Config& cfg, const std::string& file, const MachineFacts& machine,
+                 config::Diagnostics& out) {
   const std::int64_t gpus = cfg.getInt("NUM_GPUS");
   if (gpus > 0 && machine.cuda_devices == 0) {
     // The trainer's own words, now before Start.
-    error(out, cfg, file, "NUM_GPUS", "is " + std::to_string(gpus) + " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
+    error(out, cfg, file, "NUM_GPUS",
+          "is " + std::to_string(gpus) +
+              " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
     if (cfg.getBool("TRAIN.MIXED_PRECISION") && cfg.getString("AMP.DTYPE") == "float16")
       error(out, cfg, file, "AMP.DTYPE",
-            "float16 mixed precision needs a CUDA GPU and this machine has none; with NUM_GPUS 0 use bfloat16 or auto");
+            "float16 mixed precision needs a CUDA GPU and this machine has none; with NUM_GPUS 0 "
+            "use bfloat16 or auto");
   } else if (gpus > machine.cuda_devices) {
-    error(out, cfg, file, "NUM_GPUS", "is " + std::to_string(gpus) + " but this machine has " +
-                                          plural(machine.cuda_devices, "CUDA device", "CUDA devices") +
-                                          "; set NUM_GPUS to at most " + std::to_string(machine.cuda_devices));
+    error(out, cfg, file, "NUM_GPUS",
+          "is " + std::to_string(gpus) + " but this machine has " +
+              plural(machine.cuda_devices, "CUDA device", "CUDA devices") +
+              "; set NUM_GPUS to at most " + std::to_string(machine.cuda_devices));
   }
   const std::string dtype = cfg.getString("AMP.DTYPE");
-  if (gpus == 0 && cfg.getBool("TRAIN.MIXED_PRECISION") && (dtype == "auto" || dtype == "bfloat16") && !machine.cpu_bf16_kernels)
+  if (gpus == 0 && cfg.getBool("TRAIN.MIXED_PRECISION") &&
+      (dtype == "auto" || dtype == "bfloat16") && !machine.cpu_bf16_kernels)
     warning(out, cfg, file, "TRAIN.MIXED_PRECISION",
-            "bfloat16 autocast on this CPU (no AVX-512) runs LibTorch's reference convolutions instead of oneDNN's: expect "
-            "no speed-up over FP32, and slower steps for some shapes and models (docs/training.md: the demo X3D no faster at its "
-            "own shape, 2x slower at 64 clips of 2 frames at 45 px, MViT 15.8x slower); set TRAIN.MIXED_PRECISION False to train "
+            "bfloat16 autocast on this CPU (no AVX-512) runs LibTorch's reference convolutions "
+            "instead of oneDNN's: expect "
+            "no speed-up over FP32, and slower steps for some shapes and models (docs/training.md: "
+            "the demo X3D no faster at its "
+            "own shape, 2x slower at 64 clips of 2 frames at 45 px, MViT 15.8x slower); set "
+            "TRAIN.MIXED_PRECISION False to train "
             "in FP32, or keep bfloat16 for its numerics");
   // Measured (docs/benchmarks.md) for the ResNet family only: X3D's channel-wise convolutions and
   // MViT's attention were not, so nothing is said for them.
   const std::string arch = cfg.getString("MODEL.ARCH");
-  if (gpus > 0 && machine.cuda_devices > 0 && !cfg.getBool("AMP.CHANNELS_LAST_3D") && arch != "x3d" && arch != "mvit")
+  if (gpus > 0 && machine.cuda_devices > 0 && !cfg.getBool("AMP.CHANNELS_LAST_3D") &&
+      arch != "x3d" && arch != "mvit")
     warning(out, cfg, file, "AMP.CHANNELS_LAST_3D",
-            "clips and 3D convolutions stay in PySlowFast's NCDHW layout; channels-last-3d computes the same and made SlowFast "
-            "8x8 R50 1.8x faster in FP32 and 2.15x in float16 on an H200 (docs/benchmarks.md): set AMP.CHANNELS_LAST_3D True");
+            "clips and 3D convolutions stay in PySlowFast's NCDHW layout; channels-last-3d "
+            "computes the same and made SlowFast "
+            "8x8 R50 1.8x faster in FP32 and 2.15x in float16 on an H200 (docs/benchmarks.md): set "
+            "AMP.CHANNELS_LAST_3D True");
   if (cfg.getBool("TENSORBOARD.ENABLE") && !machine.tensorboard_support.empty())
-    warning(out, cfg, file, "TENSORBOARD.ENABLE",
-            machine.tensorboard_support + "; the run trains and logs its scalars to metrics.jsonl and the studio's charts only "
+    warning(
+        out, cfg, file, "TENSORBOARD.ENABLE",
+        machine.tensorboard_support +
+            "; the run trains and logs its scalars to metrics.jsonl and the studio's charts only "
             "(rebuild with protobuf-compiler, libprotobuf-dev and libisal-dev for event files)");
   if (gpus == 0 && machine.cpu_cores > 0 && cfg.getInt("DIST.CPU_PROCESSES") > machine.cpu_cores)
     warning(out, cfg, file, "DIST.CPU_PROCESSES",
-            std::to_string(cfg.getInt("DIST.CPU_PROCESSES")) + " processes on " + plural(machine.cpu_cores, "core", "cores") +
-                ": they would share cores and train slower than fewer processes; use at most " + std::to_string(machine.cpu_cores));
+            std::to_string(cfg.getInt("DIST.CPU_PROCESSES")) + " processes on " +
+                plural(machine.cpu_cores, "core", "cores") +
+                ": they would share cores and train slower than fewer processes; use at most " +
+                std::to_string(machine.cpu_cores));
 }
 
 void checkFiles(const config::Config& cfg, const std::string& file, config::Diagnostics& out) {
@@ -138,14 +168,15 @@ void checkFiles(const config::Config& cfg, const std::string& file, config::Diag
   checkCheckpoint(cfg, file, "TEST.CHECKPOINT_FILE_PATH", "TEST.ENABLE", out);
 }
 
-void checkMemory(const config::Config& cfg, const std::string& file, const MachineFacts& machine, const MemoryEstimate& e,
-                 config::Diagnostics& out) {
+void checkMemory(const config::Config& cfg, const std::string& file, const MachineFacts& machine,
+                 const MemoryEstimate& e, config::Diagnostics& out) {
   if (!e.measured || !cfg.getBool("TRAIN.ENABLE")) return;
   const std::int64_t need = stepPeakBytes(cfg, e);
   std::int64_t free = -1;
   std::string where;
   if (e.cuda) {
-    for (const std::int64_t f : machine.cuda_free_bytes)  // each process has a GPU of its own: the tightest one counts
+    for (const std::int64_t f :
+         machine.cuda_free_bytes)  // each process has a GPU of its own: the tightest one counts
       if (free < 0 || f < free) free = f;
     where = "GPU memory";
   } else {
@@ -158,21 +189,28 @@ void checkMemory(const config::Config& cfg, const std::string& file, const Machi
   const std::int64_t total = need * processes;
   if (total <= free) return;
   std::ostringstream m;
-  m << "about " << formatBytes(total) << " needed for one training step, " << formatBytes(free) << " of " << where << " free ("
-    << plural(clipsPerProcessStep(cfg), "clip", "clips") << " per process"
+  m << "about " << formatBytes(total) << " needed for one training step, " << formatBytes(free)
+    << " of " << where << " free (" << plural(clipsPerProcessStep(cfg), "clip", "clips")
+    << " per process"
     << (processes > 1 ? " x " + std::to_string(processes) + " processes" : std::string()) << ": "
     << formatBytes(e.per_clip_bytes) << " a clip + " << formatBytes(e.fixed_bytes)
     << " weights, gradients and optimizer state, measured on one clip); lower TRAIN.BATCH_SIZE"
-    << (cfg.getBool("TRAIN.MIXED_PRECISION") ? "" : " or turn on mixed precision (TRAIN.MIXED_PRECISION)");
+    << (cfg.getBool("TRAIN.MIXED_PRECISION")
+            ? ""
+            : " or turn on mixed precision (TRAIN.MIXED_PRECISION)");
   warning(out, cfg, file, "TRAIN.BATCH_SIZE", m.str());
 }
 
 std::string formatBytes(std::int64_t bytes) {
   const double gib = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
   char buf[32];
-  if (gib >= 10) std::snprintf(buf, sizeof buf, "%.0f GiB", gib);
-  else if (gib >= 1) std::snprintf(buf, sizeof buf, "%.1f GiB", gib);
-  else std::snprintf(buf, sizeof buf, "%.0f MiB", std::ceil(static_cast<double>(bytes) / (1024.0 * 1024.0)));
+  if (gib >= 10)
+    std::snprintf(buf, sizeof buf, "%.0f GiB", gib);
+  else if (gib >= 1)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", gib);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MiB",
+                  std::ceil(static_cast<double>(bytes) / (1024.0 * 1024.0)));
   return buf;
 }
 

@@ -45,23 +45,25 @@ std::int64_t clipsPerProcessStep(const config::Config& cfg);
 std::int64_t stepPeakBytes(const config::Config& cfg, const MemoryEstimate& e);
 
 struct DataCheckOptions {
-  int sample_paths = 16;      ///< listed videos whose existence is checked, spread over each list
+  int sample_paths = 16;  ///< listed videos whose existence is checked, spread over each list
   double decode_budget_s = 1.5;  ///< no new decode starts after this (the first always runs)
 };
 
 /// NUM_GPUS against the CUDA devices, DIST.CPU_PROCESSES against the cores, float16 autocast
 /// with NUM_GPUS > 0 on a machine without CUDA (the validator reports it for NUM_GPUS 0), and a
 /// warning for bfloat16 autocast on a CPU without LibTorch's bfloat16 convolutions.
-void checkDevice(const config::Config& cfg, const std::string& file, const MachineFacts& machine, config::Diagnostics& out);
+void checkDevice(const config::Config& cfg, const std::string& file, const MachineFacts& machine,
+                 config::Diagnostics& out);
 /// DATA.PATH_TO_DATA_DIR and the list of each enabled phase (train and val when TRAIN.ENABLE,
 /// test when TEST.ENABLE), a sample of their videos, and one decode.
-void checkData(const config::Config& cfg, const std::string& file, const DataCheckOptions& options, config::Diagnostics& out);
+void checkData(const config::Config& cfg, const std::string& file, const DataCheckOptions& options,
+               config::Diagnostics& out);
 /// OUTPUT_DIR can be created and written and no trainer holds it; TRAIN.CHECKPOINT_FILE_PATH and
 /// TEST.CHECKPOINT_FILE_PATH exist when set (and their phase is enabled).
 void checkFiles(const config::Config& cfg, const std::string& file, config::Diagnostics& out);
 /// A warning when one training step needs more than the free RAM (NUM_GPUS 0) or GPU memory.
-void checkMemory(const config::Config& cfg, const std::string& file, const MachineFacts& machine, const MemoryEstimate& estimate,
-                 config::Diagnostics& out);
+void checkMemory(const config::Config& cfg, const std::string& file, const MachineFacts& machine,
+                 const MemoryEstimate& estimate, config::Diagnostics& out);
 
 /// "41 GiB", "3.2 GiB", "640 MiB".
 std::string formatBytes(std::int64_t bytes);

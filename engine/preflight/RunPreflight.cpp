@@ -26,18 +26,38 @@ namespace {
 // Keys that cannot change the memory of a one-clip training step: the batch is scaled
 // afterwards, the rest is schedule, paths, logging and evaluation.
 bool irrelevantToStepMemory(const std::string& key) {
-  static const char* const kPrefixes[] = {"TEST.",          "DATA_LOADER.",       "TENSORBOARD.",       "DEMO.",
-                                          "OUTPUT_DIR",     "LOG_",               "RNG_SEED",           "NUM_SHARDS",
-                                          "SHARD_ID",       "DIST.",              "TRAIN.BATCH_SIZE",   "TRAIN.EVAL_PERIOD",
-                                          "TRAIN.CHECKPOINT", "TRAIN.AUTO_RESUME", "DATA.PATH_",         "SOLVER.BASE_LR",
-                                          "SOLVER.LR_",     "SOLVER.MAX_EPOCH",   "SOLVER.WARMUP",      "SOLVER.COSINE",
-                                          "SOLVER.STEPS",   "SOLVER.LRS",         "SOLVER.WEIGHT_DECAY", "MULTIGRID."};
+  static const char* const kPrefixes[] = {"TEST.",
+                                          "DATA_LOADER.",
+                                          "TENSORBOARD.",
+                                          "DEMO.",
+                                          "OUTPUT_DIR",
+                                          "LOG_",
+                                          "RNG_SEED",
+                                          "NUM_SHARDS",
+                                          "SHARD_ID",
+                                          "DIST.",
+                                          "TRAIN.BATCH_SIZE",
+                                          "TRAIN.EVAL_PERIOD",
+                                          "TRAIN.CHECKPOINT",
+                                          "TRAIN.AUTO_RESUME",
+                                          "DATA.PATH_",
+                                          "SOLVER.BASE_LR",
+                                          "SOLVER.LR_",
+                                          "SOLVER.MAX_EPOCH",
+                                          "SOLVER.WARMUP",
+                                          "SOLVER.COSINE",
+                                          "SOLVER.STEPS",
+                                          "SOLVER.LRS",
+                                          "SOLVER.WEIGHT_DECAY",
+                                          "MULTIGRID."};
   for (const char* p : kPrefixes)
     if (key.rfind(p, 0) == 0) return true;
   return false;
 }
 
-std::int64_t tensorBytes(const torch::Tensor& t) { return t.defined() ? t.numel() * static_cast<std::int64_t>(t.element_size()) : 0; }
+std::int64_t tensorBytes(const torch::Tensor& t) {
+  return t.defined() ? t.numel() * static_cast<std::int64_t>(t.element_size()) : 0;
+}
 
 MemoryEstimate measure(const config::Config& cfg) {
   MemoryEstimate e;
@@ -94,7 +114,8 @@ MemoryEstimate measure(const config::Config& cfg) {
     peak = cuda ? system::cudaMemory(0).peak_allocated_bytes : system::processPeakRssBytes();
     const std::int64_t growth = std::max<std::int64_t>(0, peak - before);
     const std::string method = cfg.getString("SOLVER.OPTIMIZING_METHOD");
-    const int stateCopies = method == "sgd" ? (cfg.getFloat("SOLVER.MOMENTUM") > 0 ? 1 : 0) : 2;  // momentum; Adam's two moments
+    const int stateCopies = method == "sgd" ? (cfg.getFloat("SOLVER.MOMENTUM") > 0 ? 1 : 0)
+                                            : 2;  // momentum; Adam's two moments
     const std::int64_t gradsAndState = params * (1 + stateCopies);
     e.measured = true;
     e.cuda = cuda;
@@ -116,7 +137,8 @@ MachineFacts probeMachine() {
   m.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
   m.free_ram_bytes = availableRamBytes();
 #if defined(__x86_64__) || defined(__i386__)
-  m.cpu_bf16_kernels = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  m.cpu_bf16_kernels = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                       __builtin_cpu_supports("avx512dq");
 #endif
   m.tensorboard_support = runlog::tensorBoardSupport();
   m.cuda_devices = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
@@ -124,7 +146,8 @@ MachineFacts probeMachine() {
   for (int i = 0; i < m.cuda_devices; ++i) {
     c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(i));
     size_t free = 0, total = 0;
-    if (cudaMemGetInfo(&free, &total) == cudaSuccess) m.cuda_free_bytes.push_back(static_cast<std::int64_t>(free));
+    if (cudaMemGetInfo(&free, &total) == cudaSuccess)
+      m.cuda_free_bytes.push_back(static_cast<std::int64_t>(free));
   }
 #endif
   return m;
@@ -155,8 +178,8 @@ int MemoryEstimator::measurements() const {
   return measurements_;
 }
 
-config::Diagnostics runPreflight(const config::Config& cfg, const std::string& file, const PreflightOptions& options,
-                                 MemoryEstimator* memory) {
+config::Diagnostics runPreflight(const config::Config& cfg, const std::string& file,
+                                 const PreflightOptions& options, MemoryEstimator* memory) {
   config::Diagnostics out;
   auto refuse = [&](const std::string& key, const std::string& message) {
     config::Origin where{file, 0, 0};
@@ -164,20 +187,25 @@ config::Diagnostics runPreflight(const config::Config& cfg, const std::string& f
     out.push_back(config::Diagnostic{config::Diagnostic::Severity::Error, where, key, message});
   };
   // What Trainer::start refuses, said before Start ("KEY: message").
-  for (const auto& r : config::refusedSettings(cfg, cfg.getBool("TRAIN.ENABLE"))) refuse(r.key, r.message);
+  for (const auto& r : config::refusedSettings(cfg, cfg.getBool("TRAIN.ENABLE")))
+    refuse(r.key, r.message);
   if (cfg.getBool("MIXUP.ENABLE") && cfg.getBool("TRAIN.ENABLE") && clipsPerProcessStep(cfg) < 2)
-    refuse("MIXUP.ENABLE", "mixup and cutmix mix a batch with its own reverse, so each process needs at least 2 clips per batch; "
-                           "raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False");
+    refuse("MIXUP.ENABLE",
+           "mixup and cutmix mix a batch with its own reverse, so each process needs at least 2 "
+           "clips per batch; "
+           "raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False");
   const MachineFacts machine = probeMachine();
   checkDevice(cfg, file, machine, out);
   const bool deviceOk = !config::hasErrors(out);
   checkFiles(cfg, file, out);
   if (options.data) checkData(cfg, file, options.data_options, out);
-  if (options.memory && memory && deviceOk) checkMemory(cfg, file, machine, memory->estimate(cfg), out);
+  if (options.memory && memory && deviceOk)
+    checkMemory(cfg, file, machine, memory->estimate(cfg), out);
   return out;
 }
 
-config::Diagnostics memoryPreflight(const config::Config& cfg, const std::string& file, MemoryEstimator& memory) {
+config::Diagnostics memoryPreflight(const config::Config& cfg, const std::string& file,
+                                    MemoryEstimator& memory) {
   config::Diagnostics out, device;
   const MachineFacts machine = probeMachine();
   checkDevice(cfg, file, machine, device);

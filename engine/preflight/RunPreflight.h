@@ -38,10 +38,11 @@ struct PreflightOptions {
 
 /// Every check of `cfg` (already loaded and valid: config problems are the loader's and are not
 /// repeated). `file` locates problems of keys left at their defaults. `memory` may be null.
-config::Diagnostics runPreflight(const config::Config& cfg, const std::string& file, const PreflightOptions& options,
-                                 MemoryEstimator* memory);
+config::Diagnostics runPreflight(const config::Config& cfg, const std::string& file,
+                                 const PreflightOptions& options, MemoryEstimator* memory);
 /// Only the memory check (the slow part, for a second pass after runPreflight without it):
 /// nothing when the device is not there.
-config::Diagnostics memoryPreflight(const config::Config& cfg, const std::string& file, MemoryEstimator& memory);
+config::Diagnostics memoryPreflight(const config::Config& cfg, const std::string& file,
+                                    MemoryEstimator& memory);
 
 }  // namespace amp::preflight

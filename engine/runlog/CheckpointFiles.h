@@ -1,6 +1,7 @@
 #pragma once
-// Where a run directory's checkpoints are (docs/run-format.md): checkpoints/checkpoint_epoch_*.pyth,
-// whose names sort in time order. Torch-free (the studio lists them; train/Checkpoint.h reads them).
+// Where a run directory's checkpoints are (docs/run-format.md):
+// checkpoints/checkpoint_epoch_*.pyth, whose names sort in time order. Torch-free (the studio lists
+// them; train/Checkpoint.h reads them).
 #include <string>
 #include <vector>
 

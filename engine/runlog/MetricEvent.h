@@ -20,13 +20,13 @@ constexpr const char* kEvent = "event";  ///< something happened: `name` says wh
 
 struct MetricEvent {
   std::string kind = kind::kTrain;
-  std::int64_t step = 0;         ///< global optimizer step (0 before the first)
-  double epoch = 0.0;            ///< fractional epoch
-  double time_s = 0.0;           ///< seconds since the run (or its first start) began
-  double unix_time_s = 0.0;      ///< wall clock, seconds since 1970
+  std::int64_t step = 0;                 ///< global optimizer step (0 before the first)
+  double epoch = 0.0;                    ///< fractional epoch
+  double time_s = 0.0;                   ///< seconds since the run (or its first start) began
+  double unix_time_s = 0.0;              ///< wall clock, seconds since 1970
   std::map<std::string, double> values;  ///< name -> value; NaN and inf allowed
-  std::string name;              ///< events: e.g. "scaler_backoff", "resumed", "decode_failure"
-  std::string message;           ///< events: human-readable detail
+  std::string name;     ///< events: e.g. "scaler_backoff", "resumed", "decode_failure"
+  std::string message;  ///< events: human-readable detail
   /// events: the layer concerned (module path), e.g. scaler_backoff's first layer, in backward
   /// order, whose gradient held inf/NaN; "" when none or unknown
   std::string layer;

@@ -13,7 +13,9 @@
 
 namespace amp::runlog {
 
-MetricsWriter::~MetricsWriter() { close(); }
+MetricsWriter::~MetricsWriter() {
+  close();
+}
 
 std::string MetricsWriter::open(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -33,7 +35,8 @@ std::string MetricsWriter::write(const MetricEvent& event) {
   std::string line = toJsonLine(event);
   line += '\n';
   std::lock_guard<std::mutex> lock(mutex_);
-  if (const auto fault = util::injectedFault("metrics"); fault != util::FaultAction::None) {  // drills: a torn line
+  if (const auto fault = util::injectedFault("metrics");
+      fault != util::FaultAction::None) {  // drills: a torn line
     writeRaw(line.substr(0, line.size() / 2));
     if (fault == util::FaultAction::Kill) ::kill(::getpid(), SIGKILL);
     return "cannot append to '" + path_ + "': " + std::strerror(ENOSPC);

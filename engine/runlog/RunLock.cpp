@@ -14,7 +14,9 @@
 namespace amp::runlog {
 namespace {
 
-std::string lockPath(const std::string& dir) { return (std::filesystem::path(dir) / RunLock::kLockFile).string(); }
+std::string lockPath(const std::string& dir) {
+  return (std::filesystem::path(dir) / RunLock::kLockFile).string();
+}
 
 // The holder's line written into the lock file: "pid 4242 on host gpu1, since 2026-12-01 08:00:00".
 std::string describeSelf() {
@@ -36,7 +38,9 @@ std::string readHolder(int fd) {
 
 }  // namespace
 
-RunLock::RunLock(RunLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+RunLock::RunLock(RunLock&& other) noexcept : fd_(other.fd_) {
+  other.fd_ = -1;
+}
 
 RunLock& RunLock::operator=(RunLock&& other) noexcept {
   if (this != &other) {
@@ -53,7 +57,8 @@ bool RunLock::acquire(const std::string& dir, std::string* error) {
   // O_CLOEXEC: worker processes started by this one must not inherit (and so keep) the lock.
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    if (error) *error = "OUTPUT_DIR: cannot open the lock file '" + path + "': " + std::strerror(errno);
+    if (error)
+      *error = "OUTPUT_DIR: cannot open the lock file '" + path + "': " + std::strerror(errno);
     return false;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -71,7 +76,8 @@ bool RunLock::acquire(const std::string& dir, std::string* error) {
   const std::string self = describeSelf() + "\n";
   // On a full disk the name may not be written: the lock is ours all the same.
   [[maybe_unused]] const bool named =
-      ::ftruncate(fd, 0) == 0 && ::pwrite(fd, self.data(), self.size(), 0) == static_cast<ssize_t>(self.size());
+      ::ftruncate(fd, 0) == 0 &&
+      ::pwrite(fd, self.data(), self.size(), 0) == static_cast<ssize_t>(self.size());
   fd_ = fd;
   return true;
 }

@@ -17,8 +17,9 @@ constexpr int kRunFormatVersion = 1;
 struct RunMetadata {
   std::string name;
   RunStatus status = RunStatus::Running;
-  std::string error;         ///< why it failed (status Failed)
-  std::string device;        ///< e.g. "cpu (2 threads)", "cuda:0 NVIDIA H200", "2 x cpu (1 core each, ...)"
+  std::string error;  ///< why it failed (status Failed)
+  std::string
+      device;  ///< e.g. "cpu (2 threads)", "cuda:0 NVIDIA H200", "2 x cpu (1 core each, ...)"
   int worldSize = 1;         ///< processes of a data-parallel run (1: one process)
   std::string distBackend;   ///< "gloo" or "nccl" when worldSize > 1
   std::string precision;     ///< "fp32", "fp16", "bf16"
@@ -26,10 +27,10 @@ struct RunMetadata {
   std::string configSource;  ///< the YAML the run was started from
   std::string host;
   std::int64_t pid = 0;
-  double createdAt = 0;      ///< unix seconds
+  double createdAt = 0;  ///< unix seconds
   double startedAt = 0;
-  double endedAt = 0;        ///< 0 while running
-  double updatedAt = 0;      ///< heartbeat: last time the writer touched run.json
+  double endedAt = 0;    ///< 0 while running
+  double updatedAt = 0;  ///< heartbeat: last time the writer touched run.json
   nlohmann::json versions = nlohmann::json::object();  ///< component -> version
   nlohmann::json extra = nlohmann::json::object();     ///< fields this version does not know, kept
 

@@ -46,8 +46,10 @@ void RunRecord::add(const MetricEvent& e) {
   lastEpoch_ = std::max(lastEpoch_, e.epoch);
   lastTime_ = std::max(lastTime_, e.time_s);
   if (e.kind == kind::kEvent) {
-    if (notable_.size() < kMaxNotableEvents) notable_.push_back(e);
-    else ++droppedValues_;
+    if (notable_.size() < kMaxNotableEvents)
+      notable_.push_back(e);
+    else
+      ++droppedValues_;
     return;
   }
   MetricEvent row = e;  // without the values of series beyond the cap, so the CSV agrees

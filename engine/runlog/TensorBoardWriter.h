@@ -19,8 +19,8 @@ namespace amp::runlog {
 std::string tensorBoardSupport();
 
 struct TensorBoardScalar {
-  std::string tag;  ///< e.g. "Train/loss"
-  double value = 0; ///< stored as a float, as SummaryWriter.add_scalar does
+  std::string tag;   ///< e.g. "Train/loss"
+  double value = 0;  ///< stored as a float, as SummaryWriter.add_scalar does
 };
 
 class TensorBoardWriter {
@@ -37,7 +37,8 @@ class TensorBoardWriter {
   std::string open(const std::string& logDir, double wallTime);
   bool isOpen() const;
   /// One Event per scalar at `step`, appended with one write(2). "" or the reason.
-  std::string add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step, double wallTime);
+  std::string add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
+                  double wallTime);
   void close();
   /// The file's path (set by open). The writer's calls may come from several threads; open and
   /// close are not to race with them.
@@ -53,7 +54,8 @@ class TensorBoardWriter {
 /// Where PySlowFast's TensorboardWriter puts a run's event files: OUTPUT_DIR joined with
 /// TENSORBOARD.LOG_DIR (an absolute LOG_DIR stands alone, as os.path.join does), or
 /// OUTPUT_DIR/runs-<TRAIN.DATASET> when LOG_DIR is empty.
-std::string tensorBoardLogDir(const std::string& outputDir, const std::string& logDir, const std::string& dataset);
+std::string tensorBoardLogDir(const std::string& outputDir, const std::string& logDir,
+                              const std::string& dataset);
 
 /// One record of an events file as read back.
 struct TensorBoardEvent {

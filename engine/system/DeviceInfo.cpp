@@ -25,7 +25,8 @@ std::string loadedBlas() {
     if (line.find("libopenblas") != std::string::npos) return "OpenBLAS";
     if (line.find("libmkl") != std::string::npos) return "MKL";
     if (line.find("libblis") != std::string::npos) found = "BLIS";
-    if (found.empty() && line.find("/libblas.so") != std::string::npos) found = "reference BLAS (slow; install libopenblas0-pthread)";
+    if (found.empty() && line.find("/libblas.so") != std::string::npos)
+      found = "reference BLAS (slow; install libopenblas0-pthread)";
   }
   return found.empty() ? "none found" : found;
 }
@@ -79,8 +80,8 @@ DeviceInfo probeDevices() {
   info.blas = loadedBlas();
 #ifdef AMPSTUDIO_WITH_FFMPEG
   const unsigned v = avcodec_version();
-  info.ffmpeg_version = "libavcodec " + std::to_string(v >> 16) + "." + std::to_string((v >> 8) & 0xff) + "." +
-                        std::to_string(v & 0xff);
+  info.ffmpeg_version = "libavcodec " + std::to_string(v >> 16) + "." +
+                        std::to_string((v >> 8) & 0xff) + "." + std::to_string(v & 0xff);
 #else
   info.ffmpeg_version = "none (built with AMPSTUDIO_WITH_FFMPEG=OFF)";
 #endif

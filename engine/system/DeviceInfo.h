@@ -14,13 +14,13 @@ struct CudaDevice {
 
 struct DeviceInfo {
   std::string libtorch_version;
-  bool libtorch_has_cuda = false;      ///< built with CUDA (compile-time)
+  bool libtorch_has_cuda = false;        ///< built with CUDA (compile-time)
   std::vector<CudaDevice> cuda_devices;  ///< usable now
-  int cpu_threads = 0;                 ///< intra-op threads LibTorch uses now (the trainer sets them)
-  int cpu_cores = 0;                   ///< hardware threads of this machine
-  std::string blas;                    ///< BLAS library loaded in this process, e.g. "OpenBLAS"
-  std::string ffmpeg_version;          ///< libavcodec version
-  bool gloo = false, nccl = false;     ///< c10d process groups this build can make (compile-time)
+  int cpu_threads = 0;              ///< intra-op threads LibTorch uses now (the trainer sets them)
+  int cpu_cores = 0;                ///< hardware threads of this machine
+  std::string blas;                 ///< BLAS library loaded in this process, e.g. "OpenBLAS"
+  std::string ffmpeg_version;       ///< libavcodec version
+  bool gloo = false, nccl = false;  ///< c10d process groups this build can make (compile-time)
 };
 
 /// Probes LibTorch, CUDA, the BLAS in use (after a small matmul) and FFmpeg.

@@ -22,8 +22,12 @@ std::int64_t statusField(const char* field) {
 
 }  // namespace
 
-std::int64_t processRssBytes() { return statusField("VmRSS"); }
-std::int64_t processPeakRssBytes() { return statusField("VmHWM"); }
+std::int64_t processRssBytes() {
+  return statusField("VmRSS");
+}
+std::int64_t processPeakRssBytes() {
+  return statusField("VmHWM");
+}
 
 bool resetPeakRss() {
   std::ofstream out("/proc/self/clear_refs");
@@ -35,7 +39,8 @@ CudaMemory cudaMemory(int device) {
   CudaMemory m;
 #ifdef AMPSTUDIO_WITH_CUDA
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device);
-  constexpr size_t all = 0;  // StatType::AGGREGATE; the enum moved namespaces across LibTorch versions
+  constexpr size_t all =
+      0;  // StatType::AGGREGATE; the enum moved namespaces across LibTorch versions
   m.allocated_bytes = stats.allocated_bytes[all].current;
   m.reserved_bytes = stats.reserved_bytes[all].current;
   m.peak_allocated_bytes = stats.allocated_bytes[all].peak;

@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Plain (generic) dicts and lists: what Python's torch.load reads back as dict and list.
-c10::impl::GenericDict newDict() { return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get()); }
+c10::impl::GenericDict newDict() {
+  return c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get());
+}
 
 // The key of a parameter's optimizer state: the TensorImpl's address printed as a string in
 // LibTorch 1.x, the address itself in 2.x.
@@ -38,14 +40,19 @@ Key stateKeyOf(c10::TensorImpl* impl) {
     return impl;
   }
 }
-StateKey paramKey(const torch::Tensor& p) { return stateKeyOf<StateKey>(p.unsafeGetTensorImpl()); }
+StateKey paramKey(const torch::Tensor& p) {
+  return stateKeyOf<StateKey>(p.unsafeGetTensorImpl());
+}
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) { throw std::runtime_error(path + ": " + why); }
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw std::runtime_error(path + ": " + why);
+}
 
 // PySlowFast: for each pattern in order, k.replace(pattern, "", 1) when the pattern occurs.
 std::string clearName(std::string name, const std::vector<std::string>& patterns) {
   for (const auto& pat : patterns)
-    if (const auto at = name.find(pat); !pat.empty() && at != std::string::npos) name.erase(at, pat.size());
+    if (const auto at = name.find(pat); !pat.empty() && at != std::string::npos)
+      name.erase(at, pat.size());
   return name;
 }
 
@@ -59,31 +66,39 @@ std::string shapeText(const torch::Tensor& t) {
 // inflation of a 2D weight (TRAIN.CHECKPOINT_INFLATE), or interpolation of MViT's relative
 // positions (linear over the length) and positional embeddings (linear over time, bicubic over the
 // square spatial grid). Undefined when none applies.
-torch::Tensor fitLikePySlowFast(const std::string& name, const torch::Tensor& v, const torch::Tensor& dst, bool inflate) {
+torch::Tensor fitLikePySlowFast(const std::string& name, const torch::Tensor& v,
+                                const torch::Tensor& dst, bool inflate) {
   namespace F = torch::nn::functional;
   const auto x = v.to(torch::kFloat);
   if (inflate) {
-    if (v.dim() == 4 && dst.dim() == 5 && v.size(0) == dst.size(0) && v.size(1) == dst.size(1) && v.size(2) == dst.size(3) &&
-        v.size(3) == dst.size(4)) {
+    if (v.dim() == 4 && dst.dim() == 5 && v.size(0) == dst.size(0) && v.size(1) == dst.size(1) &&
+        v.size(2) == dst.size(3) && v.size(3) == dst.size(4)) {
       const auto t = dst.size(2);
       return x.unsqueeze(2).repeat({1, 1, t, 1, 1}) / static_cast<double>(t);
     }
     return {};
   }
   if (name.find("attn.rel_pos") != std::string::npos && v.dim() == 2 && dst.dim() == 2)
-    return F::interpolate(x.t().unsqueeze(0),
-                          F::InterpolateFuncOptions().size(std::vector<int64_t>{dst.size(0)}).mode(torch::kLinear).align_corners(false))[0]
+    return F::interpolate(x.t().unsqueeze(0), F::InterpolateFuncOptions()
+                                                  .size(std::vector<int64_t>{dst.size(0)})
+                                                  .mode(torch::kLinear)
+                                                  .align_corners(false))[0]
         .t();
   if (name.find("pos_embed_temporal") != std::string::npos && v.dim() == 3 && dst.dim() == 3)
-    return F::interpolate(x.permute({0, 2, 1}),
-                          F::InterpolateFuncOptions().size(std::vector<int64_t>{dst.size(1)}).mode(torch::kLinear).align_corners(false))
+    return F::interpolate(x.permute({0, 2, 1}), F::InterpolateFuncOptions()
+                                                    .size(std::vector<int64_t>{dst.size(1)})
+                                                    .mode(torch::kLinear)
+                                                    .align_corners(false))
         .permute({0, 2, 1});
   if (name.find("pos_embed_spatial") != std::string::npos && v.dim() == 3 && dst.dim() == 3) {
     const auto from = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(v.size(1)))));
     const auto to = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(dst.size(1)))));
     if (from * from != v.size(1) || to * to != dst.size(1)) return {};
     return F::interpolate(x.reshape({1, from, from, -1}).permute({0, 3, 1, 2}),
-                          F::InterpolateFuncOptions().size(std::vector<int64_t>{to, to}).mode(torch::kBicubic).align_corners(false))
+                          F::InterpolateFuncOptions()
+                              .size(std::vector<int64_t>{to, to})
+                              .mode(torch::kBicubic)
+                              .align_corners(false))
         .reshape({1, -1, to * to})
         .permute({0, 2, 1});
   }
@@ -109,8 +124,10 @@ std::unique_ptr<State> loadAdamState(int64_t step, const Get& tensor, bool amsgr
   return st;
 }
 
-// PyTorch's optimizer.state_dict(): {"state": {index: {...}}, "param_groups": [{..., "params": [index...]}]}.
-c10::IValue optimizerState(const torch::optim::Optimizer& opt, const std::vector<double>& layerDecay) {
+// PyTorch's optimizer.state_dict(): {"state": {index: {...}}, "param_groups": [{..., "params":
+// [index...]}]}.
+c10::IValue optimizerState(const torch::optim::Optimizer& opt,
+                           const std::vector<double>& layerDecay) {
   c10::impl::GenericDict state(c10::IntType::get(), c10::AnyType::get());
   c10::impl::GenericList groups(c10::AnyType::get());
   int64_t index = 0;
@@ -125,12 +142,14 @@ c10::IValue optimizerState(const torch::optim::Optimizer& opt, const std::vector
       g.insert("weight_decay", s->weight_decay());
       g.insert("nesterov", s->nesterov());
     } else if (const auto* a = dynamic_cast<const torch::optim::AdamOptions*>(&o)) {
-      g.insert("betas", c10::ivalue::Tuple::create({std::get<0>(a->betas()), std::get<1>(a->betas())}));
+      g.insert("betas",
+               c10::ivalue::Tuple::create({std::get<0>(a->betas()), std::get<1>(a->betas())}));
       g.insert("eps", a->eps());
       g.insert("weight_decay", a->weight_decay());
       g.insert("amsgrad", a->amsgrad());
     } else if (const auto* w = dynamic_cast<const torch::optim::AdamWOptions*>(&o)) {
-      g.insert("betas", c10::ivalue::Tuple::create({std::get<0>(w->betas()), std::get<1>(w->betas())}));
+      g.insert("betas",
+               c10::ivalue::Tuple::create({std::get<0>(w->betas()), std::get<1>(w->betas())}));
       g.insert("eps", w->eps());
       g.insert("weight_decay", w->weight_decay());
       g.insert("amsgrad", w->amsgrad());
@@ -141,10 +160,13 @@ c10::IValue optimizerState(const torch::optim::Optimizer& opt, const std::vector
       if (it != opt.state().end()) {
         auto s = newDict();
         if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(it->second.get())) {
-          if (sgd->momentum_buffer().defined()) s.insert("momentum_buffer", sgd->momentum_buffer().cpu());
-        } else if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(it->second.get())) {
+          if (sgd->momentum_buffer().defined())
+            s.insert("momentum_buffer", sgd->momentum_buffer().cpu());
+        } else if (const auto* adam =
+                       dynamic_cast<const torch::optim::AdamParamState*>(it->second.get())) {
           saveAdamState(*adam, s);
-        } else if (const auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
+        } else if (const auto* adamw =
+                       dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get())) {
           saveAdamState(*adamw, s);
         }
         if (s.size()) state.insert(index, s);
@@ -164,35 +186,41 @@ c10::IValue optimizerState(const torch::optim::Optimizer& opt, const std::vector
   return out;
 }
 
-void restoreOptimizer(const std::string& path, const c10::IValue& value, torch::optim::Optimizer& opt) {
+void restoreOptimizer(const std::string& path, const c10::IValue& value,
+                      torch::optim::Optimizer& opt) {
   if (!value.isGenericDict()) fail(path, "optimizer_state is not a dict");
   const auto d = value.toGenericDict();
-  if (!d.contains("state") || !d.contains("param_groups")) fail(path, "optimizer_state lacks state / param_groups");
+  if (!d.contains("state") || !d.contains("param_groups"))
+    fail(path, "optimizer_state lacks state / param_groups");
   const auto groups = d.at("param_groups").toList();
   if (groups.size() != opt.param_groups().size())
-    fail(path, "the optimizer has " + std::to_string(opt.param_groups().size()) + " parameter groups, the checkpoint " +
-                   std::to_string(groups.size()) + " (a different model or SOLVER settings?)");
+    fail(path, "the optimizer has " + std::to_string(opt.param_groups().size()) +
+                   " parameter groups, the checkpoint " + std::to_string(groups.size()) +
+                   " (a different model or SOLVER settings?)");
   std::vector<torch::Tensor> params;
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto ids = groups.get(g).toGenericDict().at("params").toList();
     auto& group = opt.param_groups()[g];
     if (ids.size() != group.params().size())
-      fail(path, "parameter group " + std::to_string(g) + " holds " + std::to_string(group.params().size()) +
-                     " tensors here and " + std::to_string(ids.size()) + " in the checkpoint");
+      fail(path, "parameter group " + std::to_string(g) + " holds " +
+                     std::to_string(group.params().size()) + " tensors here and " +
+                     std::to_string(ids.size()) + " in the checkpoint");
     for (const auto& p : group.params()) params.push_back(p);
     group.options().set_lr(groups.get(g).toGenericDict().at("lr").toDouble());
   }
   opt.state().clear();
   for (const auto& entry : d.at("state").toGenericDict()) {
     const int64_t i = entry.key().toInt();
-    if (i < 0 || i >= static_cast<int64_t>(params.size())) fail(path, "optimizer state for unknown parameter " + std::to_string(i));
+    if (i < 0 || i >= static_cast<int64_t>(params.size()))
+      fail(path, "optimizer state for unknown parameter " + std::to_string(i));
     const auto& p = params[static_cast<size_t>(i)];
     const auto s = entry.value().toGenericDict();
     auto tensor = [&](const char* k) {
       const auto v = s.at(k).toTensor();
       if (v.sizes() != p.sizes())
-        fail(path, std::string("optimizer state ") + k + " of parameter " + std::to_string(i) + " is " + shapeText(v) +
-                       ", the parameter " + shapeText(p) + " (parameter groups in another order or another model?)");
+        fail(path, std::string("optimizer state ") + k + " of parameter " + std::to_string(i) +
+                       " is " + shapeText(v) + ", the parameter " + shapeText(p) +
+                       " (parameter groups in another order or another model?)");
       return v.to(p.device());
     };
     if (s.contains("momentum_buffer")) {
@@ -200,11 +228,15 @@ void restoreOptimizer(const std::string& path, const c10::IValue& value, torch::
       st->momentum_buffer(tensor("momentum_buffer"));
       opt.state()[paramKey(p)] = std::move(st);
     } else if (s.contains("exp_avg")) {
-      const auto step = static_cast<int64_t>(s.at("step").isTensor() ? s.at("step").toTensor().item<double>() : s.at("step").toDouble());
+      const auto step =
+          static_cast<int64_t>(s.at("step").isTensor() ? s.at("step").toTensor().item<double>()
+                                                       : s.at("step").toDouble());
       if (dynamic_cast<const torch::optim::AdamWOptions*>(&opt.param_groups()[0].options()))
-        opt.state()[paramKey(p)] = loadAdamState<torch::optim::AdamWParamState>(step, tensor, s.contains("max_exp_avg_sq"));
+        opt.state()[paramKey(p)] = loadAdamState<torch::optim::AdamWParamState>(
+            step, tensor, s.contains("max_exp_avg_sq"));
       else
-        opt.state()[paramKey(p)] = loadAdamState<torch::optim::AdamParamState>(step, tensor, s.contains("max_exp_avg_sq"));
+        opt.state()[paramKey(p)] =
+            loadAdamState<torch::optim::AdamParamState>(step, tensor, s.contains("max_exp_avg_sq"));
     }
   }
 }
@@ -221,25 +253,35 @@ std::string checkpointFileName(const CheckpointInfo& info) {
   return name;
 }
 
-std::vector<std::string> listCheckpoints(const std::string& runDir) { return runlog::listCheckpointFiles(runDir); }
+std::vector<std::string> listCheckpoints(const std::string& runDir) {
+  return runlog::listCheckpointFiles(runDir);
+}
 
-std::string latestCheckpoint(const std::string& runDir) { return runlog::latestCheckpointFile(runDir); }
+std::string latestCheckpoint(const std::string& runDir) {
+  return runlog::latestCheckpointFile(runDir);
+}
 
-std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, const torch::optim::Optimizer* optimizer,
+std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net,
+                           const torch::optim::Optimizer* optimizer,
                            const precision::GradScaler* scaler, CheckpointInfo info) {
   torch::NoGradGuard noGrad;
   auto model = newDict();
-  for (const auto& p : net.named_parameters()) model.insert(p.key(), p.value().detach().cpu().contiguous());
-  for (const auto& b : net.named_buffers()) model.insert(b.key(), b.value().detach().cpu().contiguous());
+  for (const auto& p : net.named_parameters())
+    model.insert(p.key(), p.value().detach().cpu().contiguous());
+  for (const auto& b : net.named_buffers())
+    model.insert(b.key(), b.value().detach().cpu().contiguous());
   auto ck = newDict();
   ck.insert("model_state", model);
   if (optimizer) ck.insert("optimizer_state", optimizerState(*optimizer, info.layer_decay));
-  ck.insert("epoch", static_cast<int64_t>(info.epochs_done - 1));  // PySlowFast: the last finished epoch
+  ck.insert("epoch",
+            static_cast<int64_t>(info.epochs_done - 1));  // PySlowFast: the last finished epoch
   if (scaler) {
     auto s = newDict();
     for (const auto& [k, v] : scaler->stateDict()) {
-      if (k == "growth_interval" || k == "_growth_tracker") s.insert(k, static_cast<int64_t>(v));
-      else s.insert(k, v);
+      if (k == "growth_interval" || k == "_growth_tracker")
+        s.insert(k, static_cast<int64_t>(v));
+      else
+        s.insert(k, v);
     }
     ck.insert("scaler_state", s);
   }
@@ -256,7 +298,8 @@ std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, co
   const fs::path path = fs::path(runDir) / "checkpoints" / checkpointFileName(info);
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  const std::string err = util::writeFileAtomically(path.string(), std::string(bytes.begin(), bytes.end()), "checkpoint");
+  const std::string err = util::writeFileAtomically(
+      path.string(), std::string(bytes.begin(), bytes.end()), "checkpoint");
   if (!err.empty()) throw std::runtime_error(err);
   return path.string();
 }
@@ -364,7 +407,8 @@ CheckpointInfo loadCaffe2(const std::string& path, torch::nn::Module& net) {
   for (auto& [key, blob] : checkpoint::loadCaffe2Blobs(path)) {
     std::string name = convertCaffe2Name(key);
     if (name.find("bn.running_") != std::string::npos && !model.count(name)) {
-      const std::string split = std::regex_replace(name, std::regex("bn\\.running_"), "bn.split_bn.running_");
+      const std::string split =
+          std::regex_replace(name, std::regex("bn\\.running_"), "bn.split_bn.running_");
       name = model.count(split) ? split : std::string();
     }
     const auto it = name.empty() ? model.end() : model.find(name);
@@ -381,17 +425,21 @@ CheckpointInfo loadCaffe2(const std::string& path, torch::nn::Module& net) {
       shape.resize(static_cast<std::size_t>(dst.dim()), 1);
       src = src.reshape(shape);
     }
-    if (src.dim() == 1 && dst.dim() == 1 && dst.size(0) > src.size(0) && dst.size(0) % src.size(0) == 0)
+    if (src.dim() == 1 && dst.dim() == 1 && dst.size(0) > src.size(0) &&
+        dst.size(0) % src.size(0) == 0)
       src = src.repeat({dst.size(0) / src.size(0)});  // statistics for a split batch norm
     if (src.sizes() != dst.sizes()) {
-      info.notes.push_back(key + ": " + shapeText(blob) + " does not match " + name + ": " + shapeText(dst));
+      info.notes.push_back(key + ": " + shapeText(blob) + " does not match " + name + ": " +
+                           shapeText(dst));
       continue;
     }
     dst.copy_(src);
     loaded.insert(name);
   }
   if (loaded.empty())
-    fail(path, "no Caffe2 blob of the file fits this model (another MODEL.ARCH, or not a Caffe2 checkpoint?)");
+    fail(path,
+         "no Caffe2 blob of the file fits this model (another MODEL.ARCH, or not a Caffe2 "
+         "checkpoint?)");
   for (const auto& [name, t] : model)
     if (!loaded.count(name) && name.find("num_batches_tracked") == std::string::npos)
       info.notes.push_back(name + ": not in the file, keeps its initialisation");
@@ -417,14 +465,20 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     // torch.save(model.state_dict()): the weights alone, no epoch, optimizer or scaler
     for (const auto& e : ck)
       if (!e.key().isString() || !e.value().isTensor())
-        fail(path, "no model_state in the checkpoint, and it is not a bare state dict of tensors either");
+        fail(path,
+             "no model_state in the checkpoint, and it is not a bare state dict of tensors either");
     ck = c10::impl::GenericDict(c10::StringType::get(), c10::AnyType::get());
-    info.notes.push_back("the file holds weights only (a bare state dict): no epoch, optimizer or scaler state");
+    info.notes.push_back(
+        "the file holds weights only (a bare state dict): no epoch, optimizer or scaler state");
   }
-  if (ck.contains("epoch") && ck.at("epoch").isInt()) info.epochs_done = static_cast<int>(ck.at("epoch").toInt()) + 1;
-  if (ck.contains("global_step") && ck.at("global_step").isInt()) info.global_step = ck.at("global_step").toInt();
-  if (ck.contains("iter_in_epoch") && ck.at("iter_in_epoch").isInt()) info.iter_in_epoch = ck.at("iter_in_epoch").toInt();
-  if (ck.contains("best_top1_err") && ck.at("best_top1_err").isDouble()) info.best_top1_err = ck.at("best_top1_err").toDouble();
+  if (ck.contains("epoch") && ck.at("epoch").isInt())
+    info.epochs_done = static_cast<int>(ck.at("epoch").toInt()) + 1;
+  if (ck.contains("global_step") && ck.at("global_step").isInt())
+    info.global_step = ck.at("global_step").toInt();
+  if (ck.contains("iter_in_epoch") && ck.at("iter_in_epoch").isInt())
+    info.iter_in_epoch = ck.at("iter_in_epoch").toInt();
+  if (ck.contains("best_top1_err") && ck.at("best_top1_err").isDouble())
+    info.best_top1_err = ck.at("best_top1_err").toDouble();
   if (ck.contains("cfg") && ck.at("cfg").isString()) info.cfg_yaml = ck.at("cfg").toStringRef();
 
   if (t.net) {
@@ -433,7 +487,8 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     std::size_t renamed = 0;
     std::string firstRename;
     for (const auto& e : modelState) {
-      if (!e.key().isString() || !e.value().isTensor()) fail(path, "model_state holds something other than named tensors");
+      if (!e.key().isString() || !e.value().isTensor())
+        fail(path, "model_state holds something other than named tensors");
       const std::string& original = e.key().toStringRef();
       const std::string name = clearName(original, t.clear_name_patterns);
       if (name != original && renamed++ == 0) firstRename = original + " -> " + name;
@@ -441,7 +496,9 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     }
     if (renamed)  // one line, not one per weight as PySlowFast's log
       info.notes.push_back("renaming: " + firstRename +
-                           (renamed > 1 ? " and " + std::to_string(renamed - 1) + " more (TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN)" : ""));
+                           (renamed > 1 ? " and " + std::to_string(renamed - 1) +
+                                              " more (TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN)"
+                                        : ""));
     std::vector<std::string> missing, wrong;
     std::size_t loaded = 0;
     auto copy = [&](const std::string& name, torch::Tensor& dst) {
@@ -449,13 +506,14 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
       if (it == saved.end()) return missing.push_back(name);
       if (t.subset && it->second.sizes() != dst.sizes()) {
         if (auto fitted = fitLikePySlowFast(name, it->second, dst, t.inflate); fitted.defined()) {
-          info.notes.push_back((t.inflate ? "inflate " : "") + name + ": " + shapeText(it->second) + " reshaped to " +
-                               shapeText(fitted));
+          info.notes.push_back((t.inflate ? "inflate " : "") + name + ": " + shapeText(it->second) +
+                               " reshaped to " + shapeText(fitted));
           it->second = fitted;
         }
       }
       if (it->second.sizes() != dst.sizes()) {
-        wrong.push_back(name + ": " + shapeText(it->second) + " in the file, " + shapeText(dst) + " here");
+        wrong.push_back(name + ": " + shapeText(it->second) + " in the file, " + shapeText(dst) +
+                        " here");
         saved.erase(it);
         return;
       }
@@ -468,18 +526,24 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
     std::vector<std::string> extra;
     for (const auto& [k, v] : saved) extra.push_back(k);
     if (t.inflate && !extra.empty())  // PySlowFast's inflate_weight asserts every entry has a place
-      fail(path, "TRAIN.CHECKPOINT_INFLATE: " + extra.front() + " of the file is not in this model" +
-                     (extra.size() > 1 ? " (and " + std::to_string(extra.size() - 1) + " more)" : std::string()));
+      fail(path, "TRAIN.CHECKPOINT_INFLATE: " + extra.front() +
+                     " of the file is not in this model" +
+                     (extra.size() > 1 ? " (and " + std::to_string(extra.size() - 1) + " more)"
+                                       : std::string()));
     if (t.subset) {
       if (loaded == 0)
-        fail(path, "no weight of the checkpoint fits this model (another MODEL.ARCH / MODEL.MODEL_NAME?)" +
-                       (missing.empty() ? std::string() : "; the model wants e.g. " + missing.front()) +
-                       (extra.empty() ? std::string() : ", the file holds e.g. " + extra.front()));
-      for (const auto& w : wrong) info.notes.push_back(w + ": not loaded, keeps its initialisation");
+        fail(
+            path,
+            "no weight of the checkpoint fits this model (another MODEL.ARCH / MODEL.MODEL_NAME?)" +
+                (missing.empty() ? std::string() : "; the model wants e.g. " + missing.front()) +
+                (extra.empty() ? std::string() : ", the file holds e.g. " + extra.front()));
+      for (const auto& w : wrong)
+        info.notes.push_back(w + ": not loaded, keeps its initialisation");
       for (const auto& m : missing)
         if (m.find("num_batches_tracked") == std::string::npos)
           info.notes.push_back(m + ": not in the file, keeps its initialisation");
-      for (const auto& x : extra) info.notes.push_back(x + ": in the file, not in this model: not used");
+      for (const auto& x : extra)
+        info.notes.push_back(x + ": in the file, not in this model: not used");
     } else if (!missing.empty() || !wrong.empty() || !extra.empty()) {
       std::string why = "the checkpoint does not fit this model (another MODEL / size config?)";
       auto list = [&](const char* what, const std::vector<std::string>& v) {
@@ -493,11 +557,15 @@ CheckpointInfo loadCheckpoint(const std::string& path, const LoadTargets& t) {
       fail(path, why);
     }
   }
-  if (t.optimizer && ck.contains("optimizer_state")) restoreOptimizer(path, ck.at("optimizer_state"), *t.optimizer);
-  if (t.scaler && t.scaler->enabled() && ck.contains("scaler_state") && ck.at("scaler_state").isGenericDict()) {
-    std::map<std::string, double> s;  // empty when it was saved with the scaler off: start afresh then
+  if (t.optimizer && ck.contains("optimizer_state"))
+    restoreOptimizer(path, ck.at("optimizer_state"), *t.optimizer);
+  if (t.scaler && t.scaler->enabled() && ck.contains("scaler_state") &&
+      ck.at("scaler_state").isGenericDict()) {
+    std::map<std::string, double>
+        s;  // empty when it was saved with the scaler off: start afresh then
     for (const auto& e : ck.at("scaler_state").toGenericDict())
-      s[e.key().toStringRef()] = e.value().isInt() ? static_cast<double>(e.value().toInt()) : e.value().toDouble();
+      s[e.key().toStringRef()] =
+          e.value().isInt() ? static_cast<double>(e.value().toInt()) : e.value().toDouble();
     if (!s.empty()) t.scaler->loadStateDict(s);
   }
   if (t.rng && ck.contains("rng_state")) {

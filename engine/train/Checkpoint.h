@@ -15,8 +15,8 @@
 namespace amp::train {
 
 struct CheckpointInfo {
-  int epochs_done = 0;             ///< completed epochs (PySlowFast stores "epoch" = epochs_done - 1)
-  std::int64_t global_step = 0;    ///< optimizer steps taken
+  int epochs_done = 0;           ///< completed epochs (PySlowFast stores "epoch" = epochs_done - 1)
+  std::int64_t global_step = 0;  ///< optimizer steps taken
   std::int64_t iter_in_epoch = 0;  ///< optimizer steps into the next epoch (a stop mid-epoch)
   double best_top1_err = 100.0;    ///< best validation top-1 error so far
   std::string cfg_yaml;
@@ -38,7 +38,8 @@ std::string latestCheckpoint(const std::string& runDir);
 std::vector<std::string> listCheckpoints(const std::string& runDir);
 
 /// Saves atomically to runDir/checkpoints/<name>; returns the path, or throws std::runtime_error.
-std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net, const torch::optim::Optimizer* optimizer,
+std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net,
+                           const torch::optim::Optimizer* optimizer,
                            const precision::GradScaler* scaler, CheckpointInfo info);
 
 /// What to restore from a checkpoint file.
@@ -46,7 +47,7 @@ struct LoadTargets {
   torch::nn::Module* net = nullptr;
   torch::optim::Optimizer* optimizer = nullptr;  ///< null: weights only
   precision::GradScaler* scaler = nullptr;
-  bool rng = false;                              ///< restore the CPU generator
+  bool rng = false;  ///< restore the CPU generator
   /// TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN: each pattern's first occurrence anywhere in a name is
   /// removed, in order, as PySlowFast's load_checkpoint does.
   std::vector<std::string> clear_name_patterns;

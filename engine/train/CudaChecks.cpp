@@ -29,7 +29,9 @@ CudaCheck scalerCheck() {
   auto w = torch::ones({4}, torch::TensorOptions().device(dev).requires_grad(true));
   torch::optim::SGD opt({w}, torch::optim::SGDOptions(0.1));
   precision::GradScaler scaler({1024.0, 2.0, 0.5, 2, true});
-  auto lossOf = [&](float poison) { return (w * torch::tensor({1.0f, 1.0f, 1.0f, poison}, dev)).sum(); };
+  auto lossOf = [&](float poison) {
+    return (w * torch::tensor({1.0f, 1.0f, 1.0f, poison}, dev)).sum();
+  };
   opt.zero_grad();
   scaler.scale(lossOf(std::numeric_limits<float>::infinity())).backward();
   const auto before = w.detach().clone();
@@ -43,28 +45,34 @@ CudaCheck scalerCheck() {
     scaler.step(opt);
     grown += scaler.update().grew ? 1 : 0;
   }
-  c.passed = !stepped && u.backed_off && u.scale_after == 512.0 && untouched && grown == 1 && scaler.currentScale() == 1024.0;
-  c.detail = "skipped " + std::string(stepped ? "no" : "yes") + ", scale 1024 -> " + fmt(u.scale_after) + " -> " +
-             fmt(scaler.currentScale()) + " after 2 clean steps, weights " + (untouched ? "unchanged" : "CHANGED");
+  c.passed = !stepped && u.backed_off && u.scale_after == 512.0 && untouched && grown == 1 &&
+             scaler.currentScale() == 1024.0;
+  c.detail = "skipped " + std::string(stepped ? "no" : "yes") + ", scale 1024 -> " +
+             fmt(u.scale_after) + " -> " + fmt(scaler.currentScale()) +
+             " after 2 clean steps, weights " + (untouched ? "unchanged" : "CHANGED");
   return c;
 }
 
-std::vector<torch::Tensor> inputs(const config::Config& cfg, int64_t n, const torch::Device& dev, bool channelsLast) {
+std::vector<torch::Tensor> inputs(const config::Config& cfg, int64_t n, const torch::Device& dev,
+                                  bool channelsLast) {
   const auto channels = cfg.getIntList("DATA.INPUT_CHANNEL_NUM");
   const int64_t t = cfg.getInt("DATA.NUM_FRAMES"), crop = cfg.getInt("DATA.TRAIN_CROP_SIZE");
   std::vector<torch::Tensor> x;
   for (size_t p = 0; p < channels.size(); ++p) {
     const bool slow = cfg.getString("MODEL.ARCH") == "slowfast" && p == 0;
-    x.push_back(torch::randn({n, channels[p], slow ? t / cfg.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
+    x.push_back(
+        torch::randn({n, channels[p], slow ? t / cfg.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
   }
   return toDevice(std::move(x), dev, channelsLast);
 }
 
 // Autocast forward + backward of a tiny model of one family: finite, gradients in float32 for
 // every parameter, class probabilities close to float32.
-CudaCheck autocastCheck(const std::string& label, const config::Config& cfg, precision::AutocastType type, bool channelsLast) {
+CudaCheck autocastCheck(const std::string& label, const config::Config& cfg,
+                        precision::AutocastType type, bool channelsLast) {
   const std::string typeName = type == precision::AutocastType::Float16 ? "float16" : "bfloat16";
-  CudaCheck c{label + ", " + typeName + " autocast" + (channelsLast ? ", channels-last-3d" : ""), false, ""};
+  CudaCheck c{label + ", " + typeName + " autocast" + (channelsLast ? ", channels-last-3d" : ""),
+              false, ""};
   const torch::Device dev(torch::kCUDA, 0);
   torch::manual_seed(0);
   auto net = models::buildVideoNet(cfg);
@@ -93,7 +101,8 @@ CudaCheck autocastCheck(const std::string& label, const config::Config& cfg, pre
   std::string bad;
   for (const auto& p : net->named_parameters()) {
     const auto& g = p.value().grad();
-    if (!g.defined() || g.scalar_type() != torch::kFloat || !torch::isfinite(g).all().item<bool>()) {
+    if (!g.defined() || g.scalar_type() != torch::kFloat ||
+        !torch::isfinite(g).all().item<bool>()) {
       gradsOk = false;
       bad = p.key();
       break;
@@ -102,7 +111,8 @@ CudaCheck autocastCheck(const std::string& label, const config::Config& cfg, pre
   const bool finite = torch::isfinite(out).all().item<bool>();
   const double bound = type == precision::AutocastType::Float16 ? 0.01 : 0.02;
   c.passed = finite && gradsOk && diff < bound;
-  c.detail = "max |p - p_fp32| " + fmt(diff) + " (bound " + fmt(bound) + ")" + (finite ? "" : ", NOT FINITE") +
+  c.detail = "max |p - p_fp32| " + fmt(diff) + " (bound " + fmt(bound) + ")" +
+             (finite ? "" : ", NOT FINITE") +
              (gradsOk ? ", float32 gradients finite" : ", bad gradient: " + bad);
   return c;
 }
@@ -128,8 +138,16 @@ std::vector<CudaCheck> runCudaChecks(const std::string& configDir, std::string* 
     }
   };
   guarded("gradient scaler", scalerCheck);
-  const std::vector<std::string> tiny = {"NUM_GPUS", "1", "MODEL.NUM_CLASSES", "5", "RESNET.WIDTH_PER_GROUP", "8",
-                                         "DATA.TRAIN_CROP_SIZE", "64", "DATA.TEST_CROP_SIZE", "64"};
+  const std::vector<std::string> tiny = {"NUM_GPUS",
+                                         "1",
+                                         "MODEL.NUM_CLASSES",
+                                         "5",
+                                         "RESNET.WIDTH_PER_GROUP",
+                                         "8",
+                                         "DATA.TRAIN_CROP_SIZE",
+                                         "64",
+                                         "DATA.TEST_CROP_SIZE",
+                                         "64"};
   struct Family {
     const char* label;
     const char* file;
@@ -141,10 +159,12 @@ std::vector<CudaCheck> runCudaChecks(const std::string& configDir, std::string* 
       {"Slow R50", "Kinetics/SLOW_8x8_R50.yaml", {"DATA.NUM_FRAMES", "4"}},
       {"SlowFast R50", "Kinetics/SLOWFAST_8x8_R50.yaml", {"DATA.NUM_FRAMES", "8"}},
       {"X3D", "Kinetics/X3D_XS.yaml", {"DATA.NUM_FRAMES", "4", "X3D.DIM_C5", "64"}},
-      {"MViTv2", "Kinetics/MVITv2_S_16x4.yaml",
-       {"DATA.NUM_FRAMES", "4", "MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "MVIT.DIM_MUL", "[[1, 2.0], [3, 2.0]]",
-        "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.POOL_Q_STRIDE", "[[0, 1, 1, 1], [1, 1, 2, 2], [2, 1, 1, 1], [3, 1, 2, 2]]",
-        "MVIT.POOL_KV_STRIDE_ADAPTIVE", "[1, 4, 4]"}},
+      {"MViTv2",
+       "Kinetics/MVITv2_S_16x4.yaml",
+       {"DATA.NUM_FRAMES", "4", "MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "MVIT.DIM_MUL",
+        "[[1, 2.0], [3, 2.0]]", "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.POOL_Q_STRIDE",
+        "[[0, 1, 1, 1], [1, 1, 2, 2], [2, 1, 1, 1], [3, 1, 2, 2]]", "MVIT.POOL_KV_STRIDE_ADAPTIVE",
+        "[1, 4, 4]"}},
   };
   for (const auto& f : families) {
     auto ov = tiny;
@@ -156,7 +176,10 @@ std::vector<CudaCheck> runCudaChecks(const std::string& configDir, std::string* 
     }
     for (auto type : {precision::AutocastType::Float16, precision::AutocastType::BFloat16})
       guarded(f.label, [&] { return autocastCheck(f.label, r.config, type, false); });
-    if (std::string(f.label) != "MViTv2") guarded(f.label, [&] { return autocastCheck(f.label, r.config, precision::AutocastType::Float16, true); });
+    if (std::string(f.label) != "MViTv2")
+      guarded(f.label, [&] {
+        return autocastCheck(f.label, r.config, precision::AutocastType::Float16, true);
+      });
   }
   return out;
 }

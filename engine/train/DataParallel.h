@@ -6,10 +6,10 @@
 // its input. Internal to the engine (LibTorch types).
 #include <torch/torch.h>
 
-#include <tuple>
-#include <vector>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "dist/DistEnv.h"
 

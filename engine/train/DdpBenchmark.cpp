@@ -26,12 +26,14 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
 
 }  // namespace
 
-bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& env, const DdpBenchOptions& options,
-                                 DdpBenchResult& out, std::string* error) {
+bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& env,
+                                 const DdpBenchOptions& options, DdpBenchResult& out,
+                                 std::string* error) {
   try {
     if (options.global_batch % env.world_size != 0)
-      throw std::runtime_error("--batch " + std::to_string(options.global_batch) + " is not divisible by the " +
-                               std::to_string(env.world_size) + " processes");
+      throw std::runtime_error("--batch " + std::to_string(options.global_batch) +
+                               " is not divisible by the " + std::to_string(env.world_size) +
+                               " processes");
     const torch::Device device = trainingDevice(c, env.local_rank);
     const auto policy = PrecisionPolicy::fromConfig(c);
     torch::manual_seed(static_cast<uint64_t>(c.getInt("RNG_SEED")));
@@ -55,7 +57,8 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
     out.precision = policy.name;
     out.device = device.str();
     out.batch_per_rank = options.global_batch / env.world_size;
-    const auto batch = randomMicroBatch(c, out.batch_per_rank, device, useChannelsLast3d(c, device));
+    const auto batch =
+        randomMicroBatch(c, out.batch_per_rank, device, useChannelsLast3d(c, device));
     setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
     std::vector<double> steps, waits, inBackward;
     for (int i = 0; i < options.warmup + options.iterations; ++i) {

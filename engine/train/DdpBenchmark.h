@@ -26,20 +26,21 @@ struct DdpBenchOptions {
 
 struct DdpBenchResult {
   int world_size = 1;
-  int threads = 1;               ///< LibTorch CPU threads of this process
+  int threads = 1;  ///< LibTorch CPU threads of this process
   std::string precision, device;
   int batch_per_rank = 0;
-  double median_step_s = 0;      ///< one optimizer step, synchronisation included
-  double median_sync_wait_s = 0; ///< of which waiting for all-reduces once backward was done
-  double allreduce_alone_s = 0;  ///< the step's gradient all-reduces with nothing to overlap
+  double median_step_s = 0;       ///< one optimizer step, synchronisation included
+  double median_sync_wait_s = 0;  ///< of which waiting for all-reduces once backward was done
+  double allreduce_alone_s = 0;   ///< the step's gradient all-reduces with nothing to overlap
   int buckets = 0;
-  int buckets_in_backward = 0;   ///< launched before backward ended (median step)
+  int buckets_in_backward = 0;  ///< launched before backward ended (median step)
   double gradient_bytes = 0;
   double last_loss = 0;
 };
 
 /// Runs this process's share. False with `error` naming the problem.
-bool benchmarkDataParallelWorker(const config::Config& cfg, const dist::DistEnv& env, const DdpBenchOptions& options,
-                                 DdpBenchResult& out, std::string* error);
+bool benchmarkDataParallelWorker(const config::Config& cfg, const dist::DistEnv& env,
+                                 const DdpBenchOptions& options, DdpBenchResult& out,
+                                 std::string* error);
 
 }  // namespace amp::train

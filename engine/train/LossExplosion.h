@@ -1,8 +1,8 @@
 #pragma once
 // TRAIN.KILL_LOSS_EXPLOSION_FACTOR as PySlowFast's TrainMeter.update_stats checks it: the losses
 // of the epoch so far in a window LOG_PERIOD long (its ScalarMeter, reset every epoch); once the
-// window holds more than 6, a loss above FACTOR x the mean of the 5 before it ends the run. (So with
-// LOG_PERIOD 6 or less the check never fires, as in PySlowFast.) Torch-free.
+// window holds more than 6, a loss above FACTOR x the mean of the 5 before it ends the run. (So
+// with LOG_PERIOD 6 or less the check never fires, as in PySlowFast.) Torch-free.
 #include <cstdio>
 #include <deque>
 #include <optional>
@@ -12,7 +12,8 @@ namespace amp::train {
 
 class LossExplosionGuard {
  public:
-  LossExplosionGuard(double factor, int logPeriod) : factor_(factor), period_(logPeriod > 0 ? logPeriod : 1) {}
+  LossExplosionGuard(double factor, int logPeriod)
+      : factor_(factor), period_(logPeriod > 0 ? logPeriod : 1) {}
 
   void startEpoch() { window_.clear(); }
 
@@ -26,8 +27,9 @@ class LossExplosionGuard {
     if (!(loss > factor_ * previous / 5.0)) return std::nullopt;
     char why[200];
     std::snprintf(why, sizeof why,
-                  "loss exploded: %.6g > TRAIN.KILL_LOSS_EXPLOSION_FACTOR %g x %.6g (the mean of the 5 losses before it)", loss,
-                  factor_, previous / 5.0);
+                  "loss exploded: %.6g > TRAIN.KILL_LOSS_EXPLOSION_FACTOR %g x %.6g (the mean of "
+                  "the 5 losses before it)",
+                  loss, factor_, previous / 5.0);
     return std::string(why);
   }
 

@@ -51,7 +51,8 @@ double LrSchedule::policy(double e) const {
 
 double LrSchedule::at(double e) const {
   double lr = policy(e);
-  if (e < warmupEpochs_) {  // a straight line from WARMUP_START_LR to the policy at the end of warmup
+  if (e <
+      warmupEpochs_) {  // a straight line from WARMUP_START_LR to the policy at the end of warmup
     const double lrEnd = policy(warmupEpochs_);
     lr = warmupStart_ + e * (lrEnd - warmupStart_) / warmupEpochs_;
   }

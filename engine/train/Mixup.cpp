@@ -23,7 +23,8 @@ class Rng {
   double uniform() { return static_cast<double>((state_ = splitmix(state_)) >> 11) * 0x1.0p-53; }
   /// numpy's randint(lo, hi): lo <= k < hi.
   int64_t integer(int64_t lo, int64_t hi) {
-    return lo + std::min<int64_t>(hi - lo - 1, static_cast<int64_t>(uniform() * static_cast<double>(hi - lo)));
+    return lo + std::min<int64_t>(hi - lo - 1,
+                                  static_cast<int64_t>(uniform() * static_cast<double>(hi - lo)));
   }
   double normal() {  // Box-Muller
     const double u1 = 1.0 - uniform(), u2 = uniform();
@@ -66,10 +67,12 @@ MixupParams MixupParams::fromConfig(const config::Config& c) {
   return p;
 }
 
-std::uint64_t mixSeed(std::uint64_t rngSeed, int epoch, std::int64_t iteration, std::int64_t micro, int rank) {
+std::uint64_t mixSeed(std::uint64_t rngSeed, int epoch, std::int64_t iteration, std::int64_t micro,
+                      int rank) {
   std::uint64_t s = splitmix(rngSeed ^ 0x4d49585550ULL);  // "MIXUP"
-  for (const std::uint64_t v : {static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(iteration),
-                                static_cast<std::uint64_t>(micro), static_cast<std::uint64_t>(rank)})
+  for (const std::uint64_t v :
+       {static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(iteration),
+        static_cast<std::uint64_t>(micro), static_cast<std::uint64_t>(rank)})
     s = splitmix(s ^ v);
   return s;
 }
@@ -102,7 +105,8 @@ MixDecision drawMix(const MixupParams& p, int64_t height, int64_t width, std::ui
     m.y1 = std::clamp<int64_t>(cy + cutH / 2, 0, height);
     m.x0 = std::clamp<int64_t>(cx - cutW / 2, 0, width);
     m.x1 = std::clamp<int64_t>(cx + cutW / 2, 0, width);
-    m.lam = 1.0 - static_cast<double>((m.y1 - m.y0) * (m.x1 - m.x0)) / static_cast<double>(height * width);
+    m.lam = 1.0 - static_cast<double>((m.y1 - m.y0) * (m.x1 - m.x0)) /
+                      static_cast<double>(height * width);
   }
   return m;
 }
@@ -115,7 +119,8 @@ void applyMix(std::vector<torch::Tensor>& pathways, const MixDecision& m) {
       if (m.y1 <= m.y0 || m.x1 <= m.x0) continue;
       using torch::indexing::Ellipsis;
       using torch::indexing::Slice;
-      const std::vector<torch::indexing::TensorIndex> box{Ellipsis, Slice(m.y0, m.y1), Slice(m.x0, m.x1)};
+      const std::vector<torch::indexing::TensorIndex> box{Ellipsis, Slice(m.y0, m.y1),
+                                                          Slice(m.x0, m.x1)};
       x.index_put_(box, x.flip(0).index(box));
     } else {
       auto reversed = x.flip(0).mul_(1.0 - m.lam);  // before x changes
@@ -124,20 +129,24 @@ void applyMix(std::vector<torch::Tensor>& pathways, const MixDecision& m) {
   }
 }
 
-torch::Tensor mixTargets(const torch::Tensor& labels, int64_t numClasses, double lam, double smoothing) {
+torch::Tensor mixTargets(const torch::Tensor& labels, int64_t numClasses, double lam,
+                         double smoothing) {
   const double off = smoothing / static_cast<double>(numClasses), on = 1.0 - smoothing + off;
   auto oneHot = [&](const torch::Tensor& l) {
-    return torch::full({l.size(0), numClasses}, off, torch::TensorOptions().dtype(torch::kFloat).device(l.device()))
+    return torch::full({l.size(0), numClasses}, off,
+                       torch::TensorOptions().dtype(torch::kFloat).device(l.device()))
         .scatter_(1, l.to(torch::kLong).view({-1, 1}), on);
   };
   return oneHot(labels) * lam + oneHot(labels.flip(0)) * (1.0 - lam);
 }
 
-std::pair<torch::Tensor, torch::Tensor> mixedPredictionsForErrors(const torch::Tensor& logits, const torch::Tensor& targets) {
+std::pair<torch::Tensor, torch::Tensor> mixedPredictionsForErrors(const torch::Tensor& logits,
+                                                                  const torch::Tensor& targets) {
   const auto top2 = std::get<1>(targets.topk(2, 1, /*largest=*/true, /*sorted=*/true));
   const auto first = top2.select(1, 0), second = top2.select(1, 1);
   auto preds = logits.detach().clone();
-  const auto rows = torch::arange(preds.size(0), torch::TensorOptions().dtype(torch::kLong).device(preds.device()));
+  const auto rows = torch::arange(
+      preds.size(0), torch::TensorOptions().dtype(torch::kLong).device(preds.device()));
   preds.index_put_({rows, first}, preds.index({rows, first}) + preds.index({rows, second}));
   preds.index_put_({rows, second}, 0.0);
   return {preds, first};

@@ -46,14 +46,17 @@ void applyMix(std::vector<torch::Tensor>& pathways, const MixDecision& mix);
 
 /// mixup_target: lam * smoothed one-hot(labels) + (1 - lam) * smoothed one-hot(labels reversed),
 /// with off value smoothing / K and on value 1 - smoothing + smoothing / K. Float32, B x K.
-torch::Tensor mixTargets(const torch::Tensor& labels, int64_t numClasses, double lam, double smoothing);
+torch::Tensor mixTargets(const torch::Tensor& labels, int64_t numClasses, double lam,
+                         double smoothing);
 
 /// The predictions and labels PySlowFast's train_epoch scores on mixed targets: the label is the
 /// target's largest class, and the logit of its second-largest class is added to the largest's
 /// and then set to zero, so a prediction of either mixed class counts as right.
-std::pair<torch::Tensor, torch::Tensor> mixedPredictionsForErrors(const torch::Tensor& logits, const torch::Tensor& targets);
+std::pair<torch::Tensor, torch::Tensor> mixedPredictionsForErrors(const torch::Tensor& logits,
+                                                                  const torch::Tensor& targets);
 
 /// The seed of one micro-batch's mix: RNG_SEED, epoch, iteration, micro-batch and rank.
-std::uint64_t mixSeed(std::uint64_t rngSeed, int epoch, std::int64_t iteration, std::int64_t micro, int rank);
+std::uint64_t mixSeed(std::uint64_t rngSeed, int epoch, std::int64_t iteration, std::int64_t micro,
+                      int rank);
 
 }  // namespace amp::train

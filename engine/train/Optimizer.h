@@ -22,11 +22,13 @@ namespace amp::train {
 /// i, layer DEPTH + 1 the rest (final norm, head), each with the multiplier
 /// LAYER_DECAY^(DEPTH + 1 - id) written to `layerDecay` (one per group; all 1 otherwise). Like
 /// PySlowFast it refuses models with batch norm (std::invalid_argument naming the key).
-std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c, torch::nn::Module& net,
+std::unique_ptr<torch::optim::Optimizer> buildOptimizer(const config::Config& c,
+                                                        torch::nn::Module& net,
                                                         std::vector<double>* layerDecay = nullptr);
 /// Every group's learning rate: lr times the group's layer-decay multiplier (PySlowFast's set_lr);
 /// `layerDecay` empty: lr for every group.
-void setLearningRate(torch::optim::Optimizer& optimizer, double lr, const std::vector<double>& layerDecay = {});
+void setLearningRate(torch::optim::Optimizer& optimizer, double lr,
+                     const std::vector<double>& layerDecay = {});
 /// Global L2 norm of all gradients (after unscaling, before clipping).
 double globalGradNorm(torch::nn::Module& net);
 void clipGradientsByValue(torch::nn::Module& net, double value);

@@ -16,7 +16,8 @@ PreciseBnResult updatePreciseBnStats(models::VideoNetImpl& net, int numBatches,
   std::vector<double> momenta;
   std::vector<torch::Tensor> mean, var, savedMean, savedVar, savedCount;
   // Sub batch norm (BN.NUM_SPLITS): each group's statistics are averaged over the batches, then
-  // merged, as fvcore's update_bn_stats on PySlowFast's split_bn followed by aggregate_sub_bn_stats.
+  // merged, as fvcore's update_bn_stats on PySlowFast's split_bn followed by
+  // aggregate_sub_bn_stats.
   auto current = [](models::SyncableBatchNorm3dImpl* bn, bool variance) -> torch::Tensor& {
     if (bn->splits() > 1) return variance ? bn->splitVar() : bn->splitMean();
     return variance ? bn->running_var : bn->running_mean;

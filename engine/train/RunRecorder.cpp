@@ -11,19 +11,23 @@
 
 namespace amp::train {
 
-RunRecorder::RunRecorder(const std::string& runDir, bool writes, std::function<void(const runlog::MetricEvent&)> sink)
+RunRecorder::RunRecorder(const std::string& runDir, bool writes,
+                         std::function<void(const runlog::MetricEvent&)> sink)
     : dir_(runDir), writes_(writes), sink_(std::move(sink)) {}
 
 bool RunRecorder::open(const config::Config& userConfig) {
   if (!writes_) return false;
   const std::string metaError = dir_.writeMetadata(meta);
   if (!metaError.empty()) throw std::runtime_error(metaError);
-  if (const std::string why = config::saveConfigFile(userConfig, dir_.configPath()); !why.empty()) throw std::runtime_error(why);
+  if (const std::string why = config::saveConfigFile(userConfig, dir_.configPath()); !why.empty())
+    throw std::runtime_error(why);
   std::error_code sizeError;
-  const bool earlierLog = std::filesystem::file_size(dir_.metricsPath(), sizeError) > 0 && !sizeError;
+  const bool earlierLog =
+      std::filesystem::file_size(dir_.metricsPath(), sizeError) > 0 && !sizeError;
   // `time` counts the run's seconds across its starts: this start continues from the last.
   if (earlierLog)
-    for (const auto& e : runlog::MetricsReader(dir_.metricsPath()).pollFinal()) timeOffset_ = std::max(timeOffset_, e.time_s);
+    for (const auto& e : runlog::MetricsReader(dir_.metricsPath()).pollFinal())
+      timeOffset_ = std::max(timeOffset_, e.time_s);
   const std::string openError = writer_.open(dir_.metricsPath());
   if (!openError.empty()) throw std::runtime_error(openError);
   return earlierLog;
@@ -35,7 +39,8 @@ void RunRecorder::writeMetadata() {
 }
 
 void RunRecorder::record(runlog::MetricEvent e) {
-  e.time_s = timeOffset_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  e.time_s = timeOffset_ +
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   e.unix_time_s = runlog::unixTimeNow();
   if (writes_ && logError_.empty()) logError_ = writer_.write(e);
   if (sink_) sink_(e);
@@ -43,15 +48,18 @@ void RunRecorder::record(runlog::MetricEvent e) {
 
 void RunRecorder::checkLog() const {
   if (!logError_.empty())
-    throw std::runtime_error(logError_ + " (free space or fix the folder, then start the run again: it resumes from its last checkpoint)");
+    throw std::runtime_error(logError_ +
+                             " (free space or fix the folder, then start the run again: it resumes "
+                             "from its last checkpoint)");
 }
 
 void RunRecorder::log(const std::string& line) {
   if (writes_) dir_.appendLog(line);
 }
 
-void RunRecorder::event(const std::string& name, const std::string& message, std::int64_t step, double epoch,
-                      std::map<std::string, double> values, const std::string& layer) {
+void RunRecorder::event(const std::string& name, const std::string& message, std::int64_t step,
+                        double epoch, std::map<std::string, double> values,
+                        const std::string& layer) {
   runlog::MetricEvent e;
   e.kind = runlog::kind::kEvent;
   e.name = name;
@@ -69,20 +77,26 @@ void RunRecorder::openTensorBoard(const config::Config& userConfig, bool wanted)
   if (userConfig.getBool("TENSORBOARD.ENABLE") && !support.empty())
     event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + support, 0, 0);
   if (!wanted || !writes_ || !support.empty()) return;
-  const std::string tbDir = runlog::tensorBoardLogDir(userConfig.getString("OUTPUT_DIR"), userConfig.getString("TENSORBOARD.LOG_DIR"),
+  const std::string tbDir = runlog::tensorBoardLogDir(userConfig.getString("OUTPUT_DIR"),
+                                                      userConfig.getString("TENSORBOARD.LOG_DIR"),
                                                       userConfig.getString("TRAIN.DATASET"));
   tensorBoardError_ = tensorBoard_.open(tbDir, runlog::unixTimeNow());
   if (tensorBoardError_.empty())
     log("TensorBoard event file " + tensorBoard_.path() + " (tensorboard --logdir " + tbDir + ")");
   else
-    event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + tensorBoardError_, 0, 0);
+    event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + tensorBoardError_, 0,
+          0);
 }
 
-void RunRecorder::toTensorBoard(const std::vector<runlog::TensorBoardScalar>& scalars, std::int64_t tbStep, std::int64_t step, double epoch) {
+void RunRecorder::toTensorBoard(const std::vector<runlog::TensorBoardScalar>& scalars,
+                                std::int64_t tbStep, std::int64_t step, double epoch) {
   if (!tensorBoard_.isOpen() || !tensorBoardError_.empty()) return;
   tensorBoardError_ = tensorBoard_.add(scalars, tbStep, runlog::unixTimeNow());
   if (!tensorBoardError_.empty())
-    event("tensorboard", "TENSORBOARD.ENABLE: event file writing stopped: " + tensorBoardError_ + " (metrics.jsonl goes on)", step, epoch);
+    event("tensorboard",
+          "TENSORBOARD.ENABLE: event file writing stopped: " + tensorBoardError_ +
+              " (metrics.jsonl goes on)",
+          step, epoch);
 }
 
 void RunRecorder::close(runlog::RunStatus status, const std::string& error, const char* stateName) {

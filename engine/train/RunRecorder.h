@@ -21,7 +21,8 @@ namespace amp::train {
 
 class RunRecorder {
  public:
-  RunRecorder(const std::string& runDir, bool writes, std::function<void(const runlog::MetricEvent&)> sink);
+  RunRecorder(const std::string& runDir, bool writes,
+              std::function<void(const runlog::MetricEvent&)> sink);
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;
 
@@ -32,7 +33,8 @@ class RunRecorder {
 
   /// Rank 0: writes run.json and the user's config (config.yaml), then opens the metrics log for
   /// appending; `time` continues from the last line an earlier start of the run left. Returns
-  /// whether there was such a line; throws with the file's message when something cannot be written.
+  /// whether there was such a line; throws with the file's message when something cannot be
+  /// written.
   bool open(const config::Config& userConfig);
   /// Writes run.json now (rank 0); its error is ignored, as the run's last word must not throw.
   void writeMetadata();
@@ -52,7 +54,8 @@ class RunRecorder {
   /// runs-<TRAIN.DATASET>). A build without it, or a file that cannot be written, is said once
   /// as an event and the run goes on: metrics.jsonl is the record.
   void openTensorBoard(const config::Config& userConfig, bool wanted);
-  void toTensorBoard(const std::vector<runlog::TensorBoardScalar>& scalars, std::int64_t tbStep, std::int64_t step, double epoch);
+  void toTensorBoard(const std::vector<runlog::TensorBoardScalar>& scalars, std::int64_t tbStep,
+                     std::int64_t step, double epoch);
 
   /// The run's last word: its status and error in run.json and the text log; the logs closed.
   void close(runlog::RunStatus status, const std::string& error, const char* stateName);

@@ -4,19 +4,19 @@
 #include <chrono>
 #include <cmath>
 
+#include <filesystem>
+#include <mutex>
 #include "config/Config.h"
+#include "config/ConfigLoader.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
+#include "runlog/MetricEvent.h"
 #include "system/MemoryProbe.h"
 #include "train/ErrorText.h"
 #include "train/LrSchedule.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
 #include "train/Trainer.h"
-#include "runlog/MetricEvent.h"
-#include "config/ConfigLoader.h"
-#include <filesystem>
-#include <mutex>
 
 namespace amp::train {
 namespace {
@@ -25,7 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 bool isOutOfMemory(const std::exception& e) {
   const std::string what = e.what();
-  return what.find("out of memory") != std::string::npos || what.find("CUDA error: out of memory") != std::string::npos;
+  return what.find("out of memory") != std::string::npos ||
+         what.find("CUDA error: out of memory") != std::string::npos;
 }
 
 // The smallest batch the model trains on: batch norm over the pooled X3D head needs two clips.
@@ -36,7 +37,8 @@ int smallestBatch(const config::Config& c) {
 // Largest batch one training step fits in on the GPU: doubling from a batch known to fit (the
 // benchmark's), then bisection until the gap is at most 1/16 of the batch found (each trial
 // builds the model afresh, a few seconds for SlowFast at a hundred clips).
-int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const torch::Device& device, int fits0) {
+int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy,
+                   const torch::Device& device, int fits0) {
   auto fits = [&](int b) {
     bool ok = true;
     try {
@@ -74,8 +76,8 @@ int searchMaxBatch(const config::Config& c, const PrecisionPolicy& policy, const
 
 }  // namespace
 
-bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o, std::vector<StepBenchResult>& out,
-                           std::string* error) {
+bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
+                           std::vector<StepBenchResult>& out, std::string* error) {
   auto fail = [&](const std::string& why) {
     if (error) *error = why;
     return false;
@@ -91,9 +93,12 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       at::globalContext().setAllowTF32CuBLAS(o.tf32 == 1);
     }
     if (o.max_batch && !cuda)
-      return fail("--max-batch needs CUDA (NUM_GPUS 1): on the CPU the limit is the machine's RAM, not an allocator");
+      return fail(
+          "--max-batch needs CUDA (NUM_GPUS 1): on the CPU the limit is the machine's RAM, not an "
+          "allocator");
     if (o.batch < smallestBatch(cfg))
-      return fail("--batch " + std::to_string(o.batch) + ": X3D.BN_LIN5 normalises the pooled head over the batch, which needs at least " +
+      return fail("--batch " + std::to_string(o.batch) +
+                  ": X3D.BN_LIN5 normalises the pooled head over the batch, which needs at least " +
                   std::to_string(smallestBatch(cfg)) + " clips");
     for (const auto& requested : o.precisions) {
       const PrecisionPolicy policy = PrecisionPolicy::forced(cfg, requested);
@@ -113,13 +118,17 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       if (o.real_data) {
         data::KineticsList list;
         std::string err;
-        if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train", cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
+        if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train",
+                                    cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
                                     cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
           return fail(err);
         auto lo = data::LoaderOptions::fromConfig(cfg, data::Split::Train);
         lo.batch_size = o.batch;
-        loader = std::make_unique<data::VideoLoader>(std::move(list), data::ClipParams::fromConfig(cfg), data::Split::Train, lo);
-        if (loader->batchesPerEpoch() == 0) return fail("--batch: " + std::to_string(o.batch) + " clips is more than the training set holds");
+        loader = std::make_unique<data::VideoLoader>(
+            std::move(list), data::ClipParams::fromConfig(cfg), data::Split::Train, lo);
+        if (loader->batchesPerEpoch() == 0)
+          return fail("--batch: " + std::to_string(o.batch) +
+                      " clips is more than the training set holds");
         itersPerEpoch = static_cast<double>(loader->batchesPerEpoch());
         loader->startEpoch(0);
       }
@@ -131,18 +140,27 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
           if (!loader->error().empty()) throw std::runtime_error(loader->error());
           loader->startEpoch(++epoch);
           b = loader->next();
-          if (!b) throw std::runtime_error(loader->error().empty() ? "the training loader delivered nothing" : loader->error());
+          if (!b)
+            throw std::runtime_error(loader->error().empty()
+                                         ? "the training loader delivered nothing"
+                                         : loader->error());
         }
         MicroBatch mb;
         if (b->slow_frames > 0)
-          mb.inputs.push_back(torch::from_blob(b->slow.data(), {b->size, b->channels, b->slow_frames, b->height, b->width}).clone());
-        mb.inputs.push_back(torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}).clone());
+          mb.inputs.push_back(
+              torch::from_blob(b->slow.data(),
+                               {b->size, b->channels, b->slow_frames, b->height, b->width})
+                  .clone());
+        mb.inputs.push_back(
+            torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width})
+                .clone());
         mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
         mb.labels = torch::tensor(b->labels, torch::kLong).to(device);
         loader->recycle(std::move(*b));
         return mb;
       };
-      const MicroBatch fixed = o.real_data ? MicroBatch{} : nextBatch();  // random clips: the same batch every step
+      const MicroBatch fixed =
+          o.real_data ? MicroBatch{} : nextBatch();  // random clips: the same batch every step
 
       StepBenchResult r;
       r.precision = policy.name;
@@ -155,7 +173,8 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         net->eval();  // one clip: batch norm on running statistics
         models::FlopCounter counter;
         net->forward(randomMicroBatch(cfg, 1, device, channelsLast).inputs);
-        r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) * o.batch;  // backward costs about twice the forward
+        r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) *
+                          o.batch;  // backward costs about twice the forward
         net->train();
       }
       const std::int64_t rssBefore = system::processRssBytes();
@@ -174,7 +193,8 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         MicroBatch mb = o.real_data ? nextBatch() : fixed;
         const double wait = std::chrono::duration<double>(Clock::now() - t0).count();
         const auto start = Clock::now();
-        const double frac = o.real_data ? static_cast<double>(i) / itersPerEpoch : cfg.getFloat("SOLVER.WARMUP_EPOCHS");
+        const double frac = o.real_data ? static_cast<double>(i) / itersPerEpoch
+                                        : cfg.getFloat("SOLVER.WARMUP_EPOCHS");
         setLearningRate(*optimizer, schedule.at(frac), layerDecay);
         const StepOutcome s = step.run({mb});
         if (cuda) torch::cuda::synchronize();
@@ -195,7 +215,8 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       // The median step, and its own forward and backward (so that they add up within it).
       std::vector<size_t> order(times.size());
       for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-      std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return times[x] < times[y]; });
+      std::sort(order.begin(), order.end(),
+                [&](size_t x, size_t y) { return times[x] < times[y]; });
       if (!order.empty()) {
         const size_t m = order[order.size() / 2];
         r.median_step_s = times[m];
@@ -226,12 +247,15 @@ namespace {
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  return v.empty()      ? 0
+         : v.size() % 2 ? v[v.size() / 2]
+                        : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 // Median seconds per iteration of the bare loop over `iterations` after `warmup` (the median
 // keeps a shared machine's hiccups out of the figure).
-double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy, const torch::Device& device, int warmup, int iterations) {
+double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy,
+                const torch::Device& device, int warmup, int iterations) {
   torch::manual_seed(0);
   auto net = models::buildVideoNet(cfg);
   net->to(device);
@@ -239,7 +263,8 @@ double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy, const 
   if (cl) toChannelsLast3d(*net);
   net->train();
   auto opt = buildOptimizer(cfg, *net);
-  precision::GradScaler scaler({cfg.getFloat("AMP.INIT_SCALE"), cfg.getFloat("AMP.GROWTH_FACTOR"), cfg.getFloat("AMP.BACKOFF_FACTOR"),
+  precision::GradScaler scaler({cfg.getFloat("AMP.INIT_SCALE"), cfg.getFloat("AMP.GROWTH_FACTOR"),
+                                cfg.getFloat("AMP.BACKOFF_FACTOR"),
                                 cfg.getInt("AMP.GROWTH_INTERVAL"), policy.scaler});
   const MicroBatch b = randomMicroBatch(cfg, cfg.getInt("TRAIN.BATCH_SIZE"), device, cl);
   std::vector<double> durations;
@@ -265,8 +290,8 @@ double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy, const 
 
 // Median seconds per iteration through the Trainer: the gaps between its own events' times
 // (steps warmup..warmup+iterations), everything the loop does between two steps included.
-double trainerLoop(const config::Config& base, const std::string& dir, int warmup, int iterations, double& bookkeeping,
-                   std::string* error) {
+double trainerLoop(const config::Config& base, const std::string& dir, int warmup, int iterations,
+                   double& bookkeeping, std::string* error) {
   config::Config c = base;
   std::filesystem::remove_all(dir);
   c.set("OUTPUT_DIR", dir);
@@ -291,7 +316,8 @@ double trainerLoop(const config::Config& base, const std::string& dir, int warmu
   t.wait();
   std::filesystem::remove_all(dir);
   if (static_cast<std::int64_t>(times.size()) < last) {
-    if (error) *error = "the trainer ended after " + std::to_string(times.size()) + " steps: " + t.error();
+    if (error)
+      *error = "the trainer ended after " + std::to_string(times.size()) + " steps: " + t.error();
     return -1;
   }
   std::vector<double> gaps, outside;
@@ -306,7 +332,8 @@ double trainerLoop(const config::Config& base, const std::string& dir, int warmu
 
 }  // namespace
 
-bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o, OverheadResult& out, std::string* error) {
+bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o,
+                             OverheadResult& out, std::string* error) {
   try {
     const torch::Device device = trainingDevice(cfg);
     const PrecisionPolicy policy = PrecisionPolicy::fromConfig(cfg);
@@ -314,14 +341,16 @@ bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o
     out.device = device.str();
     out.batch = static_cast<int>(cfg.getInt("TRAIN.BATCH_SIZE"));
     if (cfg.getInt("SOLVER.GRAD_ACCUM_STEPS") != 1) {
-      if (error) *error = "SOLVER.GRAD_ACCUM_STEPS: bench overhead compares single-batch steps; set it to 1";
+      if (error)
+        *error = "SOLVER.GRAD_ACCUM_STEPS: bench overhead compares single-batch steps; set it to 1";
       return false;
     }
     const int warmup = std::max(1, o.warmup);
     for (int r = 0; r < std::max(1, o.rounds); ++r) {
       out.bare_s.push_back(bareLoop(cfg, policy, device, warmup, o.iterations));
       double bookkeeping = 0;
-      const double t = trainerLoop(cfg, o.work_dir + "/overhead-run", warmup, o.iterations, bookkeeping, error);
+      const double t =
+          trainerLoop(cfg, o.work_dir + "/overhead-run", warmup, o.iterations, bookkeeping, error);
       if (t < 0) return false;
       out.trainer_s.push_back(t);
       out.bookkeeping_s.push_back(bookkeeping);
@@ -329,7 +358,8 @@ bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o
     out.bare_median_s = median(out.bare_s);
     out.trainer_median_s = median(out.trainer_s);
     std::vector<double> ratios;
-    for (std::size_t i = 0; i < out.bare_s.size(); ++i) ratios.push_back(out.trainer_s[i] / out.bare_s[i]);
+    for (std::size_t i = 0; i < out.bare_s.size(); ++i)
+      ratios.push_back(out.trainer_s[i] / out.bare_s[i]);
     out.overhead = median(ratios) - 1;  // paired rounds: the machine's drift cancels
     out.bookkeeping_median_s = median(out.bookkeeping_s);
     return true;

@@ -34,44 +34,57 @@ std::string testCheckpoint(const config::Config& c) {
   return path;
 }
 
-CheckpointInfo loadTestWeights(const config::Config& c, const std::string& path, torch::nn::Module& net) {
+CheckpointInfo loadTestWeights(const config::Config& c, const std::string& path,
+                               torch::nn::Module& net) {
   LoadTargets t{&net, nullptr, nullptr, false, {}};
   const bool isTest = path == c.getString("TEST.CHECKPOINT_FILE_PATH");
-  if (isTest) t.caffe2 = c.getString("TEST.CHECKPOINT_TYPE") == "caffe2";
-  else if (path == c.getString("TRAIN.CHECKPOINT_FILE_PATH")) t.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
+  if (isTest)
+    t.caffe2 = c.getString("TEST.CHECKPOINT_TYPE") == "caffe2";
+  else if (path == c.getString("TRAIN.CHECKPOINT_FILE_PATH"))
+    t.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
   auto info = loadCheckpoint(path, t);
-  if (t.caffe2) {  // PySlowFast loads what converts; testing half a model would mislead, so all must fit
+  if (t.caffe2) {  // PySlowFast loads what converts; testing half a model would mislead, so all
+                   // must fit
     std::vector<std::string> fresh;
     for (const auto& n : info.notes)
       if (n.find("keeps its initialisation") != std::string::npos) fresh.push_back(n);
     if (!fresh.empty())
-      throw std::runtime_error(path + ": the Caffe2 weights do not cover this model (" + fresh.front() + (fresh.size() > 1 ? ", and " + std::to_string(fresh.size() - 1) + " more" : std::string()) + "): nothing to test");
+      throw std::runtime_error(
+          path + ": the Caffe2 weights do not cover this model (" + fresh.front() +
+          (fresh.size() > 1 ? ", and " + std::to_string(fresh.size() - 1) + " more"
+                            : std::string()) +
+          "): nothing to test");
   }
   return info;
 }
 
 namespace {
-void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast, DataParallel& ddp,
-              const TestOptions& o, data::KineticsList list, TestResult& r);
+void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
+              bool channelsLast, DataParallel& ddp, const TestOptions& o, data::KineticsList list,
+              TestResult& r);
 }  // namespace
 
-void testLoadedModel(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast,
-                     DataParallel& ddp, const TestOptions& o, TestResult& r) {
+void testLoadedModel(const config::Config& c, models::VideoNetImpl& net,
+                     const torch::Device& device, bool channelsLast, DataParallel& ddp,
+                     const TestOptions& o, TestResult& r) {
   data::KineticsList list;
   std::string err;
-  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test", c.getString("DATA.PATH_LABEL_SEPARATOR"),
+  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test",
+                              c.getString("DATA.PATH_LABEL_SEPARATOR"),
                               c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
     throw std::runtime_error(err);
   testList(c, net, device, channelsLast, ddp, o, std::move(list), r);
 }
 
 namespace {
-void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device, bool channelsLast, DataParallel& ddp,
-              const TestOptions& o, data::KineticsList list, TestResult& r) {
+void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
+              bool channelsLast, DataParallel& ddp, const TestOptions& o, data::KineticsList list,
+              TestResult& r) {
   const auto params = data::ClipParams::fromConfig(c);
   const int nVideos = static_cast<int>(list.videos.size());
   if (nVideos == 0)
-    throw std::runtime_error("DATA.PATH_TO_DATA_DIR: the test list " + c.getString("DATA.PATH_TO_DATA_DIR") + "/test.csv is empty");
+    throw std::runtime_error("DATA.PATH_TO_DATA_DIR: the test list " +
+                             c.getString("DATA.PATH_TO_DATA_DIR") + "/test.csv is empty");
   std::vector<int> labels;
   r.video_paths.clear();
   for (const auto& v : list.videos) {
@@ -79,8 +92,9 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
     r.video_paths.push_back(v.path);
   }
   // Each rank takes every world-th view (no padding), so every view is scored exactly once.
-  data::VideoLoader loader(std::move(list), params, data::Split::Test,
-                           data::LoaderOptions::fromConfig(c, data::Split::Test, ddp.rank(), ddp.worldSize()));
+  data::VideoLoader loader(
+      std::move(list), params, data::Split::Test,
+      data::LoaderOptions::fromConfig(c, data::Split::Test, ddp.rank(), ddp.worldSize()));
   const int classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
   // Per video: the sum of its views' probabilities (PySlowFast's ensemble), then views scored and
   // views whose own top-1 was right, so that one all-reduce combines the ranks.
@@ -99,13 +113,17 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   loader.startEpoch(0);
   bool cancelled = false;
   while (auto b = loader.next()) {
-    if ((o.cancel && o.cancel->load()) || util::injectedFault("test_batch") == util::FaultAction::Stop) {  // drill: a stop here
+    if ((o.cancel && o.cancel->load()) ||
+        util::injectedFault("test_batch") == util::FaultAction::Stop) {  // drill: a stop here
       cancelled = true;
       break;
     }
     std::vector<torch::Tensor> x;
-    if (b->slow_frames > 0) x.push_back(torch::from_blob(b->slow.data(), {b->size, b->channels, b->slow_frames, b->height, b->width}));
-    x.push_back(torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}));
+    if (b->slow_frames > 0)
+      x.push_back(torch::from_blob(b->slow.data(),
+                                   {b->size, b->channels, b->slow_frames, b->height, b->width}));
+    x.push_back(
+        torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}));
     x = toDevice(std::move(x), device, channelsLast);
     const auto probs = net.forward(x).to(torch::kCPU, torch::kDouble).contiguous();
     const auto best = probs.argmax(1);
@@ -121,7 +139,9 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
     }
     loader.recycle(std::move(*b));
     // One process's share, shown as the whole test's progress (every rank moves at about one pace).
-    if (o.progress) o.progress(mine ? static_cast<int>(static_cast<std::int64_t>(views) * total / mine) : total, total);
+    if (o.progress)
+      o.progress(mine ? static_cast<int>(static_cast<std::int64_t>(views) * total / mine) : total,
+                 total);
   }
   loader.stop();
   if (!loader.error().empty()) throw std::runtime_error(loader.error());
@@ -131,10 +151,12 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   ddp.sumInPlace(sums, "sum of the test views' scores");
   if (ensembleMax) ddp.maxInPlace(maxes, "maximum of the test views' scores");
   const auto viewCounts = sums.select(1, classes);
-  if (viewCounts.min().item<double>() != params.viewsPerTestVideo() || viewCounts.max().item<double>() != params.viewsPerTestVideo())
-    throw std::runtime_error("test: a video was scored with " + std::to_string(viewCounts.min().item<double>()) + " to " +
-                             std::to_string(viewCounts.max().item<double>()) + " views instead of " +
-                             std::to_string(params.viewsPerTestVideo()));
+  if (viewCounts.min().item<double>() != params.viewsPerTestVideo() ||
+      viewCounts.max().item<double>() != params.viewsPerTestVideo())
+    throw std::runtime_error("test: a video was scored with " +
+                             std::to_string(viewCounts.min().item<double>()) + " to " +
+                             std::to_string(viewCounts.max().item<double>()) +
+                             " views instead of " + std::to_string(params.viewsPerTestVideo()));
   const auto scores = ensembleMax ? maxes : sums.narrow(1, 0, classes).contiguous();
   r.video_labels = labels;
   r.video_scores.assign(scores.data_ptr<double>(), scores.data_ptr<double>() + scores.numel());
@@ -149,7 +171,8 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   const auto top1 = hit.narrow(1, 0, 1).any(1);
   r.top1_err = 100.0 * (1.0 - top1.sum().item<double>() / n);
   r.top5_err = 100.0 * (1.0 - hit.any(1).sum().item<double>() / n);
-  r.view_top1_err = 100.0 * (1.0 - sums.select(1, classes + 1).sum().item<double>() / viewCounts.sum().item<double>());
+  r.view_top1_err = 100.0 * (1.0 - sums.select(1, classes + 1).sum().item<double>() /
+                                       viewCounts.sum().item<double>());
   r.per_class_videos.assign(static_cast<size_t>(classes), 0);
   r.per_class_top1_err.assign(static_cast<size_t>(classes), 0.0);
   std::vector<int> correct(static_cast<size_t>(classes), 0);
@@ -160,20 +183,27 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
     correct[cls] += top1[v].item<bool>() ? 1 : 0;
   }
   for (size_t i = 0; i < correct.size(); ++i)
-    r.per_class_top1_err[i] = r.per_class_videos[i] ? 100.0 * (1.0 - static_cast<double>(correct[i]) / r.per_class_videos[i]) : 0.0;
+    r.per_class_top1_err[i] =
+        r.per_class_videos[i]
+            ? 100.0 * (1.0 - static_cast<double>(correct[i]) / r.per_class_videos[i])
+            : 0.0;
 }
 
 }  // namespace
 
-bool predictVideos(const config::Config& c, const std::string& checkpoint, const std::vector<std::string>& videos,
-                   std::vector<Prediction>& out, std::string* error, int threads) {
+bool predictVideos(const config::Config& c, const std::string& checkpoint,
+                   const std::vector<std::string>& videos, std::vector<Prediction>& out,
+                   std::string* error, int threads) {
   out.clear();
   try {
-    if (const std::string why = unsupportedTask(c, false); !why.empty()) throw std::runtime_error(why);
+    if (const std::string why = unsupportedTask(c, false); !why.empty())
+      throw std::runtime_error(why);
     const std::string path = checkpoint.empty() ? testCheckpoint(c) : checkpoint;
     if (path.empty())
-      throw std::runtime_error("--checkpoint: no checkpoint given, and neither TEST.CHECKPOINT_FILE_PATH, OUTPUT_DIR nor "
-                               "TRAIN.CHECKPOINT_FILE_PATH has one");
+      throw std::runtime_error(
+          "--checkpoint: no checkpoint given, and neither TEST.CHECKPOINT_FILE_PATH, OUTPUT_DIR "
+          "nor "
+          "TRAIN.CHECKPOINT_FILE_PATH has one");
     const torch::Device device = trainingDevice(c, 0);
     if (threads > 0 && device.is_cpu()) torch::set_num_threads(threads);
     dist::DistEnv one;
@@ -201,9 +231,11 @@ bool predictVideos(const config::Config& c, const std::string& checkpoint, const
         const size_t classes = r.video_scores.size();
         std::vector<std::pair<double, int>> ranked;
         for (size_t k = 0; k < classes; ++k)
-          ranked.emplace_back(max ? r.video_scores[k] : r.video_scores[k] / r.views_per_video, static_cast<int>(k));
+          ranked.emplace_back(max ? r.video_scores[k] : r.video_scores[k] / r.views_per_video,
+                              static_cast<int>(k));
         const size_t top = std::min<size_t>(5, classes);
-        std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top), ranked.end(),
+        std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top),
+                          ranked.end(),
                           [](const auto& a, const auto& b) { return a.first > b.first; });
         for (size_t k = 0; k < top; ++k) p.top.emplace_back(ranked[k].second, ranked[k].first);
         p.views = r.views_per_video;
@@ -254,7 +286,9 @@ std::vector<int> temporalClipCounts(const config::Config& c) {
   if (list.empty()) return {static_cast<int>(c.getInt("TEST.NUM_ENSEMBLE_VIEWS"))};
   std::vector<int> out;
   for (const auto n : list) {
-    if (n < 1) throw std::invalid_argument("TEST.NUM_TEMPORAL_CLIPS: " + std::to_string(n) + " temporal clips; each entry must be 1 or more");
+    if (n < 1)
+      throw std::invalid_argument("TEST.NUM_TEMPORAL_CLIPS: " + std::to_string(n) +
+                                  " temporal clips; each entry must be 1 or more");
     out.push_back(static_cast<int>(n));
   }
   return out;
@@ -266,15 +300,19 @@ config::Config withTemporalClips(const config::Config& c, int clips) {
   return out;
 }
 
-bool runMultiViewTests(const config::Config& cfg, const TestOptions& o, std::vector<TestResult>& results, std::string* error) {
+bool runMultiViewTests(const config::Config& cfg, const TestOptions& o,
+                       std::vector<TestResult>& results, std::string* error) {
   results.clear();
   try {
     const config::Config& c = cfg;
-    if (const std::string why = unsupportedTask(c, false); !why.empty()) throw std::runtime_error(why);
+    if (const std::string why = unsupportedTask(c, false); !why.empty())
+      throw std::runtime_error(why);
     const std::string path = o.checkpoint.empty() ? testCheckpoint(c) : o.checkpoint;
     if (path.empty())
-      throw std::runtime_error("TEST.CHECKPOINT_FILE_PATH: no checkpoint to test; OUTPUT_DIR " + c.getString("OUTPUT_DIR") +
-                               " has none and neither TEST.CHECKPOINT_FILE_PATH nor TRAIN.CHECKPOINT_FILE_PATH is set");
+      throw std::runtime_error(
+          "TEST.CHECKPOINT_FILE_PATH: no checkpoint to test; OUTPUT_DIR " +
+          c.getString("OUTPUT_DIR") +
+          " has none and neither TEST.CHECKPOINT_FILE_PATH nor TRAIN.CHECKPOINT_FILE_PATH is set");
     const dist::DistEnv env = o.dist ? *o.dist : dist::DistEnv{};
     const torch::Device device = trainingDevice(c, env.local_rank);
     DataParallel ddp(env, c, device);  // joins the other ranks (nothing to join with one process)

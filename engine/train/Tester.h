@@ -72,8 +72,9 @@ struct Prediction {
 /// Predicts each video with the weights of `checkpoint` ("" picks as the test does). False with
 /// `error` when the model or checkpoint cannot be set up; a bad video only fills its own error.
 /// `threads` > 0 caps LibTorch's CPU threads (beside a training run).
-bool predictVideos(const config::Config& cfg, const std::string& checkpoint, const std::vector<std::string>& videos,
-                   std::vector<Prediction>& out, std::string* error, int threads = 0);
+bool predictVideos(const config::Config& cfg, const std::string& checkpoint,
+                   const std::vector<std::string>& videos, std::vector<Prediction>& out,
+                   std::string* error, int threads = 0);
 
 /// "" when the studio runs the task `cfg` describes, else one line "KEY: why" naming the first of
 /// config::refusedSettings (detection, multi-label, other tasks, datasets, losses, MViT variants
@@ -89,7 +90,8 @@ std::string testCheckpoint(const config::Config& cfg);
 /// with the same weights and processes; one result per entry, in list order. False with `error`
 /// naming the key or file (no checkpoint, unreadable list, a test clip that cannot be decoded:
 /// test clips are never replaced).
-bool runMultiViewTests(const config::Config& cfg, const TestOptions& options, std::vector<TestResult>& results, std::string* error);
+bool runMultiViewTests(const config::Config& cfg, const TestOptions& options,
+                       std::vector<TestResult>& results, std::string* error);
 
 /// TEST.NUM_TEMPORAL_CLIPS, or [TEST.NUM_ENSEMBLE_VIEWS] when it is empty (as test_net.py).
 /// Throws std::invalid_argument naming the key for a count below 1.

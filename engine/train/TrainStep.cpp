@@ -36,10 +36,12 @@ PrecisionPolicy PrecisionPolicy::forced(const config::Config& c, const std::stri
     name = dtype == "float16" ? "fp16" : dtype == "bfloat16" ? "bf16" : (p.cuda ? "fp16" : "bf16");
   }
   if (name != "fp32" && name != "bf16" && name != "fp16")
-    throw std::invalid_argument("precision: '" + precision + "' is not one of fp32, amp, bf16, fp16");
+    throw std::invalid_argument("precision: '" + precision +
+                                "' is not one of fp32, amp, bf16, fp16");
   if (name == "fp16" && !p.cuda)
-    throw std::invalid_argument("AMP.DTYPE: float16 mixed precision needs CUDA (NUM_GPUS > 0); LibTorch's CPU autocast "
-                                "takes bfloat16 only, so use AMP.DTYPE bfloat16 or auto");
+    throw std::invalid_argument(
+        "AMP.DTYPE: float16 mixed precision needs CUDA (NUM_GPUS > 0); LibTorch's CPU autocast "
+        "takes bfloat16 only, so use AMP.DTYPE bfloat16 or auto");
   p.name = name;
   p.mixed = name != "fp32";
   p.fp16 = name == "fp16";
@@ -51,15 +53,18 @@ PrecisionPolicy PrecisionPolicy::forced(const config::Config& c, const std::stri
 torch::Device trainingDevice(const config::Config& c, int localRank) {
   if (c.getInt("NUM_GPUS") > 0) {
     if (!torch::cuda::is_available())
-      throw std::runtime_error("NUM_GPUS: " + std::to_string(c.getInt("NUM_GPUS")) +
-                               " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
+      throw std::runtime_error(
+          "NUM_GPUS: " + std::to_string(c.getInt("NUM_GPUS")) +
+          " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
     // Local rank r trains on device r; a process that sees one device (Slurm's --gpus-per-task, a
     // CUDA_VISIBLE_DEVICES per rank) on that one.
     const int visible = static_cast<int>(torch::cuda::device_count());
     const int index = dist::cudaDeviceOfLocalRank(localRank, visible);
     if (index >= visible)
-      throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) + " needs CUDA device " + std::to_string(index) +
-                               " but this process sees " + std::to_string(visible) + "; set NUM_GPUS to the GPUs of one machine");
+      throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) +
+                               " needs CUDA device " + std::to_string(index) +
+                               " but this process sees " + std::to_string(visible) +
+                               "; set NUM_GPUS to the GPUs of one machine");
     // cuDNN times its algorithms on each new shape and keeps the fastest. PySlowFast leaves
     // torch.backends.cudnn.benchmark at PyTorch's default (off); the results are the same
     // computation, the speed is not (docs/benchmarks.md).
@@ -95,7 +100,8 @@ void toChannelsLast3d(torch::nn::Module& net) {
     if (p.dim() == 5) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast3d));
 }
 
-std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device, bool channelsLast) {
+std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device,
+                                    bool channelsLast) {
   for (auto& t : clips) {
     t = t.to(device, /*non_blocking=*/true);
     if (channelsLast) t = t.contiguous(at::MemoryFormat::ChannelsLast3d);
@@ -103,12 +109,13 @@ std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torc
   return clips;
 }
 
-TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::optim::Optimizer& optimizer, PrecisionPolicy policy)
+TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net,
+                     torch::optim::Optimizer& optimizer, PrecisionPolicy policy)
     : net_(net),
       optimizer_(optimizer),
       policy_(policy),
-      scaler_({c.getFloat("AMP.INIT_SCALE"), c.getFloat("AMP.GROWTH_FACTOR"), c.getFloat("AMP.BACKOFF_FACTOR"),
-               c.getInt("AMP.GROWTH_INTERVAL"), policy.scaler}),
+      scaler_({c.getFloat("AMP.INIT_SCALE"), c.getFloat("AMP.GROWTH_FACTOR"),
+               c.getFloat("AMP.BACKOFF_FACTOR"), c.getInt("AMP.GROWTH_INTERVAL"), policy.scaler}),
       clipVal_(c.getOptionalFloat("SOLVER.CLIP_GRAD_VAL")),
       clipNorm_(c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM")),
       lossFunc_(c.getString("MODEL.LOSS_FUNC")) {
@@ -118,13 +125,16 @@ TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::
 void checkLossFunc(const std::string& f) {
   if (f == "cross_entropy" || f == "soft_cross_entropy" || f == "bce_logit") return;
   if (f == "bce")
-    throw std::invalid_argument("MODEL.LOSS_FUNC: bce takes probabilities and multi-hot labels (PySlowFast's multi-label "
-                                "tasks), which the studio does not train; use cross_entropy or bce_logit");
-  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f + " belongs to a task the studio does not train (contrastive or "
+    throw std::invalid_argument(
+        "MODEL.LOSS_FUNC: bce takes probabilities and multi-hot labels (PySlowFast's multi-label "
+        "tasks), which the studio does not train; use cross_entropy or bce_logit");
+  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f +
+                              " belongs to a task the studio does not train (contrastive or "
                               "regression); use cross_entropy, soft_cross_entropy or bce_logit");
 }
 
-torch::Tensor classificationLoss(const std::string& f, const torch::Tensor& logits, const torch::Tensor& labels) {
+torch::Tensor classificationLoss(const std::string& f, const torch::Tensor& logits,
+                                 const torch::Tensor& labels) {
   const auto x = logits.to(torch::kFloat);
   if (f == "cross_entropy") return torch::nn::functional::cross_entropy(x, labels);
   const auto target = torch::one_hot(labels, x.size(1)).to(torch::kFloat);
@@ -134,10 +144,12 @@ torch::Tensor classificationLoss(const std::string& f, const torch::Tensor& logi
   throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
 }
 
-torch::Tensor softTargetLoss(const std::string& f, const torch::Tensor& logits, const torch::Tensor& targets) {
+torch::Tensor softTargetLoss(const std::string& f, const torch::Tensor& logits,
+                             const torch::Tensor& targets) {
   const auto x = logits.to(torch::kFloat);
   const auto t = targets.to(torch::kFloat);
-  if (f == "cross_entropy" || f == "soft_cross_entropy") return torch::sum(-t * torch::log_softmax(x, -1), -1).mean();
+  if (f == "cross_entropy" || f == "soft_cross_entropy")
+    return torch::sum(-t * torch::log_softmax(x, -1), -1).mean();
   if (f == "bce_logit") return torch::nn::functional::binary_cross_entropy_with_logits(x, t);
   checkLossFunc(f);
   throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
@@ -167,13 +179,16 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     const auto forwardStart = std::chrono::steady_clock::now();
     torch::Tensor y;
     {
-      precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(), policy_.autocastType());
+      precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(),
+                                     policy_.autocastType());
       y = net_.forward(mb.inputs);
     }
     // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
-    auto loss = mb.targets.defined() ? softTargetLoss(lossFunc_, y, mb.targets) : classificationLoss(lossFunc_, y, mb.labels);
+    auto loss = mb.targets.defined() ? softTargetLoss(lossFunc_, y, mb.targets)
+                                     : classificationLoss(lossFunc_, y, mb.labels);
     const double value = loss.item<double>();  // waits for the device
-    out.forward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - forwardStart).count();
+    out.forward_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - forwardStart).count();
     lossSum += value;
     logits.push_back(y.detach().to(torch::kFloat));
     labels.push_back(mb.labels);
@@ -181,7 +196,8 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     // No scaler to skip the step: keep the weights. Over several ranks they skip this backward
     // together: sync batch norm's backward gathers over the ranks, and a rank that skipped it
     // alone would leave the others' collectives unmatched (a hang, or the wrong pairs).
-    const bool finite = reducer_ && !scaler_.enabled() ? reducer_->allTrue(std::isfinite(value)) : std::isfinite(value);
+    const bool finite = reducer_ && !scaler_.enabled() ? reducer_->allTrue(std::isfinite(value))
+                                                       : std::isfinite(value);
     if (!finite && !scaler_.enabled()) {
       out.finite_loss = false;
       continue;
@@ -189,7 +205,8 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     const auto backwardStart = std::chrono::steady_clock::now();
     scaler_.scale(parts > 1 ? loss / parts : loss).backward();
     if (syncPhases_ && y.is_cuda()) torch::cuda::synchronize();
-    out.backward_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - backwardStart).count();
+    out.backward_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - backwardStart).count();
   }
   out.loss = lossSum / parts;
   out.logits = torch::cat(logits, 0);
@@ -214,23 +231,29 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     out.update.scale_before = out.update.scale_after = 1.0;
     return out;
   }
-  if (clipVal_) clipGradientsByValue(net_, *clipVal_);
-  else if (clipNorm_) clipGradientsByNorm(net_, *clipNorm_);
+  if (clipVal_)
+    clipGradientsByValue(net_, *clipVal_);
+  else if (clipNorm_)
+    clipGradientsByNorm(net_, *clipNorm_);
   out.stepped = scaler_.step(optimizer_);
   out.update = scaler_.update();
   if (!scaler_.enabled()) out.update.scale_before = out.update.scale_after = 1.0;
   return out;
 }
 
-MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device, bool channelsLast) {
+MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
+                            bool channelsLast) {
   const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
   const int64_t t = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
   const bool slowfast = c.getString("MODEL.ARCH") == "slowfast";
   MicroBatch mb;
   for (size_t p = 0; p < channels.size(); ++p)
-    mb.inputs.push_back(torch::randn({batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
+    mb.inputs.push_back(torch::randn(
+        {batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
   mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
-  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch}, torch::TensorOptions().dtype(torch::kLong)).to(device);
+  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch},
+                             torch::TensorOptions().dtype(torch::kLong))
+                  .to(device);
   return mb;
 }
 

@@ -57,29 +57,33 @@ int cpuTrainingThreads();
 bool useChannelsLast3d(const config::Config& c, const torch::Device& device);
 void toChannelsLast3d(torch::nn::Module& net);
 /// The clip tensors of a batch on the device (channels-last-3d when asked).
-std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device, bool channelsLast);
+std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device,
+                                    bool channelsLast);
 
 /// One micro-batch: pathway tensors and labels, already on the device.
 struct MicroBatch {
   std::vector<torch::Tensor> inputs;
-  torch::Tensor labels;   ///< class indices
-  torch::Tensor targets;  ///< B x classes soft targets (MIXUP.*); undefined: the labels are the targets
+  torch::Tensor labels;  ///< class indices
+  torch::Tensor
+      targets;  ///< B x classes soft targets (MIXUP.*); undefined: the labels are the targets
 };
 
 /// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
-MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device, bool channelsLast);
+MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
+                            bool channelsLast);
 
 struct StepOutcome {
-  double loss = 0;              ///< mean loss over the micro-batches (unscaled)
-  torch::Tensor logits;         ///< float32, detached, the micro-batches' logits concatenated
-  torch::Tensor labels;         ///< concatenated labels
-  torch::Tensor targets;        ///< concatenated soft targets (undefined without MIXUP)
-  double grad_norm = 0;         ///< global L2 norm of the unscaled gradients, before clipping
-  bool stepped = false;         ///< false when the step was skipped (inf/NaN gradients)
-  bool finite_loss = true;      ///< false: the loss was inf/NaN with no scaler running, no step taken
+  double loss = 0;          ///< mean loss over the micro-batches (unscaled)
+  torch::Tensor logits;     ///< float32, detached, the micro-batches' logits concatenated
+  torch::Tensor labels;     ///< concatenated labels
+  torch::Tensor targets;    ///< concatenated soft targets (undefined without MIXUP)
+  double grad_norm = 0;     ///< global L2 norm of the unscaled gradients, before clipping
+  bool stepped = false;     ///< false when the step was skipped (inf/NaN gradients)
+  bool finite_loss = true;  ///< false: the loss was inf/NaN with no scaler running, no step taken
   precision::ScaleUpdate update;
-  double forward_s = 0;         ///< seconds in forward and loss (to the loss's value), all micro-batches
-  double backward_s = 0;        ///< seconds in backward (with activation checkpointing: the recomputation too)
+  double forward_s = 0;  ///< seconds in forward and loss (to the loss's value), all micro-batches
+  double backward_s =
+      0;  ///< seconds in backward (with activation checkpointing: the recomputation too)
 };
 
 /// MODEL.LOSS_FUNC on training logits and class-index labels, in float32, mean over the batch:
@@ -87,18 +91,21 @@ struct StepOutcome {
 /// SoftTargetCrossEntropyLoss on one-hot targets) and bce_logit (nn.BCEWithLogitsLoss on one-hot
 /// targets). Throws std::invalid_argument naming the key for the losses of tasks the studio does
 /// not train (bce needs probabilities and multi-hot labels; contrastive_loss, mse, multi_mse).
-torch::Tensor classificationLoss(const std::string& lossFunc, const torch::Tensor& logits, const torch::Tensor& labels);
+torch::Tensor classificationLoss(const std::string& lossFunc, const torch::Tensor& logits,
+                                 const torch::Tensor& labels);
 /// The same losses on soft targets (B x classes, e.g. mixup's): cross_entropy as torch's
 /// CrossEntropyLoss on class probabilities, which equals soft_cross_entropy (its
 /// SoftTargetCrossEntropyLoss without normalising the targets); bce_logit on the soft targets.
-torch::Tensor softTargetLoss(const std::string& lossFunc, const torch::Tensor& logits, const torch::Tensor& targets);
+torch::Tensor softTargetLoss(const std::string& lossFunc, const torch::Tensor& logits,
+                             const torch::Tensor& targets);
 
 /// Throws std::invalid_argument when MODEL.LOSS_FUNC is one classificationLoss refuses.
 void checkLossFunc(const std::string& lossFunc);
 
 class TrainStep {
  public:
-  TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::optim::Optimizer& optimizer, PrecisionPolicy policy);
+  TrainStep(const config::Config& c, models::VideoNetImpl& net, torch::optim::Optimizer& optimizer,
+            PrecisionPolicy policy);
 
   /// One optimizer step over the micro-batches (gradient accumulation when there are several:
   /// each loss is divided by their number, gradients add up, and the scaler unscales and steps

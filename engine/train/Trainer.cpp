@@ -10,17 +10,24 @@ namespace amp::train {
 
 const char* toString(TrainerState s) {
   switch (s) {
-    case TrainerState::Idle: return "idle";
-    case TrainerState::Running: return "running";
-    case TrainerState::Paused: return "paused";
-    case TrainerState::Finished: return "finished";
-    case TrainerState::Stopped: return "stopped";
-    case TrainerState::Failed: return "failed";
+    case TrainerState::Idle:
+      return "idle";
+    case TrainerState::Running:
+      return "running";
+    case TrainerState::Paused:
+      return "paused";
+    case TrainerState::Finished:
+      return "finished";
+    case TrainerState::Stopped:
+      return "stopped";
+    case TrainerState::Failed:
+      return "failed";
   }
   return "?";
 }
 
-Trainer::Trainer(config::Config cfg, std::string configSource) : cfg_(std::move(cfg)), configSource_(std::move(configSource)) {
+Trainer::Trainer(config::Config cfg, std::string configSource)
+    : cfg_(std::move(cfg)), configSource_(std::move(configSource)) {
   runDir_ = cfg_.getString("OUTPUT_DIR");
 }
 
@@ -29,10 +36,18 @@ Trainer::~Trainer() {
   wait();
 }
 
-void Trainer::setEventSink(std::function<void(const runlog::MetricEvent&)> sink) { sink_ = std::move(sink); }
-void Trainer::pause() { pauseRequested_ = true; }
-void Trainer::resume() { pauseRequested_ = false; }
-void Trainer::stop() { stopRequested_ = true; }
+void Trainer::setEventSink(std::function<void(const runlog::MetricEvent&)> sink) {
+  sink_ = std::move(sink);
+}
+void Trainer::pause() {
+  pauseRequested_ = true;
+}
+void Trainer::resume() {
+  pauseRequested_ = false;
+}
+void Trainer::stop() {
+  stopRequested_ = true;
+}
 void Trainer::wait() {
   if (thread_.joinable()) thread_.join();
 }
@@ -58,13 +73,17 @@ bool Trainer::start(std::string* error) {
     return false;
   }
   // Clips per process batch: videos x the clips of each (repeated augmentation, temporal crops).
-  if (cfg_.getBool("MIXUP.ENABLE") && cfg_.getBool("TRAIN.ENABLE") && dist::perProcessBatch(cfg_, false) * dist::clipsPerTrainVideo(cfg_) < 2) {
+  if (cfg_.getBool("MIXUP.ENABLE") && cfg_.getBool("TRAIN.ENABLE") &&
+      dist::perProcessBatch(cfg_, false) * dist::clipsPerTrainVideo(cfg_) < 2) {
     if (error)
-      *error = "MIXUP.ENABLE: mixup and cutmix mix a batch with its own reverse, so each process needs at least 2 clips per "
-               "batch; raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False";
+      *error =
+          "MIXUP.ENABLE: mixup and cutmix mix a batch with its own reverse, so each process needs "
+          "at least 2 clips per "
+          "batch; raise TRAIN.BATCH_SIZE or set MIXUP.ENABLE False";
     return false;
   }
-  if (dist_.rank == 0) {  // the run directory's one writer; other ranks only read checkpoints from it
+  if (dist_.rank ==
+      0) {  // the run directory's one writer; other ranks only read checkpoints from it
     runlog::RunDirectory dir(runDir_);
     const std::string why = dir.ensureExists();
     if (!why.empty()) {

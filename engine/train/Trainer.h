@@ -27,7 +27,9 @@ struct TrainerProgress {
   std::int64_t total_steps = 0;      ///< the run's optimizer steps when known, else 0
   double last_loss = 0;
   /// The run's steps: total_steps, or every epoch at the current epoch's count.
-  std::int64_t totalSteps() const { return total_steps > 0 ? total_steps : steps_per_epoch * max_epoch; }
+  std::int64_t totalSteps() const {
+    return total_steps > 0 ? total_steps : steps_per_epoch * max_epoch;
+  }
 };
 
 class Trainer {

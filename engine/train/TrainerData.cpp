@@ -9,31 +9,38 @@ namespace amp::train {
 data::KineticsList Trainer::Impl::readList(const char* split) const {
   data::KineticsList list;
   std::string err;
-  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), split, c.getString("DATA.PATH_LABEL_SEPARATOR"),
+  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), split,
+                              c.getString("DATA.PATH_LABEL_SEPARATOR"),
                               c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
     throw std::runtime_error(err);
   if (const auto classes = c.getInt("MODEL.NUM_CLASSES"); list.maxLabel >= classes)
-    throw std::runtime_error(list.csvPath + ": labels go up to " + std::to_string(list.maxLabel) + " but MODEL.NUM_CLASSES is " +
-                             std::to_string(classes) + " (labels are 0 .. NUM_CLASSES-1)");
+    throw std::runtime_error(list.csvPath + ": labels go up to " + std::to_string(list.maxLabel) +
+                             " but MODEL.NUM_CLASSES is " + std::to_string(classes) +
+                             " (labels are 0 .. NUM_CLASSES-1)");
   return list;
 }
 
-std::unique_ptr<data::VideoLoader> Trainer::Impl::makeTrainLoader(const config::Config& pc, const multigrid::Phase* ph) const {
-  auto trainOptions = data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp->rank(), ddp->worldSize());
+std::unique_ptr<data::VideoLoader> Trainer::Impl::makeTrainLoader(
+    const config::Config& pc, const multigrid::Phase* ph) const {
+  auto trainOptions =
+      data::LoaderOptions::fromConfig(pc, data::Split::Train, ddp->rank(), ddp->worldSize());
   if (ph && mg->short_cycle)  // ShortCycleBatchSampler: the batch and crop change every iteration
     for (std::int64_t k = 0; k < 3; ++k) {
       const auto sc = multigrid::shortCycleStep(*ph, k);
-      trainOptions.short_cycle.push_back(
-          {static_cast<int>(sc.per_device_batch), static_cast<int>(sc.crop), static_cast<int>(sc.jitter_min_scale)});
+      trainOptions.short_cycle.push_back({static_cast<int>(sc.per_device_batch),
+                                          static_cast<int>(sc.crop),
+                                          static_cast<int>(sc.jitter_min_scale)});
     }
-  return std::make_unique<data::VideoLoader>(trainList, data::ClipParams::fromConfig(pc), data::Split::Train, trainOptions);
+  return std::make_unique<data::VideoLoader>(trainList, data::ClipParams::fromConfig(pc),
+                                             data::Split::Train, trainOptions);
 }
 
 void Trainer::Impl::buildLoaders(const config::Config& pc, const multigrid::Phase* ph) {
   const auto params = data::ClipParams::fromConfig(pc);
   trainLoader = makeTrainLoader(pc, ph);
-  valLoader = std::make_unique<data::VideoLoader>(valList, params, data::Split::Val,
-                                                  data::LoaderOptions::fromConfig(pc, data::Split::Val, ddp->rank(), ddp->worldSize()));
+  valLoader = std::make_unique<data::VideoLoader>(
+      valList, params, data::Split::Val,
+      data::LoaderOptions::fromConfig(pc, data::Split::Val, ddp->rank(), ddp->worldSize()));
   // BN.USE_PRECISE_STATS: PySlowFast's separate training loader for precise BN (training
   // augmentation, its own shuffle: here its own seed; never short cycles).
   preciseLoader.reset();
@@ -42,11 +49,14 @@ void Trainer::Impl::buildLoaders(const config::Config& pc, const multigrid::Phas
     o.seed += 1;
     preciseLoader = std::make_unique<data::VideoLoader>(trainList, params, data::Split::Train, o);
   }
-  itersPerEpoch = t.synthetic_ ? std::int64_t{1000} : static_cast<std::int64_t>(trainLoader->batchesPerEpoch()) / accum;
+  itersPerEpoch = t.synthetic_ ? std::int64_t{1000}
+                               : static_cast<std::int64_t>(trainLoader->batchesPerEpoch()) / accum;
   if (itersPerEpoch == 0)
-    throw std::runtime_error("TRAIN.BATCH_SIZE: " + std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " clips x SOLVER.GRAD_ACCUM_STEPS " +
-                             std::to_string(accum) + " is more than the training set holds; no full optimizer step" +
-                             (ph ? " (multigrid phase " + std::to_string(ph->index) + ")" : std::string()));
+    throw std::runtime_error(
+        "TRAIN.BATCH_SIZE: " + std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) +
+        " clips x SOLVER.GRAD_ACCUM_STEPS " + std::to_string(accum) +
+        " is more than the training set holds; no full optimizer step" +
+        (ph ? " (multigrid phase " + std::to_string(ph->index) + ")" : std::string()));
 }
 
 // The lists and loaders; random clips (bench overhead) need no dataset: the lists stay empty and
@@ -65,7 +75,8 @@ void Trainer::Impl::prepareData() {
   if (mg && !t.synthetic_) {
     totalSteps = 0;
     for (const auto& ph : mg->phases) {
-      const auto loader = makeTrainLoader(multigrid::phaseConfig(t.cfg_, *mg, ph, machineProcesses), &ph);
+      const auto loader =
+          makeTrainLoader(multigrid::phaseConfig(t.cfg_, *mg, ph, machineProcesses), &ph);
       const auto batches = static_cast<std::int64_t>(loader->batchesPerEpoch());
       totalSteps += (ph.end_epoch - ph.start_epoch) * (batches / accum);
     }
@@ -97,15 +108,21 @@ void Trainer::Impl::enterPhase(int epoch) {
   }
   if (!note.empty()) rec.log("multigrid: " + note);
   const std::int64_t perProcess = dist::perProcessBatch(pc, false);
-  std::string msg = "multigrid phase " + std::to_string(ph.index + 1) + "/" + std::to_string(mg->phases.size()) + " (epochs " +
-                    std::to_string(ph.start_epoch) + "-" + std::to_string(ph.end_epoch) + "): batch " +
-                    std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " (" + std::to_string(perProcess) + " per process), " +
-                    std::to_string(pc.getInt("DATA.NUM_FRAMES")) + " frames, crop " + std::to_string(pc.getInt("DATA.TRAIN_CROP_SIZE"));
+  std::string msg = "multigrid phase " + std::to_string(ph.index + 1) + "/" +
+                    std::to_string(mg->phases.size()) + " (epochs " +
+                    std::to_string(ph.start_epoch) + "-" + std::to_string(ph.end_epoch) +
+                    "): batch " + std::to_string(pc.getInt("TRAIN.BATCH_SIZE")) + " (" +
+                    std::to_string(perProcess) + " per process), " +
+                    std::to_string(pc.getInt("DATA.NUM_FRAMES")) + " frames, crop " +
+                    std::to_string(pc.getInt("DATA.TRAIN_CROP_SIZE"));
   const auto maxRate = pc.getInt("MULTIGRID.LONG_CYCLE_SAMPLING_RATE");
   if (maxRate > pc.getInt("DATA.SAMPLING_RATE"))
-    msg += ", sampling rate " + std::to_string(pc.getInt("DATA.SAMPLING_RATE")) + "-" + std::to_string(maxRate);
+    msg += ", sampling rate " + std::to_string(pc.getInt("DATA.SAMPLING_RATE")) + "-" +
+           std::to_string(maxRate);
   msg += ", " + norm + (splits > 1 ? " (" + std::to_string(splits) + " splits)" : std::string()) +
-         (norm == "sync_batchnorm" ? " (" + std::to_string(pc.getInt("BN.NUM_SYNC_DEVICES")) + " devices)" : std::string());
+         (norm == "sync_batchnorm"
+              ? " (" + std::to_string(pc.getInt("BN.NUM_SYNC_DEVICES")) + " devices)"
+              : std::string());
   if (mg->short_cycle) {
     msg += "; short cycle crop:batch";
     for (std::int64_t k = 0; k < 3; ++k) {
@@ -120,7 +137,8 @@ void Trainer::Impl::enterPhase(int epoch) {
              {"per_process_batch", static_cast<double>(perProcess)},
              {"frames", static_cast<double>(pc.getInt("DATA.NUM_FRAMES"))},
              {"crop", static_cast<double>(pc.getInt("DATA.TRAIN_CROP_SIZE"))},
-             {"max_sampling_rate", static_cast<double>(std::max(maxRate, pc.getInt("DATA.SAMPLING_RATE")))},
+             {"max_sampling_rate",
+              static_cast<double>(std::max(maxRate, pc.getInt("DATA.SAMPLING_RATE")))},
              {"bn_splits", static_cast<double>(splits)},
              {"iterations_per_epoch", static_cast<double>(itersPerEpoch)},
              {"run_steps", static_cast<double>(totalSteps)}});
@@ -128,7 +146,8 @@ void Trainer::Impl::enterPhase(int epoch) {
 
 // The step's SOLVER.GRAD_ACCUM_STEPS micro-batches from the loader (or the fixed random one),
 // mixed by MIXUP.* as train_net.py does before the forward; `dataWait` gets the seconds waited.
-std::vector<MicroBatch> Trainer::Impl::nextMicroBatches(int epoch, std::int64_t it, double& dataWait) {
+std::vector<MicroBatch> Trainer::Impl::nextMicroBatches(int epoch, std::int64_t it,
+                                                        double& dataWait) {
   std::vector<MicroBatch> micro;
   dataWait = 0;
   if (t.synthetic_) return std::vector<MicroBatch>(static_cast<std::size_t>(accum), syntheticBatch);
@@ -136,7 +155,9 @@ std::vector<MicroBatch> Trainer::Impl::nextMicroBatches(int epoch, std::int64_t 
     const auto t0 = Clock::now();
     auto batch = trainLoader->next();
     dataWait += since(t0);
-    if (!batch) throw std::runtime_error(trainLoader->error().empty() ? "the training loader ended early" : trainLoader->error());
+    if (!batch)
+      throw std::runtime_error(trainLoader->error().empty() ? "the training loader ended early"
+                                                            : trainLoader->error());
     for (const auto& f : trainLoader->takeFailures())
       rec.event("decode_failure", f.path + ": " + f.reason, step, epoch,
                 {{"decode_failures_total", static_cast<double>(trainLoader->totalFailures())}});
@@ -146,7 +167,9 @@ std::vector<MicroBatch> Trainer::Impl::nextMicroBatches(int epoch, std::int64_t 
     trainLoader->recycle(std::move(*batch));
     if (mixup.enabled) {
       const auto& x = mb.inputs.front();
-      const auto mix = drawMix(mixup, x.size(-2), x.size(-1), mixSeed(static_cast<std::uint64_t>(c.getInt("RNG_SEED")), epoch, it, k, ddp->rank()));
+      const auto mix = drawMix(
+          mixup, x.size(-2), x.size(-1),
+          mixSeed(static_cast<std::uint64_t>(c.getInt("RNG_SEED")), epoch, it, k, ddp->rank()));
       applyMix(mb.inputs, mix);
       mb.targets = mixTargets(mb.labels, mixup.num_classes, mix.lam, mixup.smoothing);
     }

@@ -13,7 +13,8 @@ namespace amp::train {
 // PySlowFast's run_net: train when TRAIN.ENABLE, then the multi-view test when TEST.ENABLE, in
 // FP32 on the model as trained (the last checkpoint) unless TEST.CHECKPOINT_FILE_PATH names
 // another. With several ranks each tests its share of the views. False when stopped meanwhile.
-bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch) {
+bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weights,
+                                  std::int64_t atStep, double atEpoch) {
   const config::Config& cfg = t.cfg_;
   if (const std::string other = cfg.getString("TEST.CHECKPOINT_FILE_PATH"); !other.empty()) {
     loadTestWeights(cfg, other, model);
@@ -23,8 +24,10 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
   for (const int clips : temporalClipCounts(cfg)) {
     const config::Config tc = withTemporalClips(cfg, clips);
     const auto params = data::ClipParams::fromConfig(tc);
-    rec.event("testing", "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
-                             " views per video (" + std::to_string(clips) + " temporal clips x TEST.NUM_SPATIAL_CROPS)",
+    rec.event("testing",
+              "multi-view test of " + weights + ": " + std::to_string(params.viewsPerTestVideo()) +
+                  " views per video (" + std::to_string(clips) +
+                  " temporal clips x TEST.NUM_SPATIAL_CROPS)",
               atStep, atEpoch);
     TestOptions options;
     options.cancel = &t.stopRequested_;
@@ -32,7 +35,8 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     try {
       testLoadedModel(tc, model, device, channelsLast, *ddp, options, r);
     } catch (const TestCancelled&) {
-      return false;  // stopped while testing, here or on another rank: the run is complete otherwise
+      return false;  // stopped while testing, here or on another rank: the run is complete
+                     // otherwise
     } catch (const std::exception&) {
       if (t.stopRequested_) return false;
       throw;
@@ -41,13 +45,17 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     e.kind = runlog::kind::kTest;
     e.step = atStep;
     e.epoch = atEpoch;
-    e.values = {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err},
-                {"videos", static_cast<double>(r.videos)}, {"views_per_video", static_cast<double>(r.views_per_video)},
+    e.values = {{"top1_err", r.top1_err},
+                {"top5_err", r.top5_err},
+                {"view_top1_err", r.view_top1_err},
+                {"videos", static_cast<double>(r.videos)},
+                {"views_per_video", static_cast<double>(r.views_per_video)},
                 {"temporal_clips", static_cast<double>(clips)}};
     rec.record(e);
     char line[240];
     std::snprintf(line, sizeof line,
-                  "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (%d temporal clips; one view: %.2f%%)",
+                  "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (%d temporal "
+                  "clips; one view: %.2f%%)",
                   r.top1_err, r.top5_err, r.videos, r.views_per_video, clips, r.view_top1_err);
     rec.log(line);
   }
@@ -56,13 +64,17 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
 
 // TRAIN.ENABLE False: PySlowFast's test_net on the checkpoint it names or the run's last.
 void Trainer::Impl::testOnly() {
-  if (t.synthetic_) throw std::runtime_error("TRAIN.ENABLE: False; random clips are for training benchmarks");
+  if (t.synthetic_)
+    throw std::runtime_error("TRAIN.ENABLE: False; random clips are for training benchmarks");
   if (!c.getBool("TEST.ENABLE"))
-    throw std::runtime_error("TRAIN.ENABLE and TEST.ENABLE are both False: nothing to run; set one of them to True");
+    throw std::runtime_error(
+        "TRAIN.ENABLE and TEST.ENABLE are both False: nothing to run; set one of them to True");
   const std::string weights = testCheckpoint(c);
   if (weights.empty())
-    throw std::runtime_error("TRAIN.ENABLE: False, and there is no checkpoint to test: set TEST.CHECKPOINT_FILE_PATH (or "
-                             "TRAIN.CHECKPOINT_FILE_PATH), or train into OUTPUT_DIR first");
+    throw std::runtime_error(
+        "TRAIN.ENABLE: False, and there is no checkpoint to test: set TEST.CHECKPOINT_FILE_PATH "
+        "(or "
+        "TRAIN.CHECKPOINT_FILE_PATH), or train into OUTPUT_DIR first");
   net = models::buildVideoNet(c);
   loadTestWeights(c, weights, *net);
   net->to(device);
@@ -77,7 +89,8 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
   net->eval();
   valLoader->startEpoch(epoch);
   double correct1 = 0, correct5 = 0, n = 0, lossSum = 0;
-  std::vector<double> batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
+  std::vector<double>
+      batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
   const std::string headAct = t.cfg_.getString("MODEL.HEAD_ACT");
   while (auto vb = valLoader->next()) {
     if (t.stopRequested_) break;
@@ -87,16 +100,21 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
     // Cross entropy from what the head gives: probabilities (softmax) or logits (none); a sigmoid
     // head's outputs are no distribution over the classes, so no loss is logged.
     if (headAct == "softmax")
-      lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels).item<double>() * labels.size(0);
+      lossSum += torch::nn::functional::nll_loss(torch::log(probs.clamp_min(1e-12)), labels)
+                     .item<double>() *
+                 labels.size(0);
     else if (headAct == "none")
-      lossSum += torch::nn::functional::cross_entropy(probs.to(torch::kFloat), labels).item<double>() * labels.size(0);
+      lossSum +=
+          torch::nn::functional::cross_entropy(probs.to(torch::kFloat), labels).item<double>() *
+          labels.size(0);
     const auto [e1, e5] = topErrors(probs, labels);
     correct1 += (100.0 - e1) * labels.size(0) / 100.0;
     correct5 += (100.0 - e5) * labels.size(0) / 100.0;
     n += static_cast<double>(labels.size(0));
     if (tensorBoardWanted)
       batchCounts.insert(batchCounts.end(),
-                         {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0, static_cast<double>(labels.size(0))});
+                         {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0,
+                          static_cast<double>(labels.size(0))});
     valLoader->recycle(std::move(*vb));
     util::killIfArmed("validation");
   }
@@ -117,7 +135,8 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
     const double* k = counts.data_ptr<double>();
     for (std::int64_t i = 0; i < perRank && !stopped; ++i)
       if (k[3 * i + 2] > 0)
-        rec.toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]}, {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
+        rec.toTensorBoard({{"Val/Top1_err", 100.0 * k[3 * i] / k[3 * i + 2]},
+                           {"Val/Top5_err", 100.0 * k[3 * i + 1] / k[3 * i + 2]}},
                           perRank * tbEpoch + i, step, epoch + 1);
   }
   if (n > 0 && !stopped) {
@@ -131,8 +150,9 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
     if (headAct != "sigmoid") v.values["loss"] = lossSum / n;
     rec.record(v);
     char line[160];
-    std::snprintf(line, sizeof line, "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1, maxEpoch, top1,
-                  top5, bestTop1);
+    std::snprintf(line, sizeof line,
+                  "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1,
+                  maxEpoch, top1, top5, bestTop1);
     rec.log(line);
   }
 }
@@ -140,9 +160,11 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
 // PySlowFast: precise BN statistics before the checkpoint and the evaluation, in FP32.
 void Trainer::Impl::preciseBn(int epoch) {
   const int want = static_cast<int>(
-      std::min<std::int64_t>(c.getInt("BN.NUM_BATCHES_PRECISE"), static_cast<std::int64_t>(preciseLoader->batchesPerEpoch())));
+      std::min<std::int64_t>(c.getInt("BN.NUM_BATCHES_PRECISE"),
+                             static_cast<std::int64_t>(preciseLoader->batchesPerEpoch())));
   preciseLoader->startEpoch(epoch);
-  const bool canStop = !ddp->active();  // with several ranks every one runs all batches (sync BN meets in them)
+  const bool canStop =
+      !ddp->active();  // with several ranks every one runs all batches (sync BN meets in them)
   const auto pr = updatePreciseBnStats(*net, want, [&](std::vector<torch::Tensor>& in) {
     if (canStop && t.stopRequested_) return false;
     auto b = preciseLoader->next();
@@ -155,7 +177,8 @@ void Trainer::Impl::preciseBn(int epoch) {
   if (!preciseLoader->error().empty()) throw std::runtime_error(preciseLoader->error());
   if (pr.layers > 0 && !pr.aborted)
     rec.event("precise_bn",
-              "running statistics of " + std::to_string(pr.layers) + " batch norms recomputed over " + std::to_string(pr.batches) +
+              "running statistics of " + std::to_string(pr.layers) +
+                  " batch norms recomputed over " + std::to_string(pr.batches) +
                   " training batches (BN.USE_PRECISE_STATS, BN.NUM_BATCHES_PRECISE)",
               step, epoch + 1, {{"layers", pr.layers}, {"batches", pr.batches}});
 }

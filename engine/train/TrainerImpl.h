@@ -38,10 +38,12 @@ struct Trainer::Impl {
   /// Seconds since `t0`.
   static double since(Clock::time_point t0);
   /// Top-1 and top-5 error (%) of a batch: PySlowFast's topks_correct.
-  static std::pair<double, double> topErrors(const torch::Tensor& logits, const torch::Tensor& labels);
+  static std::pair<double, double> topErrors(const torch::Tensor& logits,
+                                             const torch::Tensor& labels);
   /// The batch's clips on the device, in tensors that own their memory (the batch's buffers go
   /// back to the loader): a copy to the GPU, a clone on the CPU.
-  static std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device, bool channelsLast);
+  static std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device,
+                                                 bool channelsLast);
 
   // An epoch's training averages (the "epoch" record).
   struct EpochTotals {
@@ -99,10 +101,12 @@ struct Trainer::Impl {
   void prepare();
   void describeRun();
   void finish(TrainerState s, const std::string& err);
-  bool multiViewTest(models::VideoNetImpl& model, std::string weights, std::int64_t atStep, double atEpoch);
+  bool multiViewTest(models::VideoNetImpl& model, std::string weights, std::int64_t atStep,
+                     double atEpoch);
   void testOnly();
   data::KineticsList readList(const char* split) const;
-  std::unique_ptr<data::VideoLoader> makeTrainLoader(const config::Config& pc, const multigrid::Phase* ph) const;
+  std::unique_ptr<data::VideoLoader> makeTrainLoader(const config::Config& pc,
+                                                     const multigrid::Phase* ph) const;
   void buildLoaders(const config::Config& pc, const multigrid::Phase* ph);
   void prepareData();
   void buildModel();
@@ -114,8 +118,8 @@ struct Trainer::Impl {
   bool waitWhilePaused();
   std::vector<MicroBatch> nextMicroBatches(int epoch, std::int64_t it, double& dataWait);
   void checkStep(const StepOutcome& out, double fracEpoch);
-  void recordStep(const StepOutcome& out, double top1, double top5, double lr, double iterTime, double dataWait, int epoch,
-                  std::int64_t it);
+  void recordStep(const StepOutcome& out, double top1, double top5, double lr, double iterTime,
+                  double dataWait, int epoch, std::int64_t it);
   bool trainEpoch(int epoch);
   void preciseBn(int epoch);
   void endEpoch(int epoch, const EpochTotals& totals);

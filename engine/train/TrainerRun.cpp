@@ -33,9 +33,12 @@ runlog::RunStatus runStatus(TrainerState s) {
 
 }  // namespace
 
-double Trainer::Impl::since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double Trainer::Impl::since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
-std::pair<double, double> Trainer::Impl::topErrors(const torch::Tensor& logits, const torch::Tensor& labels) {
+std::pair<double, double> Trainer::Impl::topErrors(const torch::Tensor& logits,
+                                                   const torch::Tensor& labels) {
   const int64_t k = std::min<int64_t>(5, logits.size(1));
   const auto top = std::get<1>(logits.topk(k, 1));
   const auto hit = top.eq(labels.unsqueeze(1));
@@ -45,9 +48,12 @@ std::pair<double, double> Trainer::Impl::topErrors(const torch::Tensor& logits, 
   return {100.0 * (1.0 - top1 / n), 100.0 * (1.0 - top5 / n)};
 }
 
-std::vector<torch::Tensor> Trainer::Impl::batchTensors(data::Batch& b, const torch::Device& device, bool channelsLast) {
+std::vector<torch::Tensor> Trainer::Impl::batchTensors(data::Batch& b, const torch::Device& device,
+                                                       bool channelsLast) {
   std::vector<torch::Tensor> x;
-  if (b.slow_frames > 0) x.push_back(torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
+  if (b.slow_frames > 0)
+    x.push_back(
+        torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
   x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}));
   for (auto& v : x) v = device.is_cpu() ? v.clone() : v.to(device);
   return toDevice(std::move(x), device, channelsLast);
@@ -116,7 +122,8 @@ void Trainer::Impl::run() {
     t.progress_.epoch = startEpoch;
     t.progress_.step = step;
   }
-  explosion = std::make_unique<LossExplosionGuard>(killFactor, static_cast<int>(c.getInt("LOG_PERIOD")));
+  explosion =
+      std::make_unique<LossExplosionGuard>(killFactor, static_cast<int>(c.getInt("LOG_PERIOD")));
   for (int epoch = startEpoch; epoch < maxEpoch; ++epoch)
     if (!trainEpoch(epoch)) return;  // stopped: checkpointed and finished
   if (startEpoch == maxEpoch && startIter == 0 && !t.synthetic_ && !stopAgreed()) {
@@ -125,8 +132,8 @@ void Trainer::Impl::run() {
     // clips are the last epoch's (validation draws as training does: random clip and crop), so
     // the errors repeat the last validation's; TensorBoard's steps follow it, as PySlowFast's.
     if (mg) enterPhase(maxEpoch - 1);
-    rec.log("training already ended (epoch " + std::to_string(maxEpoch) + "/" + std::to_string(maxEpoch) +
-            "): validating the checkpoint once, as PySlowFast does");
+    rec.log("training already ended (epoch " + std::to_string(maxEpoch) + "/" +
+            std::to_string(maxEpoch) + "): validating the checkpoint once, as PySlowFast does");
     validate(maxEpoch - 1, startEpoch);
   }
   if (c.getBool("TEST.ENABLE") && !t.synthetic_ && !stopAgreed()) {
@@ -144,13 +151,15 @@ void Trainer::Impl::run() {
 // norm (phaseConfig). The run directory keeps the config as the user wrote it.
 void Trainer::Impl::prepare() {
   const config::Config& cfg = t.cfg_;
-  if ((cfg.getBool("MULTIGRID.LONG_CYCLE") || cfg.getBool("MULTIGRID.SHORT_CYCLE")) && cfg.getBool("TRAIN.ENABLE") && !t.synthetic_)
+  if ((cfg.getBool("MULTIGRID.LONG_CYCLE") || cfg.getBool("MULTIGRID.SHORT_CYCLE")) &&
+      cfg.getBool("TRAIN.ENABLE") && !t.synthetic_)
     mg = multigrid::buildSchedule(cfg);
   machineProcesses = dist::processesPerShard(cfg);
   firstPhase = mg ? &multigrid::phaseAtEpoch(*mg, 0) : nullptr;
   c = mg ? multigrid::phaseConfig(cfg, *mg, *firstPhase, machineProcesses) : cfg;
   device = trainingDevice(c, t.dist_.local_rank);
-  ddp = std::make_unique<DataParallel>(t.dist_, c, device);  // joins the other ranks (nothing to join with one process)
+  ddp = std::make_unique<DataParallel>(
+      t.dist_, c, device);  // joins the other ranks (nothing to join with one process)
   ddp->checkSameConfig(c);
   policy = PrecisionPolicy::fromConfig(c);
   channelsLast = useChannelsLast3d(c, device);
@@ -178,13 +187,17 @@ void Trainer::Impl::describeRun() {
   if (meta.createdAt == 0) meta.createdAt = meta.startedAt;
   const auto devInfo = system::probeDevices();
   const int threads = at::get_num_threads();
-  const std::string cpu = "cpu (" + std::to_string(threads) + (threads == 1 ? " thread" : " threads") +
+  const std::string cpu = "cpu (" + std::to_string(threads) +
+                          (threads == 1 ? " thread" : " threads") +
                           (ddp->active() ? " each, " : ", ") + devInfo.blas + ")";
   meta.device = cuda ? "cuda:" + std::to_string(device.index()) : cpu;
-  if (ddp->active()) meta.device = std::to_string(ddp->worldSize()) + " x " + (cuda ? std::string("cuda") : cpu);
+  if (ddp->active())
+    meta.device = std::to_string(ddp->worldSize()) + " x " + (cuda ? std::string("cuda") : cpu);
   meta.worldSize = ddp->worldSize();
   meta.distBackend = ddp->backend();
-  meta.versions = {{"ampstudio", AMPSTUDIO_VERSION}, {"libtorch", devInfo.libtorch_version}, {"ffmpeg", devInfo.ffmpeg_version}};
+  meta.versions = {{"ampstudio", AMPSTUDIO_VERSION},
+                   {"libtorch", devInfo.libtorch_version},
+                   {"ffmpeg", devInfo.ffmpeg_version}};
   earlierLog = rec.open(t.cfg_);
   rec.log("run started: " + meta.model + ", " + policy.name + ", " + meta.device +
           (ddp->active() ? ", data parallel over " + ddp->backend() : std::string()));
@@ -198,13 +211,16 @@ void Trainer::Impl::buildModel() {
   stepper = std::make_unique<TrainStep>(c, *net, *optimizer, policy);
   scaling = stepper->scaler().enabled();
   noScaler = policy.mixed ? "autocast without a loss scaler" : "FP32";
-  if (t.synthetic_) syntheticBatch = randomMicroBatch(c, c.getInt("TRAIN.BATCH_SIZE"), device, channelsLast);
+  if (t.synthetic_)
+    syntheticBatch = randomMicroBatch(c, c.getInt("TRAIN.BATCH_SIZE"), device, channelsLast);
   schedule = std::make_unique<LrSchedule>(c);
   mixup = MixupParams::fromConfig(c);
   if (mixup.enabled && !t.synthetic_) {
-    rec.log("mixup: ALPHA " + std::to_string(mixup.alpha) + ", CUTMIX_ALPHA " + std::to_string(mixup.cutmix_alpha) + ", PROB " +
-            std::to_string(mixup.prob) + ", SWITCH_PROB " + std::to_string(mixup.switch_prob) + ", label smoothing " +
-            std::to_string(mixup.smoothing) + "; training errors are scored on mixed targets as PySlowFast does");
+    rec.log("mixup: ALPHA " + std::to_string(mixup.alpha) + ", CUTMIX_ALPHA " +
+            std::to_string(mixup.cutmix_alpha) + ", PROB " + std::to_string(mixup.prob) +
+            ", SWITCH_PROB " + std::to_string(mixup.switch_prob) + ", label smoothing " +
+            std::to_string(mixup.smoothing) +
+            "; training errors are scored on mixed targets as PySlowFast does");
   }
   killFactor = c.getFloat("TRAIN.KILL_LOSS_EXPLOSION_FACTOR");
   maxEpoch = static_cast<int>(c.getInt("SOLVER.MAX_EPOCH"));
@@ -217,18 +233,21 @@ void Trainer::Impl::buildModel() {
 // Where training starts: the run's last checkpoint (resuming), TRAIN.CHECKPOINT_FILE_PATH's
 // weights (initialising, fine-tuning) or the beginning; then every rank gets rank 0's weights.
 void Trainer::Impl::restore() {
-  if (rec.writes()) {  // this process holds the run's lock: a temporary checkpoint file is a dead writer's
+  if (rec.writes()) {  // this process holds the run's lock: a temporary checkpoint file is a dead
+                       // writer's
     for (const auto& f : runlog::removeUnfinishedCheckpoints(t.runDir_))
       rec.log("removed " + f + ": a checkpoint an earlier process did not finish writing");
   }
   if (resumeFrom.empty() && earlierLog && c.getBool("TRAIN.ENABLE")) {
     // An earlier start here left no checkpoint (killed in its first epoch): training starts
     // over, and its logged steps are superseded, as after any resume (docs/run-format.md).
-    rec.event("resumed", "from the beginning: the earlier start in this folder left no checkpoint", 0, 0);
+    rec.event("resumed", "from the beginning: the earlier start in this folder left no checkpoint",
+              0, 0);
   }
   if (!resumeFrom.empty()) {
-    const auto info = loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper->scaler(), true,
-                                                  c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
+    const auto info =
+        loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper->scaler(), true,
+                                    c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
     for (const auto& note : info.notes) rec.log("checkpoint: " + note);
     startEpoch = info.epochs_done;
     step = info.global_step;
@@ -238,8 +257,12 @@ void Trainer::Impl::restore() {
               startEpoch + static_cast<double>(startIter) / static_cast<double>(itersPerEpoch));
   } else if (const std::string init = c.getString("TRAIN.CHECKPOINT_FILE_PATH"); !init.empty()) {
     const bool reset = c.getBool("TRAIN.CHECKPOINT_EPOCH_RESET");
-    LoadTargets targets{net.get(), reset ? nullptr : optimizer.get(), reset ? nullptr : &stepper->scaler(), false,
-                        c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN"), /*subset=*/true};
+    LoadTargets targets{net.get(),
+                        reset ? nullptr : optimizer.get(),
+                        reset ? nullptr : &stepper->scaler(),
+                        false,
+                        c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN"),
+                        /*subset=*/true};
     targets.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
     targets.inflate = c.getBool("TRAIN.CHECKPOINT_INFLATE");
     const auto info = loadCheckpoint(init, targets);
@@ -248,20 +271,25 @@ void Trainer::Impl::restore() {
       rec.log("checkpoint: " + note);
       if (note.find("keeps its initialisation") != std::string::npos) fresh.push_back(note);
     }
-    if (!fresh.empty())  // fine-tuning on other classes: say which weights start afresh, in the events too
-      rec.event("checkpoint", std::to_string(fresh.size()) + " weight(s) of the model not loaded from " + init + ": " + fresh.front() +
-                                  (fresh.size() > 1 ? " ..." : ""),
+    if (!fresh.empty())  // fine-tuning on other classes: say which weights start afresh, in the
+                         // events too
+      rec.event("checkpoint",
+                std::to_string(fresh.size()) + " weight(s) of the model not loaded from " + init +
+                    ": " + fresh.front() + (fresh.size() > 1 ? " ..." : ""),
                 step, startEpoch);
     if (!reset) {
       startEpoch = info.epochs_done;
       step = info.global_step;
       startIter = info.iter_in_epoch;
     }
-    rec.event("initialised", "weights from " + init + (reset ? " (epoch count reset)" : ""), step, startEpoch);
+    rec.event("initialised", "weights from " + init + (reset ? " (epoch count reset)" : ""), step,
+              startEpoch);
   }
   // Sub batch norm: every group's running statistics start from the (loaded) merged ones.
-  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm") models::setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
-  ddp->attach(*net, *stepper, step);  // rank 0's weights to every rank; gradients averaged from here on
+  if (c.getString("BN.NORM_TYPE") == "sub_batchnorm")
+    models::setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
+  ddp->attach(*net, *stepper,
+              step);  // rank 0's weights to every rank; gradients averaged from here on
 }
 
 void Trainer::Impl::checkpoint(int epochsDone, std::int64_t iterInEpoch) {
@@ -273,8 +301,10 @@ void Trainer::Impl::checkpoint(int epochsDone, std::int64_t iterInEpoch) {
   info.cfg_yaml = config::toYaml(t.cfg_);
   info.layer_decay = layerDecay;
   if (!rec.writes()) return;
-  const std::string path = saveCheckpoint(t.runDir_, *net, optimizer.get(), &stepper->scaler(), info);
-  rec.event("checkpoint", path, step, epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
+  const std::string path =
+      saveCheckpoint(t.runDir_, *net, optimizer.get(), &stepper->scaler(), info);
+  rec.event("checkpoint", path, step,
+            epochsDone + static_cast<double>(iterInEpoch) / static_cast<double>(itersPerEpoch));
 }
 
 // A stop outside the step loop's agreement: the ranks see SIGINT at slightly different times,
@@ -305,7 +335,8 @@ bool Trainer::Impl::waitWhilePaused() {
 // first layer whose gradients overflowed).
 void Trainer::Impl::checkStep(const StepOutcome& out, double fracEpoch) {
   if (!out.finite_loss)
-    throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " + std::to_string(step + 1) + " (" + noScaler +
+    throw std::runtime_error("diverged: the loss is " + std::to_string(out.loss) + " at step " +
+                             std::to_string(step + 1) + " (" + noScaler +
                              ", nothing to skip); lower SOLVER.BASE_LR or SOLVER.LR_SCALE");
   if (std::isfinite(out.loss))  // a non-finite loss under a scaler is a skipped step, handled below
     if (const auto why = explosion->add(out.loss)) throw std::runtime_error(*why);
@@ -315,39 +346,53 @@ void Trainer::Impl::checkStep(const StepOutcome& out, double fracEpoch) {
     // Where the overflow starts: the skipped step's gradients are still in .grad (the next step
     // zeroes them); one isfinite reduction per parameter, only on skipped steps.
     const std::string layer = audit::firstNonFiniteGradLayer(*net);
-    rec.event("scaler_backoff", "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) + " -> " +
-                                    std::to_string(update.scale_after) + (layer.empty() ? std::string() : "; first in " + layer),
+    rec.event("scaler_backoff",
+              "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) +
+                  " -> " + std::to_string(update.scale_after) +
+                  (layer.empty() ? std::string() : "; first in " + layer),
               step + 1, fracEpoch, {{"loss_scale", update.scale_after}}, layer);
   }
   if (!out.stepped && !scaling)
-    rec.event("nonfinite_gradients", "inf/NaN gradients of a finite loss (" + noScaler + "): step skipped, weights kept", step + 1,
-              fracEpoch, {});
+    rec.event("nonfinite_gradients",
+              "inf/NaN gradients of a finite loss (" + noScaler + "): step skipped, weights kept",
+              step + 1, fracEpoch, {});
   if (update.grew)
-    rec.event("scaler_growth", "loss scale " + std::to_string(update.scale_before) + " -> " + std::to_string(update.scale_after), step + 1,
-              fracEpoch, {{"loss_scale", update.scale_after}});
+    rec.event("scaler_growth",
+              "loss scale " + std::to_string(update.scale_before) + " -> " +
+                  std::to_string(update.scale_after),
+              step + 1, fracEpoch, {{"loss_scale", update.scale_after}});
   if (skippedInARow > maxSkipped)
-    throw std::runtime_error("diverged: " + std::to_string(skippedInARow) + " optimizer steps in a row had inf/NaN gradients "
-                             "(AMP.MAX_SKIPPED_STEPS " + std::to_string(maxSkipped) + "); lower SOLVER.BASE_LR or SOLVER.LR_SCALE" +
-                             (scaling ? std::string(", or try AMP.DTYPE bfloat16") : std::string()));
+    throw std::runtime_error(
+        "diverged: " + std::to_string(skippedInARow) +
+        " optimizer steps in a row had inf/NaN gradients "
+        "(AMP.MAX_SKIPPED_STEPS " +
+        std::to_string(maxSkipped) + "); lower SOLVER.BASE_LR or SOLVER.LR_SCALE" +
+        (scaling ? std::string(", or try AMP.DTYPE bfloat16") : std::string()));
   if (stepper->scaler().enabled() && minScale > 0 && update.scale_after < minScale)
-    throw std::runtime_error("diverged: the loss scale fell to " + std::to_string(update.scale_after) + ", below AMP.MIN_LOSS_SCALE " +
+    throw std::runtime_error("diverged: the loss scale fell to " +
+                             std::to_string(update.scale_after) + ", below AMP.MIN_LOSS_SCALE " +
                              std::to_string(minScale) + "; lower SOLVER.BASE_LR or try bfloat16");
 }
 
 // The step's record (metrics.jsonl, TensorBoard) and the progress the studio and the CLI read.
-void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5, double lr, double iterTime, double dataWait, int epoch,
-                               std::int64_t it) {
+void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5, double lr,
+                               double iterTime, double dataWait, int epoch, std::int64_t it) {
   const auto& update = out.update;
   const double clips = static_cast<double>(out.labels.size(0) * ddp->worldSize());  // global
   runlog::MetricEvent e;
   e.kind = runlog::kind::kTrain;
   e.step = ++step;
   e.epoch = epoch + static_cast<double>(it + 1) / static_cast<double>(itersPerEpoch);
-  e.values = {{"loss", out.loss},         {"top1_err", top1},
-              {"top5_err", top5},         {"lr", lr},
-              {"loss_scale", update.scale_after}, {"skipped", out.stepped ? 0.0 : 1.0},
-              {"grad_norm", out.grad_norm}, {"iter_time_s", iterTime},
-              {"data_wait_s", dataWait},   {"clips_per_s", clips / iterTime}};
+  e.values = {{"loss", out.loss},
+              {"top1_err", top1},
+              {"top5_err", top5},
+              {"lr", lr},
+              {"loss_scale", update.scale_after},
+              {"skipped", out.stepped ? 0.0 : 1.0},
+              {"grad_norm", out.grad_norm},
+              {"iter_time_s", iterTime},
+              {"data_wait_s", dataWait},
+              {"clips_per_s", clips / iterTime}};
   if (ddp->active()) e.values["sync_wait_s"] = ddp->lastSyncWaitSeconds();
   if (cuda) {
     const auto m = system::cudaMemory(device.index());
@@ -361,7 +406,10 @@ void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5,
   rec.record(e);
   rec.checkLog();
   {  // PySlowFast's global_step: data_size * cur_epoch + cur_iter
-    std::vector<runlog::TensorBoardScalar> tb = {{"Train/loss", out.loss}, {"Train/lr", lr}, {"Train/Top1_err", top1}, {"Train/Top5_err", top5}};
+    std::vector<runlog::TensorBoardScalar> tb = {{"Train/loss", out.loss},
+                                                 {"Train/lr", lr},
+                                                 {"Train/Top1_err", top1},
+                                                 {"Train/Top5_err", top5}};
     if (stepper->scaler().enabled()) tb.push_back({"AMP/loss_scale", update.scale_after});
     rec.toTensorBoard(tb, itersPerEpoch * epoch + it, step, e.epoch);
   }
@@ -397,8 +445,10 @@ bool Trainer::Impl::trainEpoch(int epoch) {
     StepOutcome out = stepper->run(micro);
     if (cuda) torch::cuda::synchronize();
     // Loss and errors averaged over the ranks, so every rank logs and decides on the same values.
-    auto [top1, top5] = out.targets.defined() ? std::apply(topErrors, mixedPredictionsForErrors(out.logits, out.targets))
-                                              : topErrors(out.logits, out.labels);
+    auto [top1, top5] =
+        out.targets.defined()
+            ? std::apply(topErrors, mixedPredictionsForErrors(out.logits, out.targets))
+            : topErrors(out.logits, out.labels);
     std::tie(out.loss, top1, top5) = ddp->average(out.loss, top1, top5);
     checkStep(out, fracEpoch);
     recordStep(out, top1, top5, lr, since(iterStart) + dataWait, dataWait, epoch, it);
@@ -422,11 +472,16 @@ void Trainer::Impl::endEpoch(int epoch, const EpochTotals& totals) {
   rec.writeMetadata();
 
   // With long cycles MULTIGRID.EVAL_FREQ times per phase, the last epoch of each among them.
-  const bool evalEpoch = !t.synthetic_ && (mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"), evalPeriod)
-                                              : (epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch);
-  const bool checkpointEpoch = mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"), checkpointPeriod)
-                                  : (epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch;
-  if (util::injectedFault("epoch_end") == util::FaultAction::Stop) t.stopRequested_ = true;  // a drill's stop here
+  const bool evalEpoch =
+      !t.synthetic_ &&
+      (mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"), evalPeriod)
+          : (epoch + 1) % evalPeriod == 0 || epoch + 1 == maxEpoch);
+  const bool checkpointEpoch =
+      mg ? multigrid::isPhaseEvalEpoch(*mg, epoch, c.getInt("MULTIGRID.EVAL_FREQ"),
+                                       checkpointPeriod)
+         : (epoch + 1) % checkpointPeriod == 0 || epoch + 1 == maxEpoch;
+  if (util::injectedFault("epoch_end") == util::FaultAction::Stop)
+    t.stopRequested_ = true;  // a drill's stop here
   const bool stopNow = stopAgreed();
   if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopNow) preciseBn(epoch);
   if (evalEpoch) validate(epoch, epoch);

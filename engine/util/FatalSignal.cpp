@@ -78,12 +78,18 @@ void putAddress(const void* a) {
 
 const char* signalName(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGABRT: return "SIGABRT";
-    default: return "signal";
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGILL:
+      return "SIGILL";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGABRT:
+      return "SIGABRT";
+    default:
+      return "signal";
   }
 }
 
@@ -95,7 +101,8 @@ void onFatalSignal(int sig, siginfo_t* info, void* context) {
   put(" (");
   put(signalName(sig));
   put(")");
-  if (gExiting.load()) put(" during exit, after the command had ended (its output above is complete)");
+  if (gExiting.load())
+    put(" during exit, after the command had ended (its output above is complete)");
   if (sig != SIGABRT && info) {
     put(", address ");
     putHex(reinterpret_cast<std::uintptr_t>(info->si_addr));
@@ -144,7 +151,9 @@ void installFatalSignalReport(const char* program) {
   for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) ::sigaction(sig, &sa, nullptr);
 }
 
-void markExiting() { gExiting.store(true); }
+void markExiting() {
+  gExiting.store(true);
+}
 
 void crashIfArmed(const char* site) {
   if (injectedFault(site) != FaultAction::Segv) return;

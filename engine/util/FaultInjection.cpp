@@ -15,7 +15,7 @@ namespace {
 struct Armed {
   FaultAction action = FaultAction::None;
   std::string site;
-  long at = 1;              ///< fires on this pass
+  long at = 1;  ///< fires on this pass
   std::atomic<long> passes{0};
 };
 
@@ -29,16 +29,25 @@ Armed& armed() {
     const auto atSign = v.find('@');
     const auto hash = v.find('#');
     const std::string action = v.substr(0, atSign);
-    const std::string site = atSign == std::string::npos ? "" : v.substr(atSign + 1, hash == std::string::npos ? std::string::npos : hash - atSign - 1);
+    const std::string site =
+        atSign == std::string::npos
+            ? ""
+            : v.substr(atSign + 1,
+                       hash == std::string::npos ? std::string::npos : hash - atSign - 1);
     long n = 1;
-    bool ok = atSign != std::string::npos && !site.empty() && (action == "kill" || action == "enospc" || action == "stop" || action == "segv" || action == "oom");
+    bool ok = atSign != std::string::npos && !site.empty() &&
+              (action == "kill" || action == "enospc" || action == "stop" || action == "segv" ||
+               action == "oom");
     if (ok && hash != std::string::npos) {
       char* end = nullptr;
       n = std::strtol(v.c_str() + hash + 1, &end, 10);
       ok = end && *end == '\0' && n >= 1;
     }
     if (!ok) {
-      std::fprintf(stderr, "AMPSTUDIO_FAULT=%s ignored: expected kill@SITE[#N], enospc@SITE[#N], stop@SITE[#N], segv@SITE[#N] or oom@SITE[#N]\n", env);
+      std::fprintf(stderr,
+                   "AMPSTUDIO_FAULT=%s ignored: expected kill@SITE[#N], enospc@SITE[#N], "
+                   "stop@SITE[#N], segv@SITE[#N] or oom@SITE[#N]\n",
+                   env);
       return;
     }
     a.action = action == "kill"   ? FaultAction::Kill

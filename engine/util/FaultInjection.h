@@ -7,7 +7,8 @@
 //   stop    the trainer of this process is asked to stop there, as a Ctrl-C that reached this
 //           rank alone (the ranks of a run see a stop at different moments)
 //   segv    a call through a null function pointer there (a crash in a library; util/FatalSignal)
-//   oom     std::bad_alloc thrown there (what a hostile input's declared size does to an allocation)
+//   oom     std::bad_alloc thrown there (what a hostile input's declared size does to an
+//   allocation)
 // Sites: "step" (after an optimizer step is logged), "validation" (after a validation batch),
 // "checkpoint" (half-way through writing a checkpoint's temporary file), "metrics" (half-way
 // through appending a metrics line), "epoch_end" (after an epoch's last step), "test_batch"

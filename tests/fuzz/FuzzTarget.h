@@ -17,7 +17,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
 namespace amp::fuzz {
-inline std::string bytes(const std::uint8_t* data, std::size_t size) { return std::string(reinterpret_cast<const char*>(data), size); }
+inline std::string bytes(const std::uint8_t* data, std::size_t size) {
+  return std::string(reinterpret_cast<const char*>(data), size);
+}
 /// A private scratch folder for targets that must read a file (created once per process).
 std::string scratchDir();
 }  // namespace amp::fuzz

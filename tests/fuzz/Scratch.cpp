@@ -1,7 +1,7 @@
 #include <stdlib.h>
 
-#include <cstdlib>
 #include <unistd.h>
+#include <cstdlib>
 
 #include <filesystem>
 #include <string>
@@ -13,7 +13,9 @@ namespace amp::fuzz {
 std::string scratchDir() {
   static const std::string dir = [] {
     // /dev/shm when there is one: the fuzz loop writes a file per input.
-    std::string base = std::filesystem::is_directory("/dev/shm") ? "/dev/shm" : std::filesystem::temp_directory_path().string();
+    std::string base = std::filesystem::is_directory("/dev/shm")
+                           ? "/dev/shm"
+                           : std::filesystem::temp_directory_path().string();
     std::string templ = base + "/ampstudio-fuzz-XXXXXX";
     if (!::mkdtemp(templ.data())) return base;
     static const std::string made = templ;

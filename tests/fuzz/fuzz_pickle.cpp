@@ -10,8 +10,12 @@ using namespace amp::checkpoint;
 
 class AcceptingHost : public PickleHost {
  public:
-  PyRef global(const std::string& module, const std::string& name) override { return PyObj::global(module, name); }
-  PyRef call(const PyRef& callable, const PyRef& args) override { return PyObj::tuple({callable, args}); }
+  PyRef global(const std::string& module, const std::string& name) override {
+    return PyObj::global(module, name);
+  }
+  PyRef call(const PyRef& callable, const PyRef& args) override {
+    return PyObj::tuple({callable, args});
+  }
   void build(const PyRef&, const PyRef&) override {}
   PyRef persistentLoad(const PyRef& pid) override { return pid; }
 };

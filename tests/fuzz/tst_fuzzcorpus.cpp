@@ -60,7 +60,8 @@ class TestFuzzCorpus : public QObject {
       QStringList files = inputs(QString(AMPSTUDIO_FUZZ_DIR) + "/" + t.name);
       for (const auto& extra : t.extra) files << inputs(extra);
       for (const auto& f : files)
-        QTest::newRow(qPrintable(QString("%1: %2").arg(t.name, QFileInfo(f).fileName()))) << t.fn << f;
+        QTest::newRow(qPrintable(QString("%1: %2").arg(t.name, QFileInfo(f).fileName())))
+            << t.fn << f;
     }
   }
   void replay() {
@@ -69,7 +70,9 @@ class TestFuzzCorpus : public QObject {
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QByteArray bytes = f.readAll();
-    QCOMPARE(target(reinterpret_cast<const std::uint8_t*>(bytes.constData()), static_cast<std::size_t>(bytes.size())), 0);
+    QCOMPARE(target(reinterpret_cast<const std::uint8_t*>(bytes.constData()),
+                    static_cast<std::size_t>(bytes.size())),
+             0);
   }
 };
 

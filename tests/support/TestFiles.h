@@ -16,7 +16,8 @@
 namespace amp::testsupport {
 
 /// Writes `bytes` to `dir`/`name` (creating its folders); returns the path.
-inline std::string writeFile(const QTemporaryDir& dir, const std::string& name, const std::string& bytes) {
+inline std::string writeFile(const QTemporaryDir& dir, const std::string& name,
+                             const std::string& bytes) {
   const std::string path = dir.path().toStdString() + "/" + name;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << bytes;

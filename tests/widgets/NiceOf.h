@@ -1,8 +1,8 @@
 #pragma once
 // The nice value of a running process (field 19 of /proc/<pid>/stat), for tests of panels that
 // run ampstudio-cli at lower priority beside a training run.
-#include <QtGlobal>
 #include <sys/resource.h>
+#include <QtGlobal>
 
 #include <algorithm>
 
@@ -25,6 +25,8 @@ inline int niceOf(qint64 pid) {
 
 /// The nice value a process or thread started `by` steps nicer than this test gets (19 at most):
 /// the test may itself run niced (nice ctest).
-inline int nicerThanThisTest(int by) { return std::min(19, ::getpriority(PRIO_PROCESS, 0) + by); }
+inline int nicerThanThisTest(int by) {
+  return std::min(19, ::getpriority(PRIO_PROCESS, 0) + by);
+}
 
 }  // namespace amp::testing

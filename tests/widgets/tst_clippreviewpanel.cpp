@@ -9,12 +9,12 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
-#include "NiceOf.h"
 #include "ClipPreviewPanel.h"
+#include "NiceOf.h"
 #include "config/ConfigLoader.h"
 #include "config/ConfigWriter.h"
-#include "runlog/RunDirectory.h"
 #include "data/DemoDataGenerator.h"
+#include "runlog/RunDirectory.h"
 
 using namespace amp;
 
@@ -27,7 +27,8 @@ class TestClipPreviewPanel : public QObject {
   std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
     std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) return std::nullopt;
     return r.config;
   }
@@ -48,7 +49,8 @@ class TestClipPreviewPanel : public QObject {
     widgets::ClipPreviewPanel panel;
     panel.resize(900, 600);
     std::optional<config::Config> cfg =
-        demo({"AUG.NUM_SAMPLE", "2", "AUG.ENABLE", "True", "AUG.AA_TYPE", "rand-m9-n4-mstd0.5-inc1", "AUG.RE_PROB", "1.0"});
+        demo({"AUG.NUM_SAMPLE", "2", "AUG.ENABLE", "True", "AUG.AA_TYPE", "rand-m9-n4-mstd0.5-inc1",
+              "AUG.RE_PROB", "1.0"});
     QVERIFY(cfg);
     panel.setConfigSource([&] { return cfg; });
     QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
@@ -58,7 +60,8 @@ class TestClipPreviewPanel : public QObject {
     QVERIFY(ready.wait(20000));
     std::vector<data::PreviewClip> expected;
     std::string error;
-    QVERIFY2(data::previewClips(*cfg, data::Split::Train, 2, 3, 1, expected, &error), error.c_str());
+    QVERIFY2(data::previewClips(*cfg, data::Split::Train, 2, 3, 1, expected, &error),
+             error.c_str());
     QCOMPARE(panel.clips().size(), size_t(2));  // AUG.NUM_SAMPLE 2: two copies of the video
     QCOMPARE(panel.sheets().size(), size_t(2));
     for (size_t i = 0; i < 2; ++i) {
@@ -66,25 +69,36 @@ class TestClipPreviewPanel : public QObject {
       QVERIFY(panel.clips()[i].fast == expected[i].fast);
       const auto sheet = data::contactSheet(expected[i]);
       QCOMPARE(panel.sheets()[i].width(), sheet.width);
-      QCOMPARE(panel.sheets()[i].pixelColor(0, 0), QColor(sheet.rgb[0], sheet.rgb[1], sheet.rgb[2]));
+      QCOMPARE(panel.sheets()[i].pixelColor(0, 0),
+               QColor(sheet.rgb[0], sheet.rgb[1], sheet.rgb[2]));
     }
-    QVERIFY2(panel.status()->text().contains("clip 3 of epoch 2"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("clip 3 of epoch 2"),
+             qPrintable(panel.status()->text()));
     const auto labels = panel.findChildren<QLabel*>();
     const QString frames = QString("frames %1").arg(expected[0].info.frame_indices.front());
-    QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) { return l->text().contains(frames) && l->text().contains("copy 1 of 2"); }));
-    // Each copy's line names its RandAugment ops in order, with their arguments, and its erased box.
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) {
+      return l->text().contains(frames) && l->text().contains("copy 1 of 2");
+    }));
+    // Each copy's line names its RandAugment ops in order, with their arguments, and its erased
+    // box.
     int named = 0;
     for (size_t i = 0; i < 2; ++i) {
       const auto& info = expected[i].info;
       QStringList ops;
-      for (const auto& op : info.augment_ops) ops << QString::fromStdString(data::describeAugOp(op)).toHtmlEscaped();
+      for (const auto& op : info.augment_ops)
+        ops << QString::fromStdString(data::describeAugOp(op)).toHtmlEscaped();
       QCOMPARE(info.erased_boxes.size(), size_t(1));  // AUG.RE_PROB 1
       const auto& box = info.erased_boxes.front();
-      const QString erased = QString("random erasing: %1x%2 at (%3, %4) of the 64x64 crop").arg(box.width).arg(box.height).arg(box.left).arg(box.top);
+      const QString erased = QString("random erasing: %1x%2 at (%3, %4) of the 64x64 crop")
+                                 .arg(box.width)
+                                 .arg(box.height)
+                                 .arg(box.left)
+                                 .arg(box.top);
       const QString copy = QString("copy %1 of 2").arg(i + 1);
       QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) {
         return l->text().contains(copy) && l->text().contains(erased) &&
-               (ops.isEmpty() ? !l->text().contains("RandAugment") : l->text().contains("RandAugment, in order: " + ops.join(", ")));
+               (ops.isEmpty() ? !l->text().contains("RandAugment")
+                              : l->text().contains("RandAugment, in order: " + ops.join(", ")));
       }));
       named += static_cast<int>(info.augment_ops.size());
     }
@@ -112,9 +126,11 @@ class TestClipPreviewPanel : public QObject {
   void showsARunsClipsAndYieldsToTraining() {
     const QString run = dir_.path() + "/run";
     QVERIFY(QDir().mkpath(run));
-    std::optional<config::Config> runCfg = demo({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
+    std::optional<config::Config> runCfg =
+        demo({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
     QVERIFY(runCfg);
-    QCOMPARE(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath()), std::string());
+    QCOMPARE(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath()),
+             std::string());
     widgets::ClipPreviewPanel panel;
     std::optional<config::Config> editor = demo();
     panel.setConfigSource([&] { return editor; });
@@ -148,7 +164,8 @@ class TestClipPreviewPanel : public QObject {
     panel.showClip();
     QVERIFY(ready.wait(20000));
     QVERIFY(panel.clips().empty());
-    QVERIFY2(panel.status()->text().contains("nowhere/train.csv"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("nowhere/train.csv"),
+             qPrintable(panel.status()->text()));
   }
 };
 

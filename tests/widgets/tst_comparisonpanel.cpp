@@ -21,15 +21,18 @@ class TestComparisonPanel : public QObject {
   void twoRunsSideBySide() {
     QTemporaryDir dir;
     const QString fp32 = dir.path() + "/fp32", amp = dir.path() + "/amp";
-    recordRun(fp32, "demo-fp32", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\nSOLVER:\n  BASE_LR: 0.1\n");
-    recordRun(amp, "demo-amp", "bf16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\nSOLVER:\n  BASE_LR: 0.1\n  LR_SCALE: 0.6\n");
+    recordRun(fp32, "demo-fp32", "fp32", 2.0, 400, 20,
+              "TRAIN:\n  MIXED_PRECISION: False\nSOLVER:\n  BASE_LR: 0.1\n");
+    recordRun(amp, "demo-amp", "bf16", 3.0, 200, 25,
+              "TRAIN:\n  MIXED_PRECISION: True\nSOLVER:\n  BASE_LR: 0.1\n  LR_SCALE: 0.6\n");
     widgets::ComparisonPanel panel;
     panel.setRuns({fp32, amp});
     for (widgets::MetricChart* c : panel.charts()) {
       QCOMPARE(c->seriesCount(), 2);
       QVERIFY2(c->pointCount(0) > 0 && c->pointCount(1) > 0, qPrintable(c->title()));
       QCOMPARE(c->seriesGraph(0)->name(), QString("demo-fp32"));
-      QVERIFY(c->seriesGraph(0)->pen().color() != c->seriesGraph(1)->pen().color());  // one colour per run
+      QVERIFY(c->seriesGraph(0)->pen().color() !=
+              c->seriesGraph(1)->pen().color());  // one colour per run
     }
     // Neither run scaled its loss: the loss-scale chart says so rather than show two flat lines.
     widgets::MetricChart* scale = nullptr;
@@ -38,7 +41,8 @@ class TestComparisonPanel : public QObject {
     QVERIFY(scale);
     QVERIFY2(scale->note().contains("No run scaled its loss"), qPrintable(scale->note()));
     const QString fp16 = dir.path() + "/fp16";
-    recordRun(fp16, "demo-fp16", "fp16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\n", 65536.0);
+    recordRun(fp16, "demo-fp16", "fp16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\n",
+              65536.0);
     panel.setRuns({fp32, fp16});
     QVERIFY(scale->note().isEmpty());
     panel.setRuns({fp32, amp});
@@ -81,7 +85,8 @@ class TestComparisonPanel : public QObject {
   // baseline choice and the summary.
   void runsOfOneNameAreToldApart() {
     QTemporaryDir dir;
-    const QString a = dir.path() + "/bench-a/plain-fp32", b = dir.path() + "/bench-b/plain-fp32", c = dir.path() + "/bench-b/amp";
+    const QString a = dir.path() + "/bench-a/plain-fp32", b = dir.path() + "/bench-b/plain-fp32",
+                  c = dir.path() + "/bench-b/amp";
     recordRun(a, "", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\n");
     recordRun(b, "", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\n");
     recordRun(c, "", "bf16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\n");
@@ -112,9 +117,13 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(t->rowCount(), 5);
     QVERIFY(t->verticalScrollBar()->maximum() == 0);
     QVERIFY2(t->rowViewportPosition(4) + t->rowHeight(4) <= t->viewport()->height(),
-             qPrintable(QString("%1 + %2 > %3").arg(t->rowViewportPosition(4)).arg(t->rowHeight(4)).arg(t->viewport()->height())));
+             qPrintable(QString("%1 + %2 > %3")
+                            .arg(t->rowViewportPosition(4))
+                            .arg(t->rowHeight(4))
+                            .arg(t->viewport()->height())));
     QSet<QRgb> colours;
-    for (int i = 0; i < 5; ++i) colours.insert(panel.charts().front()->seriesGraph(i)->pen().color().rgb());
+    for (int i = 0; i < 5; ++i)
+      colours.insert(panel.charts().front()->seriesGraph(i)->pen().color().rgb());
     QCOMPARE(colours.size(), 5);
   }
 
@@ -126,7 +135,10 @@ class TestComparisonPanel : public QObject {
     widgets::ComparisonPanel panel;
     panel.setRuns({good, bad});
     QCOMPARE(panel.summaryTable()->rowCount(), 2);
-    QVERIFY(panel.summaryTable()->item(1, panel.summaryTable()->columnCount() - 1)->text().contains("run.json"));
+    QVERIFY(panel.summaryTable()
+                ->item(1, panel.summaryTable()->columnCount() - 1)
+                ->text()
+                .contains("run.json"));
   }
 };
 

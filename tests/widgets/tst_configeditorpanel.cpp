@@ -28,7 +28,8 @@ class TestConfigEditorPanel : public QObject {
   void openValidFile() {
     ConfigEditorPanel panel;
     QString error;
-    QVERIFY(panel.openFile(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", &error));
+    QVERIFY(
+        panel.openFile(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", &error));
     QCOMPARE(panel.errorCount(), 0);
     QVERIFY(panel.config());
     QCOMPARE(panel.config()->getString("MODEL.ARCH"), std::string("x3d"));
@@ -41,14 +42,17 @@ class TestConfigEditorPanel : public QObject {
   void theFormFitsWithoutScrolling() {
     ConfigEditorPanel panel;
     QString error;
-    QVERIFY(panel.openFile(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", &error));
+    QVERIFY(
+        panel.openFile(QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", &error));
     panel.resize(1440 - 380, 800);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     auto* scroll = panel.findChild<QScrollArea*>();
     QVERIFY(scroll);
     QVERIFY2(!scroll->horizontalScrollBar()->isVisible(),
-             qPrintable(QString("form %1 px wide in %2 px").arg(scroll->widget()->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+             qPrintable(QString("form %1 px wide in %2 px")
+                            .arg(scroll->widget()->minimumSizeHint().width())
+                            .arg(scroll->viewport()->width())));
   }
 
   void typingAnErrorUnderlinesItsLine() {
@@ -114,7 +118,8 @@ class TestConfigEditorPanel : public QObject {
   void baseResolvesNextToTheFile() {
     QTemporaryDir dir;
     writeFile(dir, "base.yaml", "TRAIN:\n  BATCH_SIZE: 4\n");
-    const QString path = writeFile(dir, "child.yaml", "_BASE_: base.yaml\nSOLVER:\n  MAX_EPOCH: 3\n");
+    const QString path =
+        writeFile(dir, "child.yaml", "_BASE_: base.yaml\nSOLVER:\n  MAX_EPOCH: 3\n");
     ConfigEditorPanel panel;
     QVERIFY(panel.openFile(path, nullptr));
     QCOMPARE(panel.errorCount(), 0);

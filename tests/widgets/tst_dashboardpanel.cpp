@@ -2,9 +2,9 @@
 // stops cleanly; a run another process writes is followed; axes, smoothing and export work.
 #include <QtTest>
 
+#include <unistd.h>
 #include <QListWidget>
 #include <QTemporaryDir>
-#include <unistd.h>
 
 #include "DashboardPanel.h"
 #include "MetricChart.h"
@@ -22,8 +22,10 @@ runlog::MetricEvent trainEvent(std::int64_t step, double loss) {
   e.step = step;
   e.epoch = static_cast<double>(step) / 10.0;
   e.time_s = static_cast<double>(step) * 0.5;
-  e.values = {{"loss", loss}, {"lr", 0.1}, {"loss_scale", 65536.0}, {"skipped", step == 3 ? 1.0 : 0.0},
-              {"top1_err", 50}, {"clips_per_s", 20}, {"iter_time_s", 0.5}, {"data_wait_s", 0.01}};
+  e.values = {{"loss", loss},          {"lr", 0.1},
+              {"loss_scale", 65536.0}, {"skipped", step == 3 ? 1.0 : 0.0},
+              {"top1_err", 50},        {"clips_per_s", 20},
+              {"iter_time_s", 0.5},    {"data_wait_s", 0.01}};
   return e;
 }
 }  // namespace
@@ -43,16 +45,18 @@ class TestDashboardPanel : public QObject {
     std::string error;
     QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
     const std::string out = dir_.path().toStdString() + "/run-live";
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
-                                             {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data, "OUTPUT_DIR", out,
-                                              "TRAIN.BATCH_SIZE", "4", "SOLVER.MAX_EPOCH", "50", "DATA_LOADER.NUM_WORKERS", "1",
-                                              "X3D.DIM_C5", "32"});
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
+        {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data, "OUTPUT_DIR", out,
+         "TRAIN.BATCH_SIZE", "4", "SOLVER.MAX_EPOCH", "50", "DATA_LOADER.NUM_WORKERS", "1",
+         "X3D.DIM_C5", "32"});
     QVERIFY(r.ok());
 
     widgets::TrainingController controller;
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("run-live");
-    connect(&controller, &widgets::TrainingController::eventsReady, &dashboard, &widgets::DashboardPanel::appendEvents);
+    connect(&controller, &widgets::TrainingController::eventsReady, &dashboard,
+            &widgets::DashboardPanel::appendEvents);
     QSignalSpy ended(&controller, &widgets::TrainingController::ended);
     QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
     QString why;
@@ -72,14 +76,19 @@ class TestDashboardPanel : public QObject {
     QVERIFY(batches.size() >= 2);  // delivered in timer ticks, not one call per event
     const auto progress = controller.progress();
     QVERIFY(progress.step >= 6 && progress.step < 50 * 4);
-    // Every step reached the charts: loss raw and smoothed, accuracy, lr, loss scale, throughput, memory.
+    // Every step reached the charts: loss raw and smoothed, accuracy, lr, loss scale, throughput,
+    // memory.
     QCOMPARE(loss->pointCount(0), static_cast<std::size_t>(progress.step));
     QCOMPARE(loss->pointCount(1), static_cast<std::size_t>(progress.step));
-    for (const char* title : {"Accuracy", "Learning rate", "Loss scale", "Throughput", "Memory", "Gradient norm", "Iteration time"})
-      QVERIFY2(dashboard.chart(title)->pointCount(0) > 0 || dashboard.chart(title)->pointCount(3) > 0, title);
+    for (const char* title : {"Accuracy", "Learning rate", "Loss scale", "Throughput", "Memory",
+                              "Gradient norm", "Iteration time"})
+      QVERIFY2(
+          dashboard.chart(title)->pointCount(0) > 0 || dashboard.chart(title)->pointCount(3) > 0,
+          title);
     // The stop wrote a checkpoint; the message list says so, the run directory says stopped.
     bool checkpoint = false;
-    for (int i = 0; i < dashboard.messages()->count(); ++i) checkpoint = checkpoint || dashboard.messages()->item(i)->text().contains("checkpoint");
+    for (int i = 0; i < dashboard.messages()->count(); ++i)
+      checkpoint = checkpoint || dashboard.messages()->item(i)->text().contains("checkpoint");
     QVERIFY(checkpoint);
     auto meta = runlog::RunDirectory(out).readMetadata();
     QVERIFY(meta);
@@ -158,7 +167,8 @@ class TestDashboardPanel : public QObject {
     QVERIFY(!scale->note().isEmpty());
   }
 
-  // A multigrid shape change: a labelled vertical line on every chart at its step; a new run clears them.
+  // A multigrid shape change: a labelled vertical line on every chart at its step; a new run clears
+  // them.
   void shapeChangesAreMarkedOnEveryChart() {
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("bf16");
@@ -194,31 +204,39 @@ class TestDashboardPanel : public QObject {
       e.message = message;
       return e;
     };
-    const std::string precise = "running statistics of 40 batch norms recomputed over 10 training batches";
+    const std::string precise =
+        "running statistics of 40 batch norms recomputed over 10 training batches";
     const std::vector<runlog::MetricEvent> events = {
         notable("tensorboard", 0, "TENSORBOARD.ENABLE: no event files are written: disk full"),
-        notable("precise_bn", 100, precise), notable("checkpoint", 100, "/runs/a/checkpoints/checkpoint_epoch_00001.pyth"),
-        notable("precise_bn", 200, precise), notable("checkpoint", 200, "/runs/a/checkpoints/checkpoint_epoch_00002.pyth"),
-        notable("precise_bn", 300, precise), notable("some_new_event", 300, "said by a newer engine"),
+        notable("precise_bn", 100, precise),
+        notable("checkpoint", 100, "/runs/a/checkpoints/checkpoint_epoch_00001.pyth"),
+        notable("precise_bn", 200, precise),
+        notable("checkpoint", 200, "/runs/a/checkpoints/checkpoint_epoch_00002.pyth"),
+        notable("precise_bn", 300, precise),
+        notable("some_new_event", 300, "said by a newer engine"),
         notable("shape_change", 300, "multigrid phase 2/5 (epochs 6-9): batch 32")};
-    const QStringList expected = {"▲ step 0 · TensorBoard: TENSORBOARD.ENABLE: no event files are written: disk full",
-                                  "• step 100 · Checkpoint: checkpoint_epoch_00001.pyth",
-                                  "• step 200 · Checkpoint: checkpoint_epoch_00002.pyth",
-                                  "• steps 100–300 · Precise BN: " + QString::fromStdString(precise) + " (3 times)",
-                                  "• step 300 · Some new event: said by a newer engine",
-                                  "• step 300 · multigrid phase 2/5 (epochs 6-9): batch 32"};  // it names itself
+    const QStringList expected = {
+        "▲ step 0 · TensorBoard: TENSORBOARD.ENABLE: no event files are written: disk full",
+        "• step 100 · Checkpoint: checkpoint_epoch_00001.pyth",
+        "• step 200 · Checkpoint: checkpoint_epoch_00002.pyth",
+        "• steps 100–300 · Precise BN: " + QString::fromStdString(precise) + " (3 times)",
+        "• step 300 · Some new event: said by a newer engine",
+        "• step 300 · multigrid phase 2/5 (epochs 6-9): batch 32"};  // it names itself
     for (std::size_t split : {events.size(), std::size_t(4)}) {
       widgets::DashboardPanel dashboard;
       dashboard.beginRun("fp32");
       dashboard.appendEvents({events.begin(), events.begin() + static_cast<long>(split)});
-      if (split < events.size()) dashboard.appendEvents({events.begin() + static_cast<long>(split), events.end()});
+      if (split < events.size())
+        dashboard.appendEvents({events.begin() + static_cast<long>(split), events.end()});
       QStringList shown;
-      for (int i = 0; i < dashboard.messages()->count(); ++i) shown << dashboard.messages()->item(i)->text();
+      for (int i = 0; i < dashboard.messages()->count(); ++i)
+        shown << dashboard.messages()->item(i)->text();
       QCOMPARE(shown, expected);
       dashboard.beginRun("fp32 again");  // a new run starts counting afresh
       dashboard.appendEvents({events[1]});
       QCOMPARE(dashboard.messages()->count(), 1);
-      QCOMPARE(dashboard.messages()->item(0)->text(), "• step 100 · Precise BN: " + QString::fromStdString(precise));
+      QCOMPARE(dashboard.messages()->item(0)->text(),
+               "• step 100 · Precise BN: " + QString::fromStdString(precise));
     }
   }
 
@@ -240,16 +258,19 @@ class TestDashboardPanel : public QObject {
     QCOMPARE(dashboard.chart("Loss scale")->pointCount(2), std::size_t(1));  // the backoff marker
     // The tracker over the marker names where the overflow started.
     const QStringList atBackoff = dashboard.chart("Loss scale")->valuesAt(3.0);
-    QVERIFY2(atBackoff.contains("backoff: 32768 (first inf/NaN in head.projection)"), qPrintable(atBackoff.join(" | ")));
+    QVERIFY2(atBackoff.contains("backoff: 32768 (first inf/NaN in head.projection)"),
+             qPrintable(atBackoff.join(" | ")));
     QCOMPARE(dashboard.messages()->count(), 1);
-    // The tracker writes units where the axis has one; the loss's axis names a quantity, not a unit.
+    // The tracker writes units where the axis has one; the loss's axis names a quantity, not a
+    // unit.
     QVERIFY2(dashboard.chart("Accuracy")->valuesAt(40.0).contains("train top-1 (smoothed): 50%"),
              qPrintable(dashboard.chart("Accuracy")->valuesAt(40.0).join(" | ")));
     QVERIFY2(dashboard.chart("Throughput")->valuesAt(40.0).contains("clips/s: 20 clips/s"),
              qPrintable(dashboard.chart("Throughput")->valuesAt(40.0).join(" | ")));
     QVERIFY2(dashboard.chart("Iteration time")->valuesAt(40.0).contains("iteration: 0.5 s"),
              qPrintable(dashboard.chart("Iteration time")->valuesAt(40.0).join(" | ")));
-    QVERIFY2(dashboard.chart("Loss")->valuesAt(40.0).contains("train: 3"), qPrintable(dashboard.chart("Loss")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("Loss")->valuesAt(40.0).contains("train: 3"),
+             qPrintable(dashboard.chart("Loss")->valuesAt(40.0).join(" | ")));
     // Smoothing 0.9 flattens the 1, 3, 1, 3 ... loss; 0 gives the raw values back.
     const double smoothedLast = loss->seriesGraph(1)->data()->at(39)->value;
     QVERIFY(smoothedLast > 1.5 && smoothedLast < 2.5);
@@ -268,8 +289,10 @@ class TestDashboardPanel : public QObject {
     QVERIFY(dashboard.exportCsv(folder + "/metrics.csv", &error));
     QFile csv(folder + "/metrics.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));
-    QCOMPARE(csv.readLine(), QByteArray("kind,step,epoch,time_s,clips_per_s,data_wait_s,iter_time_s,loss,loss_scale,lr,skipped,top1_err\n"));
-    const QStringList png = dashboard.exportCharts(folder, "png"), pdf = dashboard.exportCharts(folder, "pdf");
+    QCOMPARE(csv.readLine(), QByteArray("kind,step,epoch,time_s,clips_per_s,data_wait_s,iter_time_"
+                                        "s,loss,loss_scale,lr,skipped,top1_err\n"));
+    const QStringList png = dashboard.exportCharts(folder, "png"),
+                      pdf = dashboard.exportCharts(folder, "pdf");
     QCOMPARE(png.size(), 8);
     QCOMPARE(pdf.size(), 8);
     for (const QString& f : png + pdf) QVERIFY2(QFileInfo(f).size() > 1000, qPrintable(f));

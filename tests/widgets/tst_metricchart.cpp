@@ -29,7 +29,8 @@ class TestMetricChart : public QObject {
     QVERIFY(chart.yAxis->range().upper >= 1000.0);
     chart.replot();
     const auto* data = chart.seriesGraph(s)->data().data();
-    QVERIFY2(data->size() < 5000, qPrintable(QString::number(data->size())));  // about two points per pixel
+    QVERIFY2(data->size() < 5000,
+             qPrintable(QString::number(data->size())));  // about two points per pixel
     double top = 0;
     for (auto it = data->constBegin(); it != data->constEnd(); ++it) top = std::max(top, it->value);
     QCOMPARE(top, 1000.0);  // the one spike survives the envelope
@@ -64,7 +65,8 @@ class TestMetricChart : public QObject {
     // Connected points give their nearest value; a marker only where it is.
     QCOMPARE(chart.trackerText(), QString("step 20\ntrain top-1: 55%\nval top-1: 35%"));
     chart.showTrackerAt(29.4);
-    QCOMPARE(chart.trackerText(), QString("step 30\ntrain top-1: 61%\nval top-1: 57.5%\nskipped: 61%"));
+    QCOMPARE(chart.trackerText(),
+             QString("step 30\ntrain top-1: 61%\nval top-1: 57.5%\nskipped: 61%"));
     chart.hideTracker();
     QCOMPARE(chart.trackerText(), QString());
 
@@ -72,7 +74,9 @@ class TestMetricChart : public QObject {
     memory.setValueUnit("MiB");
     memory.appendPoints(memory.addSeries("peak RSS", Qt::blue), {1, 2}, {300, 310});
     QCOMPARE(memory.valuesAt(2), QStringList{"peak RSS: 310 MiB"});
-    MetricChart loss("Loss", "cross entropy");  // an axis description, not a unit: nothing written after the value
+    MetricChart loss(
+        "Loss",
+        "cross entropy");  // an axis description, not a unit: nothing written after the value
     loss.appendPoints(loss.addSeries("loss", Qt::blue), {1}, {1.5});
     QCOMPARE(loss.valuesAt(1), QStringList{"loss: 1.5"});
     QCOMPARE(loss.nearestPointX(7), 1.0);
@@ -85,12 +89,14 @@ class TestMetricChart : public QObject {
     const int allocated = chart.addSeries("allocated", Qt::blue);
     const int rss = chart.addSeries("process RSS", Qt::red);
     QVERIFY(chart.showsEmpty());
-    QVERIFY(!chart.xAxis->tickLabels() && !chart.yAxis->tickLabels());  // not QCustomPlot's 0-5 as if it were data
+    QVERIFY(!chart.xAxis->tickLabels() &&
+            !chart.yAxis->tickLabels());  // not QCustomPlot's 0-5 as if it were data
     chart.appendPoints(allocated, {}, {});
     chart.appendPoints(rss, {1}, {std::nan("")});  // a point with nothing to draw
     chart.fitIfFollowing();
     QVERIFY(chart.showsEmpty());
-    chart.setFollowing(false);  // a point arriving while the user holds the view still ends the empty state
+    chart.setFollowing(
+        false);  // a point arriving while the user holds the view still ends the empty state
     chart.appendPoints(rss, {2}, {300});
     QVERIFY(!chart.showsEmpty());
     QVERIFY(chart.xAxis->tickLabels() && chart.yAxis->tickLabels());
@@ -120,7 +126,8 @@ class TestMetricChart : public QObject {
     QVERIFY(!red.isEmpty() && !red2.isEmpty() && !orange.isEmpty());
     std::vector<QColor> c = distinctColors({red, orange});
     QCOMPARE(c[0], seriesColor(3));  // the first keeps its own colour
-    QCOMPARE(c[1], seriesColor(0));  // not orange next to red: the first colour apart from it (blue)
+    QCOMPARE(c[1],
+             seriesColor(0));  // not orange next to red: the first colour apart from it (blue)
     c = distinctColors({orange, red2, red});
     QCOMPARE(c[0], seriesColor(1));
     QCOMPARE(c[1], seriesColor(0));  // red is orange's neighbour
@@ -132,7 +139,8 @@ class TestMetricChart : public QObject {
     c = distinctColors(many);
     QCOMPARE(c.size(), std::size_t(12));
     for (std::size_t i = 0; i < 10; ++i)
-      for (std::size_t j = 0; j < i; ++j) QVERIFY2(c[i] != c[j], qPrintable(QString("%1 %2").arg(i).arg(j)));
+      for (std::size_t j = 0; j < i; ++j)
+        QVERIFY2(c[i] != c[j], qPrintable(QString("%1 %2").arg(i).arg(j)));
   }
 
   void theLegendMovesOffTheCurves() {
@@ -152,7 +160,8 @@ class TestMetricChart : public QObject {
     chart.replot();  // lays the legend out
     chart.replot();
     const auto moved = chart.legendCorner();
-    QVERIFY2(moved == (Qt::AlignTop | Qt::AlignLeft) || moved == (Qt::AlignBottom | Qt::AlignRight), qPrintable(QString::number(moved)));
+    QVERIFY2(moved == (Qt::AlignTop | Qt::AlignLeft) || moved == (Qt::AlignBottom | Qt::AlignRight),
+             qPrintable(QString::number(moved)));
     // The curve leaves: the legend goes back to its own corner.
     chart.clearPoints();
     chart.appendPoints(a, {0, 100, 200}, {0, 10, 0});
@@ -181,7 +190,8 @@ class TestMetricChart : public QObject {
     chart.appendPoints(s, {1, 2, 3}, {300, 400, 500});
     chart.fitIfFollowing();
     chart.replot();
-    QVERIFY(chart.yAxis->range().lower > 200 && chart.yAxis->range().upper < 700);  // margin, and a factor 3 at least
+    QVERIFY(chart.yAxis->range().lower > 200 &&
+            chart.yAxis->range().upper < 700);  // margin, and a factor 3 at least
     const QVector<double> ticks = chart.yAxis->tickVector();
     const QVector<QString> labels = chart.yAxis->tickVectorLabels();
     QVERIFY2(ticks.size() >= 3, qPrintable(QStringList(labels.begin(), labels.end()).join(", ")));
@@ -195,7 +205,8 @@ class TestMetricChart : public QObject {
     QVERIFY(chart.yAxis->tickVector().size() <= 8 && chart.yAxis->tickVector().size() >= 3);
     for (double t : chart.yAxis->tickVector()) {
       const double mantissa = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
-      QVERIFY2(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 || std::abs(mantissa - 5) < 1e-6,
+      QVERIFY2(std::abs(mantissa - 1) < 1e-6 || std::abs(mantissa - 2) < 1e-6 ||
+                   std::abs(mantissa - 5) < 1e-6,
                qPrintable(QString::number(t)));
     }
   }

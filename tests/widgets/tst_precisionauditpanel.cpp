@@ -36,10 +36,12 @@ class TestPrecisionAuditPanel : public QObject {
   std::string data_;
 
   std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "X3D.DIM_C5", "32",
-                                   "TRAIN.BATCH_SIZE", "2", "DATA_LOADER.NUM_WORKERS", "1"};
+    std::vector<std::string> ov = {
+        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX",        data_, "X3D.DIM_C5", "32",
+        "TRAIN.BATCH_SIZE",      "2",   "DATA_LOADER.NUM_WORKERS", "1"};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) return std::nullopt;
     return r.config;
   }
@@ -50,7 +52,6 @@ class TestPrecisionAuditPanel : public QObject {
       if (auto* b = qobject_cast<QCPBars*>(p->plottable(i))) n += b->dataCount();
     return n;
   }
-
 
  private Q_SLOTS:
   void initTestCase() {
@@ -95,7 +96,8 @@ class TestPrecisionAuditPanel : public QObject {
     QCOMPARE(r.summary.batch_size, 2);
     QVERIFY2(r.layers.size() > 20, std::to_string(r.layers.size()).c_str());
     QCOMPARE(panel.proxy()->rowCount(), static_cast<int>(r.layers.size()));
-    // One headroom bar per layer with a nonzero output, one underflow bar pair per layer with a gradient.
+    // One headroom bar per layer with a nonzero output, one underflow bar pair per layer with a
+    // gradient.
     int finiteHeadroom = 0, withGrad = 0;
     for (const auto& l : r.layers) {
       finiteHeadroom += std::isfinite(l.headroom_log2) ? 1 : 0;
@@ -109,15 +111,18 @@ class TestPrecisionAuditPanel : public QObject {
     QCOMPARE(barsCount(panel.underflowChart()), 2 * withGrad);
     bool limitLabel = false;
     for (int i = 0; i < panel.headroomChart()->itemCount(); ++i)
-      if (auto* t = qobject_cast<QCPItemText*>(panel.headroomChart()->item(i))) limitLabel = limitLabel || t->text().contains("65504");
+      if (auto* t = qobject_cast<QCPItemText*>(panel.headroomChart()->item(i)))
+        limitLabel = limitLabel || t->text().contains("65504");
     QVERIFY(limitLabel);
-    QVERIFY2(panel.summary()->text().contains("Recommendation") && panel.summary()->text().contains("AMP.INIT_SCALE"),
+    QVERIFY2(panel.summary()->text().contains("Recommendation") &&
+                 panel.summary()->text().contains("AMP.INIT_SCALE"),
              qPrintable(panel.summary()->text()));
     // Its clauses one under the other, each as the report says it.
     const QStringList clauses = QString::fromStdString(r.summary.recommendation).split("; ");
     QVERIFY(clauses.size() >= 2);
     for (const QString& clause : clauses)
-      QVERIFY2(panel.summary()->text().contains("• " + clause.toHtmlEscaped()), qPrintable(clause + " | " + panel.summary()->text()));
+      QVERIFY2(panel.summary()->text().contains("• " + clause.toHtmlEscaped()),
+               qPrintable(clause + " | " + panel.summary()->text()));
 
     // Sorted by headroom, the tightest layer comes first: the summary's.
     panel.table()->sortByColumn(widgets::PrecisionAuditPanel::Headroom, Qt::AscendingOrder);
@@ -126,15 +131,23 @@ class TestPrecisionAuditPanel : public QObject {
     // Sorting is numeric, not by the text.
     double previous = -1e300;
     for (int row = 0; row < panel.proxy()->rowCount(); ++row) {
-      const double v = panel.proxy()->index(row, widgets::PrecisionAuditPanel::Headroom).data(Qt::UserRole).toDouble();
+      const double v = panel.proxy()
+                           ->index(row, widgets::PrecisionAuditPanel::Headroom)
+                           .data(Qt::UserRole)
+                           .toDouble();
       QVERIFY(v >= previous);
       previous = v;
     }
     // The filter keeps matching layers; selecting one marks it in both charts.
     panel.filterEdit()->setText("head");
-    QVERIFY(panel.proxy()->rowCount() > 0 && panel.proxy()->rowCount() < static_cast<int>(r.layers.size()));
+    QVERIFY(panel.proxy()->rowCount() > 0 &&
+            panel.proxy()->rowCount() < static_cast<int>(r.layers.size()));
     for (int row = 0; row < panel.proxy()->rowCount(); ++row)
-      QVERIFY(panel.proxy()->index(row, widgets::PrecisionAuditPanel::Layer).data().toString().contains("head", Qt::CaseInsensitive));
+      QVERIFY(panel.proxy()
+                  ->index(row, widgets::PrecisionAuditPanel::Layer)
+                  .data()
+                  .toString()
+                  .contains("head", Qt::CaseInsensitive));
     panel.table()->selectRow(0);
     const int layer = panel.proxy()->index(0, widgets::PrecisionAuditPanel::Index).data().toInt();
     QCOMPARE(panel.markedLayer(), layer);
@@ -147,14 +160,17 @@ class TestPrecisionAuditPanel : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     audit::PrecisionAuditReport back;
     std::string error;
-    QVERIFY2(audit::auditReportFromJson(nlohmann::json::parse(f.readAll().toStdString()), back, &error), error.c_str());
+    QVERIFY2(
+        audit::auditReportFromJson(nlohmann::json::parse(f.readAll().toStdString()), back, &error),
+        error.c_str());
     QCOMPARE(back.layers.size(), r.layers.size());
   }
 
   void auditsARunFromItsNewestCheckpoint() {
     const std::string run = dir_.path().toStdString() + "/run";
     {
-      auto cfg = demo({"OUTPUT_DIR", run, "SOLVER.MAX_EPOCH", "1", "TRAIN.BATCH_SIZE", "4", "TEST.ENABLE", "False"});
+      auto cfg = demo({"OUTPUT_DIR", run, "SOLVER.MAX_EPOCH", "1", "TRAIN.BATCH_SIZE", "4",
+                       "TEST.ENABLE", "False"});
       QVERIFY(cfg);
       train::Trainer t(*cfg, "demo.yaml");
       std::string error;
@@ -170,16 +186,21 @@ class TestPrecisionAuditPanel : public QObject {
     QVERIFY(done.wait(120000));
     QVERIFY2(done.front().front().toBool(), qPrintable(panel.status()->text()));
     const QStringList args = panel.lastArguments();
-    QCOMPARE(args.at(args.indexOf("--cfg") + 1), QString::fromStdString(runlog::RunDirectory(run).configPath()));
-    QVERIFY(args.at(args.indexOf("--checkpoint") + 1).endsWith("/checkpoints/checkpoint_epoch_00001.pyth"));
-    QVERIFY(panel.checkpointEdit()->toolTip().contains(QDir::toNativeSeparators(args.at(args.indexOf("--checkpoint") + 1))));  // the whole path
+    QCOMPARE(args.at(args.indexOf("--cfg") + 1),
+             QString::fromStdString(runlog::RunDirectory(run).configPath()));
+    QVERIFY(args.at(args.indexOf("--checkpoint") + 1)
+                .endsWith("/checkpoints/checkpoint_epoch_00001.pyth"));
+    QVERIFY(panel.checkpointEdit()->toolTip().contains(
+        QDir::toNativeSeparators(args.at(args.indexOf("--checkpoint") + 1))));  // the whole path
     QVERIFY(args.contains("--synthetic"));
     QCOMPARE(panel.checkpointEdit()->text(), args.at(args.indexOf("--checkpoint") + 1));
-    QVERIFY2(panel.status()->text().contains("run run (checkpoint_epoch_00001.pyth)"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("run run (checkpoint_epoch_00001.pyth)"),
+             qPrintable(panel.status()->text()));
     QCOMPARE(panel.report().summary.batch_size, 4);  // the run's TRAIN.BATCH_SIZE
 
     panel.auditRun(dir_.path() + "/no-run");
-    QVERIFY2(panel.status()->text().contains("no-run: the run has no config.yaml"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("no-run: the run has no config.yaml"),
+             qPrintable(panel.status()->text()));
     QVERIFY(!panel.busy());
   }
 
@@ -207,7 +228,8 @@ class TestPrecisionAuditPanel : public QObject {
     std::optional<config::Config> cfg;
     panel.setConfigSource([&] { return cfg; });
     panel.auditConfig();  // the editor's YAML has errors
-    QVERIFY2(panel.status()->text().contains("The config has errors"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("The config has errors"),
+             qPrintable(panel.status()->text()));
     QVERIFY(!panel.busy());
 
     cfg = demo();
@@ -220,7 +242,8 @@ class TestPrecisionAuditPanel : public QObject {
 
     panel.setCliPath(dir_.path() + "/no-cli");
     panel.auditConfig();
-    QVERIFY2(panel.status()->text().contains("ampstudio-cli, which was not found"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("ampstudio-cli, which was not found"),
+             qPrintable(panel.status()->text()));
   }
 };
 

@@ -40,7 +40,8 @@ class TestPrecisionForm : public QObject {
     QCOMPARE(form->precisionBox()->currentIndex(), 0);  // mixed + AMP.DTYPE auto
     QCOMPARE(qobject_cast<QSpinBox*>(form->field("TRAIN.BATCH_SIZE"))->value(), 8);
     QCOMPARE(qobject_cast<QDoubleSpinBox*>(form->field("SOLVER.BASE_LR"))->value(), 0.004);
-    QCOMPARE(qobject_cast<QDoubleSpinBox*>(form->field("SOLVER.BASE_LR"))->text(), QString("0.004"));
+    QCOMPARE(qobject_cast<QDoubleSpinBox*>(form->field("SOLVER.BASE_LR"))->text(),
+             QString("0.004"));
     QCOMPARE(qobject_cast<QComboBox*>(form->field("AMP.SCALER"))->currentText(), QString("auto"));
     // bf16 on the CPU: no loss scaling, so the scaler's numbers are greyed out.
     QVERIFY(!form->field("AMP.INIT_SCALE")->isEnabled());
@@ -64,7 +65,7 @@ class TestPrecisionForm : public QObject {
     QVERIFY(form->problem().isEmpty());
     QCOMPARE(panel.config()->getString("AMP.DTYPE"), std::string("float16"));
     QVERIFY(form->field("AMP.INIT_SCALE")->isEnabled());  // fp16 scales the loss
-    form->precisionBox()->setCurrentIndex(1);  // FP32
+    form->precisionBox()->setCurrentIndex(1);             // FP32
     QVERIFY(panel.text().contains("  MIXED_PRECISION: False\n"));
     QVERIFY(!panel.config()->getBool("TRAIN.MIXED_PRECISION"));
     QVERIFY(!form->ampLrButton()->isEnabled());  // the AMP LR advice is for AMP runs
@@ -72,7 +73,8 @@ class TestPrecisionForm : public QObject {
     form->precisionBox()->setCurrentIndex(3);  // BF16 mixed
     QVERIFY(form->ampLrButton()->isEnabled());
     form->ampLrButton()->click();
-    QVERIFY2(panel.text().contains("SOLVER:\n  BASE_LR: 0.004\n  MAX_EPOCH: 10\n  LR_SCALE: 0.6\n"), qPrintable(panel.text()));
+    QVERIFY2(panel.text().contains("SOLVER:\n  BASE_LR: 0.004\n  MAX_EPOCH: 10\n  LR_SCALE: 0.6\n"),
+             qPrintable(panel.text()));
     QCOMPARE(panel.config()->getFloat("SOLVER.LR_SCALE"), 0.6);
     QVERIFY(!form->ampLrButton()->isEnabled());
 
@@ -151,7 +153,8 @@ class TestPrecisionForm : public QObject {
     QVERIFY(!panel.config());
     QVERIFY(panel.form()->problem().contains("1 error"));
     bool named = false;
-    for (const auto& d : panel.diagnostics()) named = named || (d.key == "TRAIN.BATCH_SIZE" && d.where.line == 3);
+    for (const auto& d : panel.diagnostics())
+      named = named || (d.key == "TRAIN.BATCH_SIZE" && d.where.line == 3);
     QVERIFY(named);
     // The form's fields cannot take what the schema refuses.
     auto* batch = qobject_cast<QSpinBox*>(panel.form()->field("TRAIN.BATCH_SIZE"));

@@ -32,10 +32,12 @@ class TestPredictPanel : public QObject {
   QString run_;
 
   std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "X3D.DIM_C5", "32",
-                                   "TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "1"};
+    std::vector<std::string> ov = {
+        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX",        data_, "X3D.DIM_C5", "32",
+        "TRAIN.BATCH_SIZE",      "4",   "DATA_LOADER.NUM_WORKERS", "1"};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) return std::nullopt;
     return r.config;
   }
@@ -49,7 +51,6 @@ class TestPredictPanel : public QObject {
     return out;
   }
 
-
  private Q_SLOTS:
   void initTestCase() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
@@ -62,7 +63,8 @@ class TestPredictPanel : public QObject {
     std::string error;
     QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
     run_ = dir_.path() + "/run";
-    auto cfg = demo({"OUTPUT_DIR", run_.toStdString(), "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False"});
+    auto cfg =
+        demo({"OUTPUT_DIR", run_.toStdString(), "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False"});
     QVERIFY(cfg);
     train::Trainer t(*cfg, "demo.yaml");
     QVERIFY2(t.start(&error), error.c_str());
@@ -74,7 +76,8 @@ class TestPredictPanel : public QObject {
     widgets::PredictPanel panel;
     panel.resize(1200, 700);
     QVERIFY(panel.useRun(run_));
-    QCOMPARE(panel.configEdit()->text(), QString::fromStdString(runlog::RunDirectory(run_.toStdString()).configPath()));
+    QCOMPARE(panel.configEdit()->text(),
+             QString::fromStdString(runlog::RunDirectory(run_.toStdString()).configPath()));
     QVERIFY(panel.checkpointEdit()->text().endsWith("/checkpoints/checkpoint_epoch_00001.pyth"));
     panel.labelsEdit()->setText(QString::fromStdString(data_ + "/classes.txt"));
     const QStringList videos = testVideos(2);
@@ -99,22 +102,30 @@ class TestPredictPanel : public QObject {
     std::set<QString> names;
     QFile classes(QString::fromStdString(data_ + "/classes.txt"));
     QVERIFY(classes.open(QIODevice::ReadOnly));
-    for (const QString& n : QString::fromUtf8(classes.readAll()).split('\n', Qt::SkipEmptyParts)) names.insert(n);
+    for (const QString& n : QString::fromUtf8(classes.readAll()).split('\n', Qt::SkipEmptyParts))
+      names.insert(n);
     for (int row = 0; row < 2; ++row) {
-      QCOMPARE(t->item(row, widgets::PredictPanel::Video)->text(), QFileInfo(videos[row]).fileName());
-      QVERIFY2(names.count(t->item(row, widgets::PredictPanel::TopClass)->text()), qPrintable(t->item(row, 1)->text()));
+      QCOMPARE(t->item(row, widgets::PredictPanel::Video)->text(),
+               QFileInfo(videos[row]).fileName());
+      QVERIFY2(names.count(t->item(row, widgets::PredictPanel::TopClass)->text()),
+               qPrintable(t->item(row, 1)->text()));
       QVERIFY(t->item(row, widgets::PredictPanel::Probability)->text().endsWith(" %"));
       QCOMPARE(t->item(row, widgets::PredictPanel::Top5)->text().count(" · "), 4);
-      QVERIFY(t->item(row, widgets::PredictPanel::Top5)->text().startsWith(t->item(row, widgets::PredictPanel::TopClass)->text() + " " +
-                                                                           t->item(row, widgets::PredictPanel::Probability)->text()));
+      QVERIFY(t->item(row, widgets::PredictPanel::Top5)
+                  ->text()
+                  .startsWith(t->item(row, widgets::PredictPanel::TopClass)->text() + " " +
+                              t->item(row, widgets::PredictPanel::Probability)->text()));
       QVERIFY(t->item(row, widgets::PredictPanel::Views)->text().toInt() >= 1);
     }
-    QVERIFY2(t->item(2, widgets::PredictPanel::TopClass)->text().contains("cannot predict") &&
-                 t->item(2, widgets::PredictPanel::TopClass)->text().contains("file does not exist"),
-             qPrintable(t->item(2, 1)->text()));
-    QVERIFY2(panel.status()->text().contains("Predicted 2 of 3 videos") && panel.status()->text().contains("1 could not be read"),
+    QVERIFY2(
+        t->item(2, widgets::PredictPanel::TopClass)->text().contains("cannot predict") &&
+            t->item(2, widgets::PredictPanel::TopClass)->text().contains("file does not exist"),
+        qPrintable(t->item(2, 1)->text()));
+    QVERIFY2(panel.status()->text().contains("Predicted 2 of 3 videos") &&
+                 panel.status()->text().contains("1 could not be read"),
              qPrintable(panel.status()->text()));
-    QVERIFY2(panel.status()->styleSheet().contains("#b35c00"), qPrintable(panel.status()->styleSheet()));  // a warning: most were predicted
+    QVERIFY2(panel.status()->styleSheet().contains("#b35c00"),
+             qPrintable(panel.status()->styleSheet()));  // a warning: most were predicted
 
     // The CSV holds what the table shows, with full precision.
     const QString csv = dir_.path() + "/predictions.csv";
@@ -127,20 +138,25 @@ class TestPredictPanel : public QObject {
     QCOMPARE(first[0], videos[0]);
     QCOMPARE(first[1], QString("1"));
     QCOMPARE(first[3], t->item(0, widgets::PredictPanel::TopClass)->text());
-    QCOMPARE(QStringLiteral("%1 %").arg(100.0 * first[4].toDouble(), 0, 'f', 1), t->item(0, widgets::PredictPanel::Probability)->text());
-    QVERIFY(lines.last().startsWith(dir_.path() + "/missing.mp4,,,,,") && lines.last().contains("file does not exist"));
+    QCOMPARE(QStringLiteral("%1 %").arg(100.0 * first[4].toDouble(), 0, 'f', 1),
+             t->item(0, widgets::PredictPanel::Probability)->text());
+    QVERIFY(lines.last().startsWith(dir_.path() + "/missing.mp4,,,,,") &&
+            lines.last().contains("file does not exist"));
   }
 
   void besideATrainingRunItYieldsAndCancels() {
     widgets::PredictPanel panel;
-    std::optional<config::Config> cfg = demo({"OUTPUT_DIR", run_.toStdString(), "TEST.NUM_ENSEMBLE_VIEWS", "30"});
+    std::optional<config::Config> cfg =
+        demo({"OUTPUT_DIR", run_.toStdString(), "TEST.NUM_ENSEMBLE_VIEWS", "30"});
     panel.setConfigSource([&] { return cfg; });  // the config field is empty: the editor's config
     panel.setTrainingActive(true);
     panel.addVideos(testVideos(4));
     QSignalSpy done(&panel, &widgets::PredictPanel::finished);
     panel.predict();
     QVERIFY(panel.lastArguments().join(' ').contains("--threads 1"));
-    QVERIFY(panel.lastArguments().at(panel.lastArguments().indexOf("--cfg") + 1).endsWith("editor-config.yaml"));
+    QVERIFY(panel.lastArguments()
+                .at(panel.lastArguments().indexOf("--cfg") + 1)
+                .endsWith("editor-config.yaml"));
     QTRY_VERIFY(panel.processId() > 0);
     QCOMPARE(testing::niceOf(panel.processId()), testing::nicerThanThisTest(10));
     panel.cancel();
@@ -159,11 +175,13 @@ class TestPredictPanel : public QObject {
     std::optional<config::Config> cfg;
     panel.setConfigSource([&] { return cfg; });
     panel.predict();  // the editor's YAML has errors
-    QVERIFY2(panel.status()->text().contains("The config has errors"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("The config has errors"),
+             qPrintable(panel.status()->text()));
     QVERIFY(!panel.busy());
 
     QVERIFY(!panel.useRun(dir_.path() + "/no-run"));
-    QVERIFY2(panel.status()->text().contains("no-run: the run has no config.yaml"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("no-run: the run has no config.yaml"),
+             qPrintable(panel.status()->text()));
 
     cfg = demo();
     panel.checkpointEdit()->setText(dir_.path() + "/missing.pyth");
@@ -175,7 +193,8 @@ class TestPredictPanel : public QObject {
 
     panel.setCliPath(dir_.path() + "/no-cli");
     panel.predict();
-    QVERIFY2(panel.status()->text().contains("ampstudio-cli, which was not found"), qPrintable(panel.status()->text()));
+    QVERIFY2(panel.status()->text().contains("ampstudio-cli, which was not found"),
+             qPrintable(panel.status()->text()));
   }
 };
 

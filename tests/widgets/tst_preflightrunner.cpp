@@ -81,28 +81,36 @@ class TestPreflightRunner : public QObject {
     widgets::ConfigEditorPanel panel;
     panel.preflight()->setDebounceInterval(0);
     panel.setPreflightEnabled(true);
-    panel.setText(QStringLiteral("NUM_GPUS: 64\nDATA:\n  PATH_TO_DATA_DIR: %1\nTRAIN:\n  CHECKPOINT_FILE_PATH: %2\n"
-                                 "TEST:\n  CHECKPOINT_FILE_PATH: %3\nOUTPUT_DIR: %4\n")
-                      .arg(dir_.filePath("nowhere"), dir_.filePath("no.pyth"), dir_.filePath("none.pyth"),
-                           dir_.filePath("plainfile/run")));
+    panel.setText(
+        QStringLiteral(
+            "NUM_GPUS: 64\nDATA:\n  PATH_TO_DATA_DIR: %1\nTRAIN:\n  CHECKPOINT_FILE_PATH: %2\n"
+            "TEST:\n  CHECKPOINT_FILE_PATH: %3\nOUTPUT_DIR: %4\n")
+            .arg(dir_.filePath("nowhere"), dir_.filePath("no.pyth"), dir_.filePath("none.pyth"),
+                 dir_.filePath("plainfile/run")));
     QVERIFY(panel.config().has_value());
     QVERIFY(panel.preflightPending());
     QTRY_VERIFY_WITH_TIMEOUT(!panel.preflightPending(), 60000);
     const QStringList keys = column(panel.diagnosticsView(), 1);
-    for (const char* key : {"NUM_GPUS", "DATA.PATH_TO_DATA_DIR", "TRAIN.CHECKPOINT_FILE_PATH", "TEST.CHECKPOINT_FILE_PATH", "OUTPUT_DIR"})
-      QVERIFY2(keys.contains(key), qPrintable(key + QStringLiteral(" missing from ") + keys.join(", ")));
+    for (const char* key : {"NUM_GPUS", "DATA.PATH_TO_DATA_DIR", "TRAIN.CHECKPOINT_FILE_PATH",
+                            "TEST.CHECKPOINT_FILE_PATH", "OUTPUT_DIR"})
+      QVERIFY2(keys.contains(key),
+               qPrintable(key + QStringLiteral(" missing from ") + keys.join(", ")));
     // Located at their lines, marked as pre-flight.
-    QVERIFY2(column(panel.diagnosticsView(), 0).contains("pre-flight, line 1"), qPrintable(column(panel.diagnosticsView(), 0).join(", ")));
+    QVERIFY2(column(panel.diagnosticsView(), 0).contains("pre-flight, line 1"),
+             qPrintable(column(panel.diagnosticsView(), 0).join(", ")));
     QVERIFY(panel.preflightErrorCount() >= 5);
     QVERIFY(panel.startProblem().contains("pre-flight"));
     // Fixing the text: the problems go, Start may go.
-    panel.setText(QStringLiteral("NUM_GPUS: 0\nDATA:\n  PATH_TO_DATA_DIR: %1\n  PATH_PREFIX: %1\n  INPUT_CHANNEL_NUM: [3]\nOUTPUT_DIR: %2\n"
-                                 "MODEL:\n  ARCH: x3d\n  MODEL_NAME: X3D\n  NUM_CLASSES: 8\nRESNET:\n  TRANS_FUNC: x3d_transform\n"
+    panel.setText(QStringLiteral("NUM_GPUS: 0\nDATA:\n  PATH_TO_DATA_DIR: %1\n  PATH_PREFIX: %1\n  "
+                                 "INPUT_CHANNEL_NUM: [3]\nOUTPUT_DIR: %2\n"
+                                 "MODEL:\n  ARCH: x3d\n  MODEL_NAME: X3D\n  NUM_CLASSES: "
+                                 "8\nRESNET:\n  TRANS_FUNC: x3d_transform\n"
                                  "DATA_LOADER:\n  NUM_WORKERS: 1\n")
                       .arg(dir_.filePath("data"), dir_.filePath("runs/ok")));
     QTRY_VERIFY_WITH_TIMEOUT(!panel.preflightPending(), 60000);
     QVERIFY2(panel.config().has_value(), qPrintable(column(panel.diagnosticsView(), 2).join("\n")));
-    QVERIFY2(panel.preflightErrorCount() == 0, qPrintable(column(panel.diagnosticsView(), 2).join("\n")));
+    QVERIFY2(panel.preflightErrorCount() == 0,
+             qPrintable(column(panel.diagnosticsView(), 2).join("\n")));
     QVERIFY(panel.startProblem().isEmpty());
   }
 
@@ -112,12 +120,16 @@ class TestPreflightRunner : public QObject {
     widgets::ConfigEditorPanel panel;
     panel.preflight()->setDebounceInterval(0);
     panel.setPreflightEnabled(true);
-    panel.setText(QStringLiteral("NUM_GPUS: 0\nDATA:\n  PATH_TO_DATA_DIR: %1\n  PATH_PREFIX: %1\n  INPUT_CHANNEL_NUM: [3]\n"
-                                 "  MULTI_LABEL: True\nOUTPUT_DIR: %2\nMODEL:\n  ARCH: x3d\n  MODEL_NAME: X3D\n  NUM_CLASSES: 8\n"
-                                 "RESNET:\n  TRANS_FUNC: x3d_transform\nDATA_LOADER:\n  NUM_WORKERS: 1\n")
-                      .arg(dir_.filePath("data"), dir_.filePath("runs/refused")));
+    panel.setText(
+        QStringLiteral("NUM_GPUS: 0\nDATA:\n  PATH_TO_DATA_DIR: %1\n  PATH_PREFIX: %1\n  "
+                       "INPUT_CHANNEL_NUM: [3]\n"
+                       "  MULTI_LABEL: True\nOUTPUT_DIR: %2\nMODEL:\n  ARCH: x3d\n  MODEL_NAME: "
+                       "X3D\n  NUM_CLASSES: 8\n"
+                       "RESNET:\n  TRANS_FUNC: x3d_transform\nDATA_LOADER:\n  NUM_WORKERS: 1\n")
+            .arg(dir_.filePath("data"), dir_.filePath("runs/refused")));
     QVERIFY(panel.config().has_value());
-    QVERIFY(panel.shownChecks().size() == 1 && panel.shownChecks()[0].key == "DATA.MULTI_LABEL");  // the check's warning
+    QVERIFY(panel.shownChecks().size() == 1 &&
+            panel.shownChecks()[0].key == "DATA.MULTI_LABEL");  // the check's warning
     QTRY_VERIFY_WITH_TIMEOUT(!panel.preflightPending(), 60000);
     const QStringList keys = column(panel.diagnosticsView(), 1);
     QCOMPARE(keys.count("DATA.MULTI_LABEL"), 1);
@@ -125,7 +137,7 @@ class TestPreflightRunner : public QObject {
     QCOMPARE(panel.preflightErrorCount(), 1);
     const QString summary = panel.summaryLabel()->text();
     QCOMPARE(summary, QString("Valid PySlowFast config. Before start: 1 error (Start is off)."));
-    QCOMPARE(panel.warningCount(), 1);  // the config check's own count
+    QCOMPARE(panel.warningCount(), 1);       // the config check's own count
     QCOMPARE(panel.shownWarningCount(), 0);  // what the list shows and the status bar counts
   }
 
@@ -183,8 +195,11 @@ class TestPreflightRunner : public QObject {
   // the exception left the worker thread and ended the studio.
   void aCheckThatThrowsIsAnErrorNotACrash() {
     widgets::ConfigEditorPanel panel;
-    panel.preflight()->setChecks([](const config::Config&, const std::string&) -> config::Diagnostics { throw std::bad_alloc(); },
-                                 nullptr);
+    panel.preflight()->setChecks(
+        [](const config::Config&, const std::string&) -> config::Diagnostics {
+          throw std::bad_alloc();
+        },
+        nullptr);
     panel.preflight()->setDebounceInterval(0);
     panel.setPreflightEnabled(true);
     panel.setText("TRAIN:\n  BATCH_SIZE: 8\n");
@@ -192,7 +207,9 @@ class TestPreflightRunner : public QObject {
     QCOMPARE(panel.preflightErrorCount(), 1);
     const auto& d = panel.preflight()->diagnostics();
     QVERIFY(!d.empty());
-    QVERIFY2(d.front().message.find("the pre-flight check failed: std::bad_alloc") != std::string::npos, d.front().message.c_str());
+    QVERIFY2(
+        d.front().message.find("the pre-flight check failed: std::bad_alloc") != std::string::npos,
+        d.front().message.c_str());
   }
 
   void offByDefault() {

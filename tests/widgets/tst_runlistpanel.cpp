@@ -10,7 +10,8 @@
 using namespace amp;
 
 namespace {
-void makeRun(const QString& dir, const std::string& name, runlog::RunStatus status, const std::string& precision) {
+void makeRun(const QString& dir, const std::string& name, runlog::RunStatus status,
+             const std::string& precision) {
   runlog::RunDirectory run(dir.toStdString());
   run.ensureExists();
   runlog::RunMetadata m;
@@ -32,7 +33,8 @@ class TestRunListPanel : public QObject {
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
     QCOMPARE(panel.table()->rowCount(), 0);
-    QVERIFY2(panel.table()->isHidden(), "an empty folder shows its text, not nine empty column headers");
+    QVERIFY2(panel.table()->isHidden(),
+             "an empty folder shows its text, not nine empty column headers");
     makeRun(dir.path() + "/a", "demo-fp32", runlog::RunStatus::Finished, "fp32");
     makeRun(dir.path() + "/b", "demo-amp", runlog::RunStatus::Failed, "bf16");
     panel.refresh();
@@ -44,8 +46,10 @@ class TestRunListPanel : public QObject {
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Time)->text(), QString("0:02:05"));
     // What tells runs apart comes first, so a narrow dock shows it without scrolling.
     QStringList headers;
-    for (int c = 0; c < panel.table()->columnCount(); ++c) headers << panel.table()->horizontalHeaderItem(c)->text();
-    QCOMPARE(headers, (QStringList{"Run", "Status", "Best val top-1", "Time", "Precision", "Model", "Peak memory", "Devices", "Started"}));
+    for (int c = 0; c < panel.table()->columnCount(); ++c)
+      headers << panel.table()->horizontalHeaderItem(c)->text();
+    QCOMPARE(headers, (QStringList{"Run", "Status", "Best val top-1", "Time", "Precision", "Model",
+                                   "Peak memory", "Devices", "Started"}));
   }
 
   void devicesSayHowManyProcesses() {
@@ -71,7 +75,8 @@ class TestRunListPanel : public QObject {
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->text(), QString("2 x CPU"));
-    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->toolTip(), QString("2 x cpu (1 thread each, OpenBLAS)"));
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->toolTip(),
+             QString("2 x cpu (1 thread each, OpenBLAS)"));
   }
 
   void summaryColumnsSelectionAndCsvExport() {
@@ -80,7 +85,8 @@ class TestRunListPanel : public QObject {
     makeRun(dir.path() + "/b", "b", runlog::RunStatus::Finished, "bf16");
     {
       runlog::MetricsWriter w;
-      QCOMPARE(w.open(runlog::RunDirectory((dir.path() + "/b").toStdString()).metricsPath()), std::string());
+      QCOMPARE(w.open(runlog::RunDirectory((dir.path() + "/b").toStdString()).metricsPath()),
+               std::string());
       runlog::MetricEvent t;
       t.step = 1;
       t.values = {{"loss", 2.0}, {"mem_peak_rss_bytes", 300.0 * 1024 * 1024}};
@@ -102,11 +108,14 @@ class TestRunListPanel : public QObject {
     panel.refresh();  // keeps the selection
     QCOMPARE(panel.selectedRuns().size(), 2);
     QString error;
-    QVERIFY2(widgets::RunListPanel::exportRunCsv(dir.path() + "/b", dir.path() + "/b.csv", &error), qPrintable(error));
+    QVERIFY2(widgets::RunListPanel::exportRunCsv(dir.path() + "/b", dir.path() + "/b.csv", &error),
+             qPrintable(error));
     QFile csv(dir.path() + "/b.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));
-    QCOMPARE(csv.readAll(), QByteArray("kind,step,epoch,time_s,loss,mem_peak_rss_bytes,top1_err\ntrain,1,0,0,2,314572800,\nval,1,0,0,,,12.5\n"));
-    QVERIFY(!widgets::RunListPanel::exportRunCsv(dir.path() + "/missing", dir.path() + "/m.csv", &error));
+    QCOMPARE(csv.readAll(), QByteArray("kind,step,epoch,time_s,loss,mem_peak_rss_bytes,top1_"
+                                       "err\ntrain,1,0,0,2,314572800,\nval,1,0,0,,,12.5\n"));
+    QVERIFY(!widgets::RunListPanel::exportRunCsv(dir.path() + "/missing", dir.path() + "/m.csv",
+                                                 &error));
     QVERIFY(error.contains("missing"));
   }
 

@@ -13,13 +13,15 @@ class TestSchemaBrowser : public QObject {
  private slots:
   void listsEveryKey() {
     SchemaBrowser browser;
-    QCOMPARE(browser.visibleKeyCount(), static_cast<int>(amp::config::KeySchema::builtin()->keys().size()));
+    QCOMPARE(browser.visibleKeyCount(),
+             static_cast<int>(amp::config::KeySchema::builtin()->keys().size()));
   }
 
   void filterByNameAndDoc() {
     SchemaBrowser browser;
     browser.setFilter("AMP.");
-    QCOMPARE(browser.visibleKeyCount(), 10);  // the nine AMP.* keys and TRAIN.MIXED_PRECISION ("see AMP.*")
+    QCOMPARE(browser.visibleKeyCount(),
+             10);                     // the nine AMP.* keys and TRAIN.MIXED_PRECISION ("see AMP.*")
     browser.setFilter("loss scale");  // matches documentation text
     QVERIFY(browser.visibleKeyCount() >= 3);
     browser.setFilter("no-such-key-anywhere");
@@ -35,9 +37,11 @@ class TestSchemaBrowser : public QObject {
     QTreeWidgetItem* item = nullptr;
     for (int g = 0; g < browser.tree()->topLevelItemCount() && !item; ++g)
       for (int i = 0; i < browser.tree()->topLevelItem(g)->childCount(); ++i)
-        if (!browser.tree()->topLevelItem(g)->child(i)->isHidden()) item = browser.tree()->topLevelItem(g)->child(i);
+        if (!browser.tree()->topLevelItem(g)->child(i)->isHidden())
+          item = browser.tree()->topLevelItem(g)->child(i);
     QVERIFY(item);
-    QVERIFY(item->toolTip(0).contains("Allowed: &gt; 1") || item->toolTip(0).contains("Allowed: > 1"));
+    QVERIFY(item->toolTip(0).contains("Allowed: &gt; 1") ||
+            item->toolTip(0).contains("Allowed: > 1"));
     emit browser.tree()->itemActivated(item, 0);
     QCOMPARE(activated.count(), 1);
     QCOMPARE(activated.at(0).at(0).toString(), QString("AMP.GROWTH_FACTOR"));

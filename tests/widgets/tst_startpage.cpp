@@ -33,7 +33,8 @@ class TestStartPage : public QObject {
   void templatesAreNamedFromTheirFolder() {
     StartPage page;
     QSignalSpy chosen(&page, &StartPage::templateChosen);
-    page.setTemplates({"/x/configs/demo/DEMO.yaml", "/x/configs/Kinetics/X3D_M.yaml"}, "/x/configs");
+    page.setTemplates({"/x/configs/demo/DEMO.yaml", "/x/configs/Kinetics/X3D_M.yaml"},
+                      "/x/configs");
     QCOMPARE(page.templateList()->count(), 2);
     QCOMPARE(page.templateList()->item(0)->text(), QString("demo/DEMO.yaml (the demo)"));
     QCOMPARE(page.templateList()->item(1)->text(), QString("Kinetics/X3D_M.yaml"));
@@ -41,7 +42,8 @@ class TestStartPage : public QObject {
     QCOMPARE(chosen.count(), 1);
     QCOMPARE(chosen.at(0).at(0).toString(), QString("/x/configs/Kinetics/X3D_M.yaml"));
     // Only a first entry under demo/ is the demo; the list is replaced, not appended to.
-    page.setTemplates({"/x/configs/Kinetics/X3D_M.yaml", "/x/configs/demo/DEMO.yaml"}, "/x/configs");
+    page.setTemplates({"/x/configs/Kinetics/X3D_M.yaml", "/x/configs/demo/DEMO.yaml"},
+                      "/x/configs");
     QCOMPARE(page.templateList()->count(), 2);
     QCOMPARE(page.templateList()->item(1)->text(), QString("demo/DEMO.yaml"));
   }
@@ -54,19 +56,29 @@ class TestStartPage : public QObject {
       if (f.open(QIODevice::WriteOnly)) f.write(text);
       return dir.filePath(name);
     };
-    const QString m = write("X3D_M.yaml", "# X3D-M: 16 frames at stride 5, 224 px crops. 3.8M parameters,\n#   4.7 GFLOPs a view.\nTRAIN:\n  ENABLE: True\n");
-    const QString bare = write("BARE.yaml", "TRAIN:\n  ENABLE: True\n# a comment later on is not the file's description\n");
-    const QString longer = write("LONG.yaml", "# " + QByteArray("word ").repeated(60) + "end.\nTRAIN: {}\n");
+    const QString m = write("X3D_M.yaml",
+                            "# X3D-M: 16 frames at stride 5, 224 px crops. 3.8M parameters,\n#   "
+                            "4.7 GFLOPs a view.\nTRAIN:\n  ENABLE: True\n");
+    const QString bare =
+        write("BARE.yaml",
+              "TRAIN:\n  ENABLE: True\n# a comment later on is not the file's description\n");
+    const QString longer =
+        write("LONG.yaml", "# " + QByteArray("word ").repeated(60) + "end.\nTRAIN: {}\n");
     QString whole;
-    QCOMPARE(StartPage::configSummary(m, 150, &whole), QString("X3D-M: 16 frames at stride 5, 224 px crops."));
-    QCOMPARE(whole, QString("X3D-M: 16 frames at stride 5, 224 px crops. 3.8M parameters, 4.7 GFLOPs a view."));
+    QCOMPARE(StartPage::configSummary(m, 150, &whole),
+             QString("X3D-M: 16 frames at stride 5, 224 px crops."));
+    QCOMPARE(
+        whole,
+        QString("X3D-M: 16 frames at stride 5, 224 px crops. 3.8M parameters, 4.7 GFLOPs a view."));
     QCOMPARE(StartPage::configSummary(bare), QString());
     QCOMPARE(StartPage::configSummary(dir.filePath("missing.yaml")), QString());
     const QString cut = StartPage::configSummary(longer, 40);
-    QCOMPARE(cut, QString("word word word word word word word word") + QChar(0x2026));  // at a word, under 40
+    QCOMPARE(cut, QString("word word word word word word word word") +
+                      QChar(0x2026));  // at a word, under 40
     StartPage page;
     page.setTemplates({m, bare}, dir.path());
-    QCOMPARE(page.templateList()->item(0)->text(), QString("X3D_M.yaml\nX3D-M: 16 frames at stride 5, 224 px crops."));
+    QCOMPARE(page.templateList()->item(0)->text(),
+             QString("X3D_M.yaml\nX3D-M: 16 frames at stride 5, 224 px crops."));
     QVERIFY(page.templateList()->item(0)->toolTip().contains("4.7 GFLOPs a view."));
     QCOMPARE(page.templateList()->item(1)->text(), QString("BARE.yaml"));
   }

@@ -20,10 +20,12 @@ class TestTrainingController : public QObject {
   std::string data_;
 
   config::Config demo(const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "OUTPUT_DIR", out,
-                                   "TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "1", "X3D.DIM_C5", "32"};
+    std::vector<std::string> ov = {
+        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX",        data_, "OUTPUT_DIR", out,
+        "TRAIN.BATCH_SIZE",      "4",   "DATA_LOADER.NUM_WORKERS", "1",   "X3D.DIM_C5", "32"};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
     return r.config;
   }
@@ -31,7 +33,8 @@ class TestTrainingController : public QObject {
   static int trainEvents(const QList<QList<QVariant>>& batches) {
     int n = 0;
     for (const auto& b : batches)
-      for (const auto& e : b.at(0).value<std::vector<runlog::MetricEvent>>()) n += e.kind == runlog::kind::kTrain;
+      for (const auto& e : b.at(0).value<std::vector<runlog::MetricEvent>>())
+        n += e.kind == runlog::kind::kTrain;
     return n;
   }
 
@@ -51,7 +54,9 @@ class TestTrainingController : public QObject {
     widgets::TrainingController controller;
     QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
     QString why;
-    QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2"}), "demo.yaml", &why), qPrintable(why));
+    QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2"}),
+                              "demo.yaml", &why),
+             qPrintable(why));
     QVERIFY(controller.isActive());
     controller.waitForEnd();
     QCOMPARE(controller.state(), train::TrainerState::Finished);
@@ -72,10 +77,22 @@ class TestTrainingController : public QObject {
     const std::string out = dir_.path().toStdString() + "/ddp-mg";
     widgets::TrainingController controller;
     QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
-    const std::vector<std::string> mg = {"DIST.CPU_PROCESSES", "2", "MULTIGRID.LONG_CYCLE", "True",
-                                         "MULTIGRID.LONG_CYCLE_FACTORS", "[[0.5, 1], [1, 1]]", "MULTIGRID.BN_BASE_SIZE", "4",
-                                         "MULTIGRID.EPOCH_FACTOR", "1.0", "SOLVER.MAX_EPOCH", "3", "SOLVER.STEPS", "[0, 2]",
-                                         "TEST.ENABLE", "False"};
+    const std::vector<std::string> mg = {"DIST.CPU_PROCESSES",
+                                         "2",
+                                         "MULTIGRID.LONG_CYCLE",
+                                         "True",
+                                         "MULTIGRID.LONG_CYCLE_FACTORS",
+                                         "[[0.5, 1], [1, 1]]",
+                                         "MULTIGRID.BN_BASE_SIZE",
+                                         "4",
+                                         "MULTIGRID.EPOCH_FACTOR",
+                                         "1.0",
+                                         "SOLVER.MAX_EPOCH",
+                                         "3",
+                                         "SOLVER.STEPS",
+                                         "[0, 2]",
+                                         "TEST.ENABLE",
+                                         "False"};
     QString why;
     QVERIFY2(controller.start(demo(out, mg), "demo.yaml", &why), qPrintable(why));
     std::int64_t totalAtFirstStep = 0;
@@ -96,7 +113,9 @@ class TestTrainingController : public QObject {
     QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
     QSignalSpy ended(&controller, &widgets::TrainingController::ended);
     QString why;
-    QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "50", "DIST.CPU_PROCESSES", "2"}), "demo.yaml", &why), qPrintable(why));
+    QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "50", "DIST.CPU_PROCESSES", "2"}),
+                              "demo.yaml", &why),
+             qPrintable(why));
     QTRY_VERIFY_WITH_TIMEOUT(trainEvents(batches) >= 3, 120000);
     controller.pause();
     QCOMPARE(controller.state(), train::TrainerState::Paused);
@@ -130,7 +149,8 @@ class TestTrainingController : public QObject {
     runlog::RunLock holder;  // another writer of the folder
     std::string error;
     QVERIFY2(holder.acquire(out, &error), error.c_str());
-    const QString expected = "is being written by another trainer (pid " + QString::number(QCoreApplication::applicationPid());
+    const QString expected = "is being written by another trainer (pid " +
+                             QString::number(QCoreApplication::applicationPid());
     {  // one process: Start itself refuses
       widgets::TrainingController controller;
       QString why;
@@ -140,7 +160,9 @@ class TestTrainingController : public QObject {
     {  // two processes: the launcher starts, rank 0 refuses, the run fails saying why
       widgets::TrainingController controller;
       QString why;
-      QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2"}), "demo.yaml", &why), qPrintable(why));
+      QVERIFY2(controller.start(demo(out, {"SOLVER.MAX_EPOCH", "1", "DIST.CPU_PROCESSES", "2"}),
+                                "demo.yaml", &why),
+               qPrintable(why));
       controller.waitForEnd();
       QCOMPARE(controller.state(), train::TrainerState::Failed);
       QVERIFY2(controller.error().contains(expected), qPrintable(controller.error()));

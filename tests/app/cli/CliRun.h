@@ -32,7 +32,8 @@ inline CliResult runCli(const QStringList& args, const CliOptions& options = {})
     p.kill();
     p.waitForFinished();
   }
-  return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, QString::fromUtf8(p.readAllStandardOutput()),
+  return {p.exitCode(), p.exitStatus() == QProcess::CrashExit,
+          QString::fromUtf8(p.readAllStandardOutput()),
           QString::fromUtf8(p.readAllStandardError())};
 }
 

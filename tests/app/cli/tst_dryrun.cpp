@@ -20,7 +20,9 @@ amp::testing::CliResult runCli(const QStringList& args, const QString& workDir) 
 
 QStringList entries(const QString& dir) {
   QStringList out;
-  for (const QFileInfo& f : QDir(dir).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)) out << f.fileName();
+  for (const QFileInfo& f :
+       QDir(dir).entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden))
+    out << f.fileName();
   return out;
 }
 
@@ -46,7 +48,8 @@ class TestDryRun : public QObject {
     QFile in(demo);
     QVERIFY(in.open(QIODevice::ReadOnly));
     QByteArray text = in.readAll();
-    text.replace("PATH_TO_DATA_DIR: demo-data", "PATH_TO_DATA_DIR: " + dir_.filePath("data").toUtf8());
+    text.replace("PATH_TO_DATA_DIR: demo-data",
+                 "PATH_TO_DATA_DIR: " + dir_.filePath("data").toUtf8());
     text.replace("PATH_PREFIX: demo-data", "PATH_PREFIX: " + dir_.filePath("data").toUtf8());
     text.replace("OUTPUT_DIR: runs/demo-amp", "OUTPUT_DIR: " + dir_.filePath("runs/ok").toUtf8());
     QFile out(cfg_);
@@ -57,10 +60,10 @@ class TestDryRun : public QObject {
     bad_ = dir_.filePath("bad.yaml");
     QFile bad(bad_);
     QVERIFY(bad.open(QIODevice::WriteOnly));
-    bad.write("_BASE_: ok.yaml\nNUM_GPUS: 64\nDATA:\n  PATH_TO_DATA_DIR: " + dir_.filePath("nowhere").toUtf8() +
+    bad.write("_BASE_: ok.yaml\nNUM_GPUS: 64\nDATA:\n  PATH_TO_DATA_DIR: " +
+              dir_.filePath("nowhere").toUtf8() +
               "\nTRAIN:\n  CHECKPOINT_FILE_PATH: " + dir_.filePath("missing.pyth").toUtf8() +
-              "\n  BATCH_SIZE: 128\nOUTPUT_DIR: " +
-              dir_.filePath("runs/bad").toUtf8() + "\n");
+              "\n  BATCH_SIZE: 128\nOUTPUT_DIR: " + dir_.filePath("runs/bad").toUtf8() + "\n");
   }
 
   void dryRunReportsEveryProblemAndFails() {
@@ -68,16 +71,20 @@ class TestDryRun : public QObject {
     auto r = runCli({"train", "--dry-run", "--cfg", bad_}, dir_.path());
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(bad_ + ":2:11: NUM_GPUS: is 64 but this "), qPrintable(r.err));
-    QVERIFY2(r.err.contains(bad_ + ":4:21: DATA.PATH_TO_DATA_DIR: '" + dir_.filePath("nowhere") + "' does not exist"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(bad_ + ":4:21: DATA.PATH_TO_DATA_DIR: '" + dir_.filePath("nowhere") +
+                            "' does not exist"),
+             qPrintable(r.err));
     QVERIFY2(r.err.contains(bad_ + ":6:25: TRAIN.CHECKPOINT_FILE_PATH: '"), qPrintable(r.err));
-    QVERIFY2(r.out.contains("pre-flight: 3 errors") && r.out.contains("nothing was written"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("pre-flight: 3 errors") && r.out.contains("nothing was written"),
+             qPrintable(r.out));
     QCOMPARE(entries(dir_.path()), before);  // no run directory, no lock file
     QVERIFY(!QFileInfo::exists(dir_.filePath("runs")));
   }
 
   void configCheckPreflightSaysTheSame() {
     auto dry = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", bad_}, dir_.path());
-    auto check = runCli({"config", "check", "--preflight", "--no-memory-check", "--cfg", bad_}, dir_.path());
+    auto check =
+        runCli({"config", "check", "--preflight", "--no-memory-check", "--cfg", bad_}, dir_.path());
     QCOMPARE(check.exitCode, 1);
     QCOMPARE(check.err, dry.err);
     // Without --preflight, config check judges the config alone: it is valid.
@@ -91,16 +98,20 @@ class TestDryRun : public QObject {
     const QString refused = dir_.filePath("refused.yaml");
     QFile f(refused);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("_BASE_: ok.yaml\nDETECTION:\n  ENABLE: True\nOUTPUT_DIR: " + dir_.filePath("runs/refused").toUtf8() + "\n");
+    f.write("_BASE_: ok.yaml\nDETECTION:\n  ENABLE: True\nOUTPUT_DIR: " +
+            dir_.filePath("runs/refused").toUtf8() + "\n");
     f.close();
     auto plain = runCli({"config", "check", "--cfg", refused}, dir_.path());
     QCOMPARE(plain.exitCode, 0);
-    QVERIFY2(plain.err.contains(refused + ":3:11: warning: DETECTION.ENABLE"), qPrintable(plain.err));
-    for (const QStringList& command : {QStringList{"train", "--dry-run"}, QStringList{"config", "check", "--preflight"}}) {
+    QVERIFY2(plain.err.contains(refused + ":3:11: warning: DETECTION.ENABLE"),
+             qPrintable(plain.err));
+    for (const QStringList& command :
+         {QStringList{"train", "--dry-run"}, QStringList{"config", "check", "--preflight"}}) {
       auto r = runCli(command + QStringList{"--no-memory-check", "--cfg", refused}, dir_.path());
       QCOMPARE(r.exitCode, 1);
       QCOMPARE(r.err.count("DETECTION.ENABLE"), 1);
-      QVERIFY2(r.err.contains(refused + ":3:11: DETECTION.ENABLE"), qPrintable(r.err));  // an error: no "warning: "
+      QVERIFY2(r.err.contains(refused + ":3:11: DETECTION.ENABLE"),
+               qPrintable(r.err));  // an error: no "warning: "
       QVERIFY2(r.out.contains("pre-flight: 1 error"), qPrintable(r.out));
     }
   }
@@ -110,7 +121,8 @@ class TestDryRun : public QObject {
     auto r = runCli({"train", "--dry-run", "--cfg", cfg_}, dir_.path());
     QVERIFY2(r.exitCode == 0, qPrintable(r.err + r.out));
     QVERIFY2(r.out.contains("ready to train"), qPrintable(r.out));
-    QVERIFY2(r.out.contains("memory: about "), qPrintable(r.out));  // one step of the tiny X3D was measured
+    QVERIFY2(r.out.contains("memory: about "),
+             qPrintable(r.out));  // one step of the tiny X3D was measured
     QCOMPARE(entries(dir_.path()), before);
     QVERIFY(!QFileInfo::exists(dir_.filePath("runs/ok")));
     r = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", cfg_}, dir_.path());
@@ -119,9 +131,12 @@ class TestDryRun : public QObject {
   }
 
   void overridesApply() {
-    auto r = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", cfg_, "OUTPUT_DIR", dir_.filePath("ok.yaml/run")}, dir_.path());
+    auto r = runCli({"train", "--dry-run", "--no-memory-check", "--cfg", cfg_, "OUTPUT_DIR",
+                     dir_.filePath("ok.yaml/run")},
+                    dir_.path());
     QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains("OUTPUT_DIR: '" + dir_.filePath("ok.yaml/run") + "' cannot be created"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("OUTPUT_DIR: '" + dir_.filePath("ok.yaml/run") + "' cannot be created"),
+             qPrintable(r.err));
   }
 };
 

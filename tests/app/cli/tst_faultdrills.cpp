@@ -34,10 +34,33 @@ class TestFaultDrills : public QObject {
   static constexpr int kSteps = 12;  // 16 clips / batch 4 x 3 epochs
 
   QStringList trainArgs(const QString& out) const {
-    return {"train", "--cfg", QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", "OUTPUT_DIR", out,
-            "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "SOLVER.MAX_EPOCH", "3", "TRAIN.BATCH_SIZE", "4",
-            "X3D.DIM_C5", "32", "LOG_PERIOD", "1", "TEST.ENABLE", "False", "DATA_LOADER.NUM_WORKERS", "1",
-            "TRAIN.EVAL_PERIOD", "1", "TRAIN.CHECKPOINT_PERIOD", "1", "TRAIN.AUTO_RESUME", "True"};
+    return {"train",
+            "--cfg",
+            QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
+            "OUTPUT_DIR",
+            out,
+            "DATA.PATH_TO_DATA_DIR",
+            data_,
+            "DATA.PATH_PREFIX",
+            data_,
+            "SOLVER.MAX_EPOCH",
+            "3",
+            "TRAIN.BATCH_SIZE",
+            "4",
+            "X3D.DIM_C5",
+            "32",
+            "LOG_PERIOD",
+            "1",
+            "TEST.ENABLE",
+            "False",
+            "DATA_LOADER.NUM_WORKERS",
+            "1",
+            "TRAIN.EVAL_PERIOD",
+            "1",
+            "TRAIN.CHECKPOINT_PERIOD",
+            "1",
+            "TRAIN.AUTO_RESUME",
+            "True"};
   }
 
   // One thread per run (the same for every run, so the sums add up in the same order): the drills
@@ -49,9 +72,10 @@ class TestFaultDrills : public QObject {
     return runCli(args, o);
   }
 
-  static void readRun(const QString& run, std::map<std::int64_t, double>& loss, std::map<std::int64_t, double>& val,
-                      std::vector<std::int64_t>& steps) {
-    for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(run.toStdString()).metricsPath())) {
+  static void readRun(const QString& run, std::map<std::int64_t, double>& loss,
+                      std::map<std::int64_t, double>& val, std::vector<std::int64_t>& steps) {
+    for (const auto& e :
+         runlog::MetricsReader::readAll(runlog::RunDirectory(run.toStdString()).metricsPath())) {
       if (e.kind == runlog::kind::kTrain) {
         steps.push_back(e.step);
         loss[e.step] = *e.value("loss");
@@ -69,7 +93,8 @@ class TestFaultDrills : public QObject {
     const auto meta = runlog::RunDirectory(run.toStdString()).readMetadata();
     QVERIFY(meta);
     QVERIFY(runlog::RunDirectory::isAbandoned(*meta));  // the run list says so, not "running"
-    if (fault.startsWith("kill@checkpoint")) {         // the half-written file is left behind, as by a real crash
+    if (fault.startsWith(
+            "kill@checkpoint")) {  // the half-written file is left behind, as by a real crash
       QCOMPARE(QDir(run + "/checkpoints").entryList({"*.tmp-*"}, QDir::Files).size(), 1);
     }
     checkResumedRun(run);
@@ -85,21 +110,27 @@ class TestFaultDrills : public QObject {
     std::vector<std::int64_t> expected;
     for (int s = 1; s <= kSteps; ++s) expected.push_back(s);
     QCOMPARE(steps, expected);  // each step once, in order: nothing lost, nothing repeated
-    for (const auto& [step, l] : refLoss_) QVERIFY2(loss[step] == l, qPrintable(QString("step %1: loss %2, uninterrupted %3").arg(step).arg(loss[step], 0, 'g', 17).arg(l, 0, 'g', 17)));
+    for (const auto& [step, l] : refLoss_)
+      QVERIFY2(loss[step] == l, qPrintable(QString("step %1: loss %2, uninterrupted %3")
+                                               .arg(step)
+                                               .arg(loss[step], 0, 'g', 17)
+                                               .arg(l, 0, 'g', 17)));
     QCOMPARE(val, refVal_);
     const auto meta = runlog::RunDirectory(run.toStdString()).readMetadata();
     QVERIFY(meta);
     QCOMPARE(meta->status, runlog::RunStatus::Finished);
     const QDir ck(run + "/checkpoints");
     QCOMPARE(ck.entryList({"*.tmp-*"}, QDir::Files), QStringList());
-    for (const char* name : {"checkpoint_epoch_00001.pyth", "checkpoint_epoch_00002.pyth", "checkpoint_epoch_00003.pyth"})
+    for (const char* name : {"checkpoint_epoch_00001.pyth", "checkpoint_epoch_00002.pyth",
+                             "checkpoint_epoch_00003.pyth"})
       QVERIFY2(ck.exists(name), name);
   }
 
  private Q_SLOTS:
   void initTestCase() {
     data_ = dir_.path() + "/data";
-    const auto made = runCli({"make-demo-data", "--out", data_, "--clips-per-class", "2", "--seed", "4"});
+    const auto made =
+        runCli({"make-demo-data", "--out", data_, "--clips-per-class", "2", "--seed", "4"});
     QVERIFY2(made.exitCode == 0, qPrintable(made.err));
     const QString ref = dir_.path() + "/reference";
     const auto r = train(trainArgs(ref));
@@ -138,7 +169,8 @@ class TestFaultDrills : public QObject {
     p.setProcessEnvironment(env);
     p.start(AMPSTUDIO_CLI_PATH, trainArgs(run));
     QVERIFY(p.waitForStarted());
-    const QString metrics = QString::fromStdString(runlog::RunDirectory(run.toStdString()).metricsPath());
+    const QString metrics =
+        QString::fromStdString(runlog::RunDirectory(run.toStdString()).metricsPath());
     QDeadlineTimer deadline(120000);
     while (!deadline.hasExpired() && p.state() == QProcess::Running) {
       QFile f(metrics);
@@ -157,8 +189,10 @@ class TestFaultDrills : public QObject {
   void aFullDiskFailsCleanlyAndResumes_data() {
     QTest::addColumn<QString>("fault");
     QTest::addColumn<QString>("file");
-    QTest::newRow("metrics log") << "enospc@metrics#9" << "metrics.jsonl";
-    QTest::newRow("checkpoint") << "enospc@checkpoint#2" << "checkpoint_epoch_00002.pyth";
+    QTest::newRow("metrics log") << "enospc@metrics#9"
+                                 << "metrics.jsonl";
+    QTest::newRow("checkpoint") << "enospc@checkpoint#2"
+                                << "checkpoint_epoch_00002.pyth";
   }
   void aFullDiskFailsCleanlyAndResumes() {
     QFETCH(QString, fault);
@@ -166,11 +200,14 @@ class TestFaultDrills : public QObject {
     const QString run = dir_.path() + "/" + QString(fault).replace('@', '-').replace('#', '-');
     const auto full = train(trainArgs(run), fault);
     QVERIFY2(!full.crashed && full.exitCode == 1, qPrintable(full.out + full.err));
-    QVERIFY2((full.out + full.err).contains(file) && (full.out + full.err).contains("No space left on device"), qPrintable(full.out + full.err));
+    QVERIFY2((full.out + full.err).contains(file) &&
+                 (full.out + full.err).contains("No space left on device"),
+             qPrintable(full.out + full.err));
     const auto meta = runlog::RunDirectory(run.toStdString()).readMetadata();
     QVERIFY(meta);
     QCOMPARE(meta->status, runlog::RunStatus::Failed);
-    QVERIFY2(QString::fromStdString(meta->error).contains("No space left on device"), meta->error.c_str());
+    QVERIFY2(QString::fromStdString(meta->error).contains("No space left on device"),
+             meta->error.c_str());
     QCOMPARE(QDir(run + "/checkpoints").entryList({"*.tmp-*"}, QDir::Files), QStringList());
     checkResumedRun(run);
   }
@@ -186,10 +223,13 @@ class TestFaultDrills : public QObject {
     o.env = {"AMPSTUDIO_FAULT=segv@exit"};
     const auto r = runCli({"info"}, o);
     QVERIFY2(r.crashed, qPrintable(r.err));
-    QVERIFY2(r.out.contains("LibTorch") && r.out.contains("CUDA device"), qPrintable(r.out));  // info's first and last lines
-    QVERIFY2(r.err.contains("ampstudio-cli: fatal signal 11 (SIGSEGV) during exit"), qPrintable(r.err));
+    QVERIFY2(r.out.contains("LibTorch") && r.out.contains("CUDA device"),
+             qPrintable(r.out));  // info's first and last lines
+    QVERIFY2(r.err.contains("ampstudio-cli: fatal signal 11 (SIGSEGV) during exit"),
+             qPrintable(r.err));
     QVERIFY2(r.err.contains("  at 0x0\n"), qPrintable(r.err));
-    QVERIFY2(r.err.contains("  called from 0x") && r.err.contains("(ampstudio-cli+0x"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("  called from 0x") && r.err.contains("(ampstudio-cli+0x"),
+             qPrintable(r.err));
     const auto clean = runCli({"info"});
     QCOMPARE(clean.exitCode, 0);
     QVERIFY(!clean.crashed);
@@ -205,13 +245,16 @@ class TestFaultDrills : public QObject {
     const auto r = train(trainArgs(run), "oom@decode#3");
     QVERIFY2(!r.crashed && r.exitCode == 0, qPrintable(r.out + r.err));
     int failures = 0;
-    for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(run.toStdString()).metricsPath()))
+    for (const auto& e :
+         runlog::MetricsReader::readAll(runlog::RunDirectory(run.toStdString()).metricsPath()))
       if (e.name == "decode_failure") {
         ++failures;
-        QVERIFY2(e.message.find("out of memory decoding it (std::bad_alloc)") != std::string::npos, e.message.c_str());
+        QVERIFY2(e.message.find("out of memory decoding it (std::bad_alloc)") != std::string::npos,
+                 e.message.c_str());
       }
     QCOMPARE(failures, 1);
-    QCOMPARE(runlog::RunDirectory(run.toStdString()).readMetadata()->status, runlog::RunStatus::Finished);
+    QCOMPARE(runlog::RunDirectory(run.toStdString()).readMetadata()->status,
+             runlog::RunStatus::Finished);
   }
 
   // Whatever a command lets escape is a message and exit 1, not SIGABRT.
@@ -220,7 +263,9 @@ class TestFaultDrills : public QObject {
     o.env = {"AMPSTUDIO_FAULT=oom@command"};
     const auto r = runCli({"info"}, o);
     QVERIFY2(!r.crashed && r.exitCode == 1, qPrintable(r.err));
-    QVERIFY2(r.err.contains("ampstudio-cli: error: out of memory (std::bad_alloc) in '") && r.err.contains(" info'"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("ampstudio-cli: error: out of memory (std::bad_alloc) in '") &&
+                 r.err.contains(" info'"),
+             qPrintable(r.err));
     QVERIFY2(r.out.contains("LibTorch"), qPrintable(r.out));  // what it printed before is kept
   }
 
@@ -232,32 +277,42 @@ class TestFaultDrills : public QObject {
       for (const QString& kv : env) e.insert(kv.section('=', 0, 0), kv.section('=', 1));
       p.setProcessEnvironment(e);
       // sh -c SCRIPT DIR PROGRAM ARGS...: $0 is the folder, "$@" the command.
-      p.start("unshare", QStringList{"--mount", "--map-root-user", "sh", "-c",
-                                     "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && exec \"$@\"", run, program} +
-                             args);
+      p.start("unshare",
+              QStringList{
+                  "--mount", "--map-root-user", "sh", "-c",
+                  "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && exec \"$@\"",
+                  run, program} +
+                  args);
       if (!p.waitForFinished(120000)) p.kill();
       p.waitForFinished();
-      return testing::CliResult{p.exitCode(), p.exitStatus() == QProcess::CrashExit, QString::fromUtf8(p.readAllStandardOutput()),
+      return testing::CliResult{p.exitCode(), p.exitStatus() == QProcess::CrashExit,
+                                QString::fromUtf8(p.readAllStandardOutput()),
                                 QString::fromUtf8(p.readAllStandardError())};
     };
     const QString probe = readOnly("touch", {run + "/probe"}).err;
-    QVERIFY2(probe.contains("Read-only file system"), qPrintable("the read-only mount did not take: " + probe));
+    QVERIFY2(probe.contains("Read-only file system"),
+             qPrintable("the read-only mount did not take: " + probe));
 
     const auto show = readOnly(AMPSTUDIO_CLI_PATH, {"runs", "show", run});
     QVERIFY2(show.exitCode == 0 && show.out.contains("finished"), qPrintable(show.out + show.err));
     const auto tail = readOnly(AMPSTUDIO_CLI_PATH, {"runs", "tail", run});
     QVERIFY2(tail.exitCode == 0 && tail.out.contains("val"), qPrintable(tail.out + tail.err));
     const QString scores = dir_.path() + "/ro-scores.csv";
-    const auto test = readOnly(AMPSTUDIO_CLI_PATH, trainArgs(run).replaceInStrings(QRegularExpression("^train$"), "test") + QStringList{"--scores", scores});
+    const auto test = readOnly(
+        AMPSTUDIO_CLI_PATH, trainArgs(run).replaceInStrings(QRegularExpression("^train$"), "test") +
+                                QStringList{"--scores", scores});
     QVERIFY2(test.exitCode == 0 && QFile::exists(scores), qPrintable(test.out + test.err));
     const auto train = readOnly(AMPSTUDIO_CLI_PATH, trainArgs(run));
     QVERIFY2(train.exitCode != 0 && !train.crashed, qPrintable(train.out + train.err));
-    QVERIFY2((train.out + train.err).contains("Read-only file system") && (train.out + train.err).contains(run),
+    QVERIFY2((train.out + train.err).contains("Read-only file system") &&
+                 (train.out + train.err).contains(run),
              qPrintable(train.out + train.err));
 #ifdef AMPSTUDIO_GUI_PATH
     const QString png = dir_.path() + "/ro-studio.png";
-    const auto studio = readOnly(AMPSTUDIO_GUI_PATH, {"--follow", run, "--runs", dir_.path(), "--screenshot", png, "--screenshot-delay", "2"},
-                                 {"QT_QPA_PLATFORM=offscreen", "XDG_CONFIG_HOME=" + dir_.path() + "/xdg"});
+    const auto studio = readOnly(
+        AMPSTUDIO_GUI_PATH,
+        {"--follow", run, "--runs", dir_.path(), "--screenshot", png, "--screenshot-delay", "2"},
+        {"QT_QPA_PLATFORM=offscreen", "XDG_CONFIG_HOME=" + dir_.path() + "/xdg"});
     QVERIFY2(studio.exitCode == 0 && !studio.crashed, qPrintable(studio.out + studio.err));
     QVERIFY(QFileInfo(png).size() > 10000);
 #endif

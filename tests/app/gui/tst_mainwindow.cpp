@@ -9,8 +9,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QTabWidget>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <thread>
 
@@ -49,7 +49,8 @@ class TestMainWindow : public QObject {
     text.replace("PATH_TO_DATA_DIR: demo-data", "PATH_TO_DATA_DIR: " + dir_.filePath("data"));
     text.replace("PATH_PREFIX: demo-data", "PATH_PREFIX: " + dir_.filePath("data"));
     text.replace("OUTPUT_DIR: runs/demo-amp", "OUTPUT_DIR: " + dir_.filePath("runs/" + name));
-    text.replace("  BATCH_SIZE: 8\n  EVAL_PERIOD", QStringLiteral("  BATCH_SIZE: %1\n  EVAL_PERIOD").arg(batch));
+    text.replace("  BATCH_SIZE: 8\n  EVAL_PERIOD",
+                 QStringLiteral("  BATCH_SIZE: %1\n  EVAL_PERIOD").arg(batch));
     return write(name + ".yaml", text + extra);
   }
 
@@ -74,20 +75,24 @@ class TestMainWindow : public QObject {
     window.setRunsFolder(dir_.filePath("runs"));
     QVERIFY(window.startPageShown());
     QVERIFY(!window.startAction()->isEnabled());
-    QVERIFY2(window.startAction()->toolTip().contains("no config is open"), qPrintable(window.startAction()->toolTip()));
+    QVERIFY2(window.startAction()->toolTip().contains("no config is open"),
+             qPrintable(window.startAction()->toolTip()));
     QVERIFY(!window.editor()->preflightPending());
     QVERIFY(window.editor()->preflight()->diagnostics().empty());
     QVERIFY(!window.startTraining(true));
     QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
     QVERIFY(window.startPage()->templateList()->count() >= 2);
     QVERIFY(window.startPage()->templateList()->item(0)->text().contains("the demo"));
-    QVERIFY(window.startPage()->demoButton()->isEnabled());  // configs/demo is found above the program too
+    QVERIFY(window.startPage()
+                ->demoButton()
+                ->isEnabled());  // configs/demo is found above the program too
 
     // PySlowFast's defaults: the editor, checked before start.
     window.startPage()->blankButton()->click();
     QVERIFY(!window.startPageShown());
     QVERIFY(window.editor()->filePath().isEmpty());
-    QVERIFY(window.editor()->preflightPending() || !window.editor()->preflight()->diagnostics().empty());
+    QVERIFY(window.editor()->preflightPending() ||
+            !window.editor()->preflight()->diagnostics().empty());
     QVERIFY(!window.startAction()->toolTip().contains("no config is open"));
 
     // A template: a new unsaved config.
@@ -95,14 +100,16 @@ class TestMainWindow : public QObject {
     QListWidget* templates = fromTemplate.startPage()->templateList();
     QListWidgetItem* x3d = nullptr;
     for (int i = 0; i < templates->count(); ++i)
-      if (templates->item(i)->text().startsWith("Kinetics/X3D_M.yaml\n")) x3d = templates->item(i);  // the name, then its line about itself
+      if (templates->item(i)->text().startsWith("Kinetics/X3D_M.yaml\n"))
+        x3d = templates->item(i);  // the name, then its line about itself
     QVERIFY(x3d);
     QVERIFY2(x3d->text().contains("X3D-M: 16 frames at stride 5"), qPrintable(x3d->text()));
     emit templates->itemActivated(x3d);
     QVERIFY(!fromTemplate.startPageShown());
     QVERIFY(fromTemplate.editor()->isDirty());
     QVERIFY(fromTemplate.editor()->config().has_value());
-    QCOMPARE(QString::fromStdString(fromTemplate.editor()->config()->getString("MODEL.ARCH")), QString("x3d"));
+    QCOMPARE(QString::fromStdString(fromTemplate.editor()->config()->getString("MODEL.ARCH")),
+             QString("x3d"));
 
     // Opening a config leaves it too, and the next window lists it under Recent.
     gui::MainWindow opened;
@@ -131,7 +138,8 @@ class TestMainWindow : public QObject {
       QVERIFY(window.startPage()->demoButton()->isEnabled());
       window.startPage()->demoButton()->click();
       QVERIFY(!window.startPageShown());
-      QVERIFY2(window.editor()->filePath().endsWith("configs/demo/DEMO_X3D_TINY.yaml"), qPrintable(window.editor()->filePath()));
+      QVERIFY2(window.editor()->filePath().endsWith("configs/demo/DEMO_X3D_TINY.yaml"),
+               qPrintable(window.editor()->filePath()));
       QVERIFY(QFileInfo::exists(cwd.filePath("demo-data/train.csv")));
       QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive(), 60000);
       window.controller()->stop();
@@ -152,7 +160,8 @@ class TestMainWindow : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!window.startQueued(), 60000);
     QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
     QVERIFY(!window.startAction()->isEnabled());
-    QVERIFY2(window.startAction()->toolTip().contains("pre-flight error"), qPrintable(window.startAction()->toolTip()));
+    QVERIFY2(window.startAction()->toolTip().contains("pre-flight error"),
+             qPrintable(window.startAction()->toolTip()));
     QVERIFY(!window.startTraining(true));
     QCOMPARE(window.controller()->state(), train::TrainerState::Idle);
     QVERIFY(!QFileInfo::exists(dir_.filePath("runs/gpus")));
@@ -161,7 +170,8 @@ class TestMainWindow : public QObject {
   void warningsDoNotBlockStart() {
     const int processes = 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     gui::MainWindow window;
-    QVERIFY(window.openConfig(demoConfig("warned", QStringLiteral("DIST:\n  CPU_PROCESSES: %1\n").arg(processes), 2 * processes)));
+    QVERIFY(window.openConfig(demoConfig(
+        "warned", QStringLiteral("DIST:\n  CPU_PROCESSES: %1\n").arg(processes), 2 * processes)));
     QVERIFY2(window.editor()->config().has_value(), qPrintable(window.editor()->text()));
     QTRY_VERIFY_WITH_TIMEOUT(!window.editor()->preflightPending(), 60000);
     const auto& found = window.editor()->preflight()->diagnostics();
@@ -173,18 +183,26 @@ class TestMainWindow : public QObject {
   void newOffersTheDemoAndTheShippedConfigs() {
     const QStringList templates = gui::MainWindow::templateConfigs();
     QVERIFY(!templates.isEmpty());
-    QVERIFY2(templates.front().endsWith("configs/demo/DEMO_X3D_TINY.yaml"), qPrintable(templates.front()));
-    QVERIFY(std::any_of(templates.begin(), templates.end(), [](const QString& p) { return p.endsWith("Kinetics/SLOWFAST_8x8_R50.yaml"); }));
-    QVERIFY(std::none_of(templates.begin(), templates.end(), [](const QString& p) { return p.contains("/base/"); }));
+    QVERIFY2(templates.front().endsWith("configs/demo/DEMO_X3D_TINY.yaml"),
+             qPrintable(templates.front()));
+    QVERIFY(std::any_of(templates.begin(), templates.end(), [](const QString& p) {
+      return p.endsWith("Kinetics/SLOWFAST_8x8_R50.yaml");
+    }));
+    QVERIFY(std::none_of(templates.begin(), templates.end(),
+                         [](const QString& p) { return p.contains("/base/"); }));
     // A template opens as a new, unsaved config whose _BASE_ still resolves.
     gui::MainWindow window;
     QString error;
-    const QString slowfast = *std::find_if(templates.begin(), templates.end(), [](const QString& p) { return p.endsWith("SLOWFAST_8x8_R50.yaml"); });
+    const QString slowfast =
+        *std::find_if(templates.begin(), templates.end(),
+                      [](const QString& p) { return p.endsWith("SLOWFAST_8x8_R50.yaml"); });
     QVERIFY2(window.editor()->newFromTemplate(slowfast, &error), qPrintable(error));
     QVERIFY(window.editor()->filePath().isEmpty());
     QVERIFY(window.editor()->isDirty());
-    QVERIFY2(window.editor()->config().has_value(), qPrintable(QString::number(window.editor()->errorCount())));
-    QCOMPARE(QString::fromStdString(window.editor()->config()->getString("MODEL.ARCH")), QString("slowfast"));
+    QVERIFY2(window.editor()->config().has_value(),
+             qPrintable(QString::number(window.editor()->errorCount())));
+    QCOMPARE(QString::fromStdString(window.editor()->config()->getString("MODEL.ARCH")),
+             QString("slowfast"));
   }
 
   void theLastConfigAndRunComeBack() {
@@ -210,12 +228,15 @@ class TestMainWindow : public QObject {
   }
 
   // The Runs list's context actions: a run's clips (from its saved config) and the precision
-  // audit of its newest checkpoint (here none yet: a fresh initialisation), and Predict, each on its tab.
+  // audit of its newest checkpoint (here none yet: a fresh initialisation), and Predict, each on
+  // its tab.
   void aRunsClipsAndPrecisionOpenFromTheRunList() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
     const QString run = dir_.filePath("runs/audited");
     QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists().empty());
-    QVERIFY(QFile::copy(demoConfig("audited", "", 2), QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath())));
+    QVERIFY(
+        QFile::copy(demoConfig("audited", "", 2),
+                    QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath())));
     gui::MainWindow window;
     auto* tabs = window.findChild<QTabWidget*>();
     QVERIFY(tabs);
@@ -227,14 +248,17 @@ class TestMainWindow : public QObject {
     QCOMPARE(tabs->currentWidget(), window.precisionAudit());
     QVERIFY(done.wait(120000));
     QVERIFY2(done.front().front().toBool(), qPrintable(window.precisionAudit()->status()->text()));
-    QVERIFY2(window.precisionAudit()->status()->text().contains("run audited (no checkpoint yet: fresh initialisation)"),
+    QVERIFY2(window.precisionAudit()->status()->text().contains(
+                 "run audited (no checkpoint yet: fresh initialisation)"),
              qPrintable(window.precisionAudit()->status()->text()));
     QCOMPARE(window.precisionAudit()->report().summary.batch_size, 2);
     emit window.runList()->predictRequested(run);  // Predict: the run's config, no checkpoint yet
     QCOMPARE(tabs->currentWidget(), window.predictPanel());
-    QCOMPARE(window.predictPanel()->configEdit()->text(), QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath()));
+    QCOMPARE(window.predictPanel()->configEdit()->text(),
+             QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath()));
     QVERIFY(window.predictPanel()->checkpointEdit()->text().isEmpty());
-    QVERIFY2(window.predictPanel()->status()->text().contains("has no checkpoint yet"), qPrintable(window.predictPanel()->status()->text()));
+    QVERIFY2(window.predictPanel()->status()->text().contains("has no checkpoint yet"),
+             qPrintable(window.predictPanel()->status()->text()));
   }
 };
 

@@ -128,13 +128,16 @@ class TestStudioApplication : public QObject {
     QCOMPARE(rows.size(), 5);  // header, rule, three runs
     QVERIFY2(rows[2].startsWith("| good (baseline)") && !rows[2].contains("config not read"),
              qPrintable(rows[2]));
-    QVERIFY2(rows[3].contains("config not read") && rows[3].contains("TRAIN.BATCH_SIZE: alias expands"),
-             qPrintable(rows[3]));
+    QVERIFY2(
+        rows[3].contains("config not read") && rows[3].contains("TRAIN.BATCH_SIZE: alias expands"),
+        qPrintable(rows[3]));
     QVERIFY2(rows[4].contains("a line longer than 1048576 bytes"), qPrintable(rows[4]));
     const QTableWidget* table = window.comparison()->summaryTable();
     const QString tip = table->item(1, table->columnCount() - 1)->toolTip();  // elided in the cell
-    QVERIFY2(tip.contains("alias expands to more than 100000 values (YAML anchors"), qPrintable(tip));
-    QVERIFY2(rows[4].contains("| 1.0000 (1.00×) |"), qPrintable(rows[4]));  // its other lines still count
+    QVERIFY2(tip.contains("alias expands to more than 100000 values (YAML anchors"),
+             qPrintable(tip));
+    QVERIFY2(rows[4].contains("| 1.0000 (1.00×) |"),
+             qPrintable(rows[4]));  // its other lines still count
   }
 };
 

@@ -1,5 +1,5 @@
-#include <torch/torch.h>
 #include <ATen/autocast_mode.h>
+#include <torch/torch.h>
 
 #include <QtTest>
 

@@ -74,9 +74,10 @@ class TestAuditJson : public QObject {
     QCOMPARE(a.fp16_underflow_fraction, 0.25);
     QCOMPARE(a.overflow_scale, r.layers[0].overflow_scale);
     const auto& b = back.layers[1];
-    QVERIFY(std::isinf(b.headroom_log2) && b.headroom_log2 > 0);  // all-zero output: unlimited headroom
-    QVERIFY(std::isnan(b.bf16_rel_error));                          // not compared
-    QVERIFY(std::isinf(b.overflow_scale));                          // no gradient: never overflows
+    QVERIFY(std::isinf(b.headroom_log2) &&
+            b.headroom_log2 > 0);           // all-zero output: unlimited headroom
+    QVERIFY(std::isnan(b.bf16_rel_error));  // not compared
+    QVERIFY(std::isinf(b.overflow_scale));  // no gradient: never overflows
     QVERIFY(b.nonfinite_grad && !b.has_grad);
     const auto& s = back.summary;
     QCOMPARE(s.precision, std::string("bf16"));
@@ -96,12 +97,17 @@ class TestAuditJson : public QObject {
   void aWrongFieldIsNamed_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("message");
-    QTest::newRow("not an object") << "[1, 2]" << "not a JSON object";
-    QTest::newRow("no layers") << R"({"summary": {}})" << "layers: missing or not a list";
-    QTest::newRow("layer type") << R"({"layers": [{"name": "a"}, {"headroom_log2": "big"}], "summary": {}})"
-                                << "layers[1].headroom_log2: not a number";
-    QTest::newRow("no summary") << R"({"layers": []})" << "summary: missing";
-    QTest::newRow("notes") << R"({"layers": [], "summary": {}, "notes": [3]})" << "notes: not a list of strings";
+    QTest::newRow("not an object") << "[1, 2]"
+                                   << "not a JSON object";
+    QTest::newRow("no layers") << R"({"summary": {}})"
+                               << "layers: missing or not a list";
+    QTest::newRow("layer type")
+        << R"({"layers": [{"name": "a"}, {"headroom_log2": "big"}], "summary": {}})"
+        << "layers[1].headroom_log2: not a number";
+    QTest::newRow("no summary") << R"({"layers": []})"
+                                << "summary: missing";
+    QTest::newRow("notes") << R"({"layers": [], "summary": {}, "notes": [3]})"
+                           << "notes: not a list of strings";
   }
   void aWrongFieldIsNamed() {
     QFETCH(QString, json);

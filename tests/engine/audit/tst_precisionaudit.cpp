@@ -17,7 +17,9 @@ using namespace amp;
 
 namespace {
 
-torch::nn::Linear square(int64_t n) { return torch::nn::Linear(torch::nn::LinearOptions(n, n).bias(false)); }
+torch::nn::Linear square(int64_t n) {
+  return torch::nn::Linear(torch::nn::LinearOptions(n, n).bias(false));
+}
 
 // [input ->] stem -> gain -> head, bias-free 4x4 linear layers: identities, gain = 2^12 I. On
 // x = 2^-8 and loss = sum(y), gain multiplies by 2^12 the gradient flowing back into stem.
@@ -39,13 +41,17 @@ struct ChainImpl : torch::nn::Module {
 };
 TORCH_MODULE(Chain);
 
-torch::Tensor chainInput() { return torch::full({1, 4}, std::ldexp(1.0, -8)); }
-
-audit::ModelAuditBatch chainBatch(Chain& net, const torch::Tensor& x) {
-  return {[&net, x] { return net->forward(x); }, [](const torch::Tensor& y) { return y.to(torch::kFloat).sum(); }};
+torch::Tensor chainInput() {
+  return torch::full({1, 4}, std::ldexp(1.0, -8));
 }
 
-const audit::LayerAudit* find(const std::vector<audit::LayerAudit>& layers, const std::string& name) {
+audit::ModelAuditBatch chainBatch(Chain& net, const torch::Tensor& x) {
+  return {[&net, x] { return net->forward(x); },
+          [](const torch::Tensor& y) { return y.to(torch::kFloat).sum(); }};
+}
+
+const audit::LayerAudit* find(const std::vector<audit::LayerAudit>& layers,
+                              const std::string& name) {
   for (const auto& l : layers)
     if (l.name == name) return &l;
   return nullptr;
@@ -81,16 +87,19 @@ class TestPrecisionAudit : public QObject {
     const auto x = chainInput();
     audit::ModelAuditOptions o;
     o.report_scale = std::ldexp(1.0, -20);
-    const auto r = audit::auditModel(*net, 2, [&](int) { return chainBatch(net, x); }, o);
+    const auto r = audit::auditModel(
+        *net, 2, [&](int) { return chainBatch(net, x); }, o);
     QCOMPARE(static_cast<int>(r.layers.size()), 3);
     QCOMPARE(QString::fromStdString(r.layers[0].name), QString("stem"));
     QCOMPARE(QString::fromStdString(r.layers[1].name), QString("gain"));
     QCOMPARE(QString::fromStdString(r.layers[2].name), QString("head"));
     for (const auto& l : r.layers) {
-      QCOMPARE(QString::fromStdString(l.op), QString("matmul"));  // LibTorch's C++ Linear: input.matmul(weight.t())
+      QCOMPARE(QString::fromStdString(l.op),
+               QString("matmul"));  // LibTorch's C++ Linear: input.matmul(weight.t())
       QCOMPARE(QString::fromStdString(l.dtype), QString("float32"));
       QVERIFY(l.has_grad);
-      QCOMPARE(l.grad_elements, std::int64_t{40});  // 4 output + 16 weight gradient elements, two batches
+      QCOMPARE(l.grad_elements,
+               std::int64_t{40});  // 4 output + 16 weight gradient elements, two batches
       QVERIFY2(l.bf16_rel_error < 1e-6, l.name.c_str());  // powers of two: exact in bfloat16 too
     }
     // |gradient| maxima: stem 2^12 (its output's), gain 1, head 16 (its weight's: 1 x 16).
@@ -117,17 +126,20 @@ class TestPrecisionAudit : public QObject {
     QCOMPARE(QString::fromStdString(s.overflow_layer), QString("stem"));
     QCOMPARE(s.safe_scale_max, 65504.0 / 4096.0);
     QCOMPARE(QString::fromStdString(s.underflow_layer), QString("gain"));
-    QCOMPARE(s.safe_scale_min, std::ldexp(1.0, -14));  // gain's largest gradient, 1, reaches 2^-14 there
+    QCOMPARE(s.safe_scale_min,
+             std::ldexp(1.0, -14));  // gain's largest gradient, 1, reaches 2^-14 there
     QVERIFY(s.safe_range_exists);
     QCOMPARE(s.suggested_init_scale, 8.0);
     QCOMPARE(s.layers_overflowing, 0);
     QVERIFY(!s.bf16_safer);
-    QVERIFY2(s.recommendation.find("AMP.INIT_SCALE 2^3") != std::string::npos, s.recommendation.c_str());
+    QVERIFY2(s.recommendation.find("AMP.INIT_SCALE 2^3") != std::string::npos,
+             s.recommendation.c_str());
     QVERIFY(s.recommendation.find("rule of thumb") != std::string::npos);
     s.report_scale = 16;  // 4096 x 16 = 65536 > 65504: stem overflows, head (16 x 16) does not
     audit::summarizeAudit(r.layers, s);
     QCOMPARE(s.layers_overflowing, 1);
-    s.report_scale = 65536;  // PyTorch's default initial scale: all three (even gain's 1 x 2^16 > 65504)
+    s.report_scale =
+        65536;  // PyTorch's default initial scale: all three (even gain's 1 x 2^16 > 65504)
     audit::summarizeAudit(r.layers, s);
     QCOMPARE(s.layers_overflowing, 3);
   }
@@ -136,14 +148,15 @@ class TestPrecisionAudit : public QObject {
     audit::LayerAudit big, tiny;
     big.name = "big";
     big.has_grad = tiny.has_grad = true;
-    big.grad_absmax = 1e6;   // overflows float16 from 0.0655
+    big.grad_absmax = 1e6;  // overflows float16 from 0.0655
     tiny.name = "tiny";
     tiny.grad_absmax = 1e-4;  // reaches 2^-14 only from 0.61
     audit::AuditSummary s;
     audit::summarizeAudit({big, tiny}, s);
     QVERIFY(!s.safe_range_exists);
     QVERIFY(s.bf16_safer);
-    QVERIFY2(s.recommendation.find("bfloat16 is safer") != std::string::npos, s.recommendation.c_str());
+    QVERIFY2(s.recommendation.find("bfloat16 is safer") != std::string::npos,
+             s.recommendation.c_str());
   }
 
   void dtypePerLayerUnderCpuBf16Autocast() {
@@ -152,14 +165,19 @@ class TestPrecisionAudit : public QObject {
     const auto x = torch::randn({2, 2, 2, 2, 2});
     audit::ModelAuditOptions o;
     o.mixed = true;  // CPU bfloat16 autocast, as the studio's mixed precision on the CPU
-    const auto r = audit::auditModel(*net, 1, [&](int) {
-      return audit::ModelAuditBatch{[&] { return net->forward(x); }, [](const torch::Tensor& y) { return y.pow(2).mean(); }};
-    }, o);
+    const auto r = audit::auditModel(
+        *net, 1,
+        [&](int) {
+          return audit::ModelAuditBatch{[&] { return net->forward(x); },
+                                        [](const torch::Tensor& y) { return y.pow(2).mean(); }};
+        },
+        o);
     QCOMPARE(static_cast<int>(r.layers.size()), 5);
     const auto& conv = r.layers[0];
     QCOMPARE(QString::fromStdString(conv.name), QString("conv"));
     QCOMPARE(QString::fromStdString(conv.dtype), QString("bfloat16"));
-    QVERIFY2(conv.why.find("conv3d is on autocast's lower-precision list") != std::string::npos, conv.why.c_str());
+    QVERIFY2(conv.why.find("conv3d is on autocast's lower-precision list") != std::string::npos,
+             conv.why.c_str());
     const auto& bn = r.layers[1];
     QCOMPARE(QString::fromStdString(bn.name), QString("bn"));
     QCOMPARE(QString::fromStdString(bn.dtype), QString("bfloat16"));  // follows its bfloat16 input
@@ -167,27 +185,34 @@ class TestPrecisionAudit : public QObject {
     const auto& fc = r.layers[2];
     QCOMPARE(QString::fromStdString(fc.name), QString("fc"));
     QCOMPARE(QString::fromStdString(fc.dtype), QString("bfloat16"));
-    QCOMPARE(QString::fromStdString(fc.op), QString("addmm"));  // LibTorch's C++ Linear on a 2-D input with a bias
-    QVERIFY2(fc.why.find("addmm is on autocast's lower-precision list") != std::string::npos, fc.why.c_str());
+    QCOMPARE(QString::fromStdString(fc.op),
+             QString("addmm"));  // LibTorch's C++ Linear on a 2-D input with a bias
+    QVERIFY2(fc.why.find("addmm is on autocast's lower-precision list") != std::string::npos,
+             fc.why.c_str());
     const auto& softmax = r.layers[3];
     QCOMPARE(QString::fromStdString(softmax.name), QString("softmax (after fc)"));
     // What LibTorch's own CPU autocast does with softmax on a bfloat16 input decides the row (1.13:
     // softmax is on no CPU list and stays bfloat16; CUDA autocast lists it as fp32).
     torch::ScalarType expected;
     {
-      precision::AutocastGuard g(true, precision::AutocastDevice::CPU, precision::AutocastType::BFloat16);
+      precision::AutocastGuard g(true, precision::AutocastDevice::CPU,
+                                 precision::AutocastType::BFloat16);
       expected = torch::softmax(torch::ones({2, 3}, torch::kBFloat16), 1).scalar_type();
     }
-    QCOMPARE(QString::fromStdString(softmax.dtype), QString(expected == torch::kFloat ? "float32" : "bfloat16"));
-    QVERIFY2(softmax.why.find(expected == torch::kFloat ? "fp32 list" : "not on autocast's lists") != std::string::npos,
-             softmax.why.c_str());
+    QCOMPARE(QString::fromStdString(softmax.dtype),
+             QString(expected == torch::kFloat ? "float32" : "bfloat16"));
+    QVERIFY2(
+        softmax.why.find(expected == torch::kFloat ? "fp32 list" : "not on autocast's lists") !=
+            std::string::npos,
+        softmax.why.c_str());
     const auto& norm = r.layers[4];
     QCOMPARE(QString::fromStdString(norm.name), QString("norm"));
     QCOMPARE(QString::fromStdString(norm.dtype), QString("float32"));
     QVERIFY2(norm.why.find("already float32") != std::string::npos, norm.why.c_str());
     for (const auto& l : r.layers) {
       QVERIFY2(l.has_grad, l.name.c_str());
-      QVERIFY2(l.bf16_rel_error > 0 && l.bf16_rel_error < 0.25, l.name.c_str());  // bfloat16 rounds, a little
+      QVERIFY2(l.bf16_rel_error > 0 && l.bf16_rel_error < 0.25,
+               l.name.c_str());  // bfloat16 rounds, a little
     }
     // The audit left nothing behind: no hooks on the parameters, no callback on the thread.
     net->zero_grad();
@@ -204,7 +229,9 @@ class TestPrecisionAudit : public QObject {
     QVERIFY(torch::isfinite(net->gain->weight.grad()).all().item<bool>());
     QCOMPARE(QString::fromStdString(audit::firstNonFiniteGradLayer(*net)), QString("stem"));
     // An explicit forward order reverses the search: "input" is then the closest to the loss.
-    QCOMPARE(QString::fromStdString(audit::firstNonFiniteGradLayer(*net, {"head", "gain", "stem", "input"})), QString("input"));
+    QCOMPARE(QString::fromStdString(
+                 audit::firstNonFiniteGradLayer(*net, {"head", "gain", "stem", "input"})),
+             QString("input"));
     net->zero_grad();
     (net->forward(chainInput()).sum()).backward();
     QCOMPARE(QString::fromStdString(audit::firstNonFiniteGradLayer(*net)), QString());
@@ -221,7 +248,8 @@ class TestPrecisionAudit : public QObject {
     audit::ModelAuditOptions o;
     o.scaler = &scaler;
     o.optimizer = &sgd;
-    const auto r = audit::auditModel(*net, 1, [&](int) { return chainBatch(net, x); }, o);
+    const auto r = audit::auditModel(
+        *net, 1, [&](int) { return chainBatch(net, x); }, o);
     QCOMPARE(QString::fromStdString(r.nonfinite_layer), QString("stem"));
     QCOMPARE(r.skipped_steps, 1);
     QCOMPARE(r.applied_scale, std::ldexp(1.0, 120));
@@ -249,7 +277,7 @@ class TestPrecisionAudit : public QObject {
       // Computed at scale 2^4, reported at 2^10: unscaled |g| / 16, then x 1024.
       const auto t = audit::gradStats(g.to(type), 16.0, 1024.0);
       QCOMPARE(t.absmax, 0.25);
-      QCOMPARE(t.zero16, std::int64_t{0});      // 2^-30 / 2^4 x 2^10 = 2^-24: not below
+      QCOMPARE(t.zero16, std::int64_t{0});       // 2^-30 / 2^4 x 2^10 = 2^-24: not below
       QCOMPARE(t.subnormal16, std::int64_t{1});  // 2^-20 / 2^4 x 2^10 = 2^-14: not below either
     }
     auto bad = g.clone();

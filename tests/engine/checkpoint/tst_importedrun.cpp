@@ -14,13 +14,18 @@ using namespace amp;
 namespace fs = std::filesystem;
 
 namespace {
-std::string fixture(const char* name) { return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/checkpoints/" + name; }
+std::string fixture(const char* name) {
+  return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/checkpoints/" + name;
+}
 
 // A PySlowFast OUTPUT_DIR: its stats log and the given checkpoints (name -> fixture).
-fs::path pySlowFastRun(const QTemporaryDir& tmp, const std::vector<std::pair<std::string, std::string>>& checkpoints) {
+fs::path pySlowFastRun(const QTemporaryDir& tmp,
+                       const std::vector<std::pair<std::string, std::string>>& checkpoints) {
   const fs::path dir = fs::path(tmp.path().toStdString()) / "slow_8x8";
   fs::create_directories(dir / "checkpoints");
-  std::ofstream(dir / "json_stats.log") << R"(json_stats: {"_type": "train_epoch", "epoch": "1/12", "loss": 4.5})" << "\n";
+  std::ofstream(dir / "json_stats.log")
+      << R"(json_stats: {"_type": "train_epoch", "epoch": "1/12", "loss": 4.5})"
+      << "\n";
   for (const auto& [name, source] : checkpoints) fs::copy_file(source, dir / "checkpoints" / name);
   return dir;
 }
@@ -47,7 +52,8 @@ class TestImportedRun : public QObject {
         QCOMPARE(s.scalar_type(), f.scalar_type());
         QCOMPARE(s.storage_offset(), f.storage_offset());
       }
-      QCOMPARE(shape.toGenericDict().at("cfg").toStringRef(), full.toGenericDict().at("cfg").toStringRef());
+      QCOMPARE(shape.toGenericDict().at("cfg").toStringRef(),
+               full.toGenericDict().at("cfg").toStringRef());
     }
   }
 
@@ -55,14 +61,16 @@ class TestImportedRun : public QObject {
   // PySlowFast version are named, the rest is the config.
   void configFromTheNewestCheckpoint() {
     QTemporaryDir tmp;
-    const fs::path dir = pySlowFastRun(tmp, {{"checkpoint_epoch_00011.pyth", fixture("torchsave_zip.pyth")},
-                                             {"checkpoint_epoch_00012.pyth", fixture("pyslowfast_run.pyth")}});
+    const fs::path dir =
+        pySlowFastRun(tmp, {{"checkpoint_epoch_00011.pyth", fixture("torchsave_zip.pyth")},
+                            {"checkpoint_epoch_00012.pyth", fixture("pyslowfast_run.pyth")}});
     QVERIFY(runlog::RunDirectory(dir.string()).isPySlowFast());
     std::string error;
     const auto imported = checkpoint::readImportedRunConfig(dir.string(), &error);
     QVERIFY2(imported, error.c_str());
     QCOMPARE(imported->checkpoint, (dir / "checkpoints" / "checkpoint_epoch_00012.pyth").string());
-    QVERIFY(imported->yaml.rfind("DATA:\n  DECODING_BACKEND: pyav\n  INPUT_CHANNEL_NUM:\n  - 3\n", 0) == 0);
+    QVERIFY(imported->yaml.rfind("DATA:\n  DECODING_BACKEND: pyav\n  INPUT_CHANNEL_NUM:\n  - 3\n",
+                                 0) == 0);
     const config::Config& c = imported->loaded.config;
     QCOMPARE(c.getString("MODEL.ARCH"), std::string("slow"));
     QCOMPARE(c.getString("DATA.DECODING_BACKEND"), std::string("pyav"));
@@ -71,7 +79,8 @@ class TestImportedRun : public QObject {
     QCOMPARE(c.getIntList("DATA.TRAIN_JITTER_SCALES"), (std::vector<std::int64_t>{256, 320}));
     QVERIFY(c.getBool("TRAIN.MIXED_PRECISION"));
     bool named = false;
-    for (const auto& d : imported->loaded.diagnostics) named = named || d.key == "SOLVER.FROM_A_LATER_VERSION";
+    for (const auto& d : imported->loaded.diagnostics)
+      named = named || d.key == "SOLVER.FROM_A_LATER_VERSION";
     QVERIFY(named);
 
     auto meta = runlog::RunDirectory(dir.string()).readMetadata(&error);
@@ -83,7 +92,8 @@ class TestImportedRun : public QObject {
     QCOMPARE(meta->extra["config_from"].get<std::string>(), imported->checkpoint);
 
     // A newer checkpoint replaces the cached config.
-    fs::copy_file(fixture("torchsave_zip.pyth"), dir / "checkpoints" / "checkpoint_epoch_00013.pyth");
+    fs::copy_file(fixture("torchsave_zip.pyth"),
+                  dir / "checkpoints" / "checkpoint_epoch_00013.pyth");
     const auto newer = checkpoint::readImportedRunConfig(dir.string(), &error);
     QVERIFY2(newer, error.c_str());
     QCOMPARE(newer->loaded.config.getInt("TRAIN.BATCH_SIZE"), std::int64_t(8));
@@ -93,9 +103,11 @@ class TestImportedRun : public QObject {
   // scratch folder with the keys this studio knows (the other version's key left out).
   void aConfigFileForTheTools() {
     QTemporaryDir tmp, scratch;
-    const fs::path theirs = pySlowFastRun(tmp, {{"checkpoint_epoch_00012.pyth", fixture("pyslowfast_run.pyth")}});
+    const fs::path theirs =
+        pySlowFastRun(tmp, {{"checkpoint_epoch_00012.pyth", fixture("pyslowfast_run.pyth")}});
     std::string error;
-    const std::string file = checkpoint::runConfigFile(theirs.string(), scratch.path().toStdString(), &error);
+    const std::string file =
+        checkpoint::runConfigFile(theirs.string(), scratch.path().toStdString(), &error);
     QCOMPARE(file, scratch.path().toStdString() + "/slow_8x8-config.yaml");
     const auto loaded = config::ConfigLoader().loadFile(file);
     QVERIFY2(loaded.ok(), config::formatDiagnostics(loaded.diagnostics).c_str());
@@ -108,7 +120,8 @@ class TestImportedRun : public QObject {
     QVERIFY(checkpoint::runConfigFile(ours.string(), scratch.path().toStdString(), &error).empty());
     QVERIFY2(error.find("the run has no config.yaml") != std::string::npos, error.c_str());
     std::ofstream(ours / "config.yaml") << "TRAIN:\n  BATCH_SIZE: 4\n";
-    QCOMPARE(checkpoint::runConfigFile(ours.string(), scratch.path().toStdString(), &error), (ours / "config.yaml").string());
+    QCOMPARE(checkpoint::runConfigFile(ours.string(), scratch.path().toStdString(), &error),
+             (ours / "config.yaml").string());
   }
 
   void whatCannotBeRead() {
@@ -116,7 +129,8 @@ class TestImportedRun : public QObject {
     std::string error;
     const fs::path none = pySlowFastRun(tmp, {});
     QVERIFY(!checkpoint::readImportedRunConfig(none.string(), &error));
-    QVERIFY2(error.find("no checkpoints/checkpoint_epoch_*.pyth") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("no checkpoints/checkpoint_epoch_*.pyth") != std::string::npos,
+             error.c_str());
     auto meta = runlog::RunDirectory(none.string()).readMetadata(&error);
     QVERIFY(meta);
     checkpoint::describeImportedRun(*meta, none.string());  // nothing to add: unchanged
@@ -137,7 +151,8 @@ class TestImportedRun : public QObject {
     std::ofstream(none / "checkpoints" / "checkpoint_epoch_00001.pyth", std::ios::binary) << zip;
     QVERIFY(!checkpoint::readImportedRunConfig(none.string(), &error));
     QVERIFY2(error.find("holds no \"cfg\"") != std::string::npos, error.c_str());
-    std::ofstream(none / "checkpoints" / "checkpoint_epoch_00002.pyth", std::ios::binary) << zip.substr(0, zip.size() / 2);
+    std::ofstream(none / "checkpoints" / "checkpoint_epoch_00002.pyth", std::ios::binary)
+        << zip.substr(0, zip.size() / 2);
     QVERIFY(!checkpoint::readImportedRunConfig(none.string(), &error));
     QVERIFY2(error.find("checkpoint_epoch_00002.pyth") != std::string::npos, error.c_str());
   }

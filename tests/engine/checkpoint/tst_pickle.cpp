@@ -12,7 +12,8 @@ namespace {
 
 std::string fromHex(const char* hex) {
   std::string out;
-  for (const char* p = hex; p[0] && p[1]; p += 2) out.push_back(static_cast<char>(std::stoi(std::string(p, 2), nullptr, 16)));
+  for (const char* p = hex; p[0] && p[1]; p += 2)
+    out.push_back(static_cast<char>(std::stoi(std::string(p, 2), nullptr, 16)));
   return out;
 }
 
@@ -47,7 +48,9 @@ class TestPickle : public QObject {
  private Q_SLOTS:
   void plainDataReadsBack() {
     // pickle.dumps({'a': [1, 2.5, None, True], 'b': (b'xy', 'e')}, protocol=3)
-    const std::string data = fromHex("80037d71002858010000006171015d7102284b014740040000000000004e886558010000006271034302787971045801000000657105867106752e");
+    const std::string data = fromHex(
+        "80037d71002858010000006171015d7102284b014740040000000000004e886558010000006271034302787971"
+        "045801000000657105867106752e");
     std::size_t pos = 0;
     PickleHost host;
     const PyRef v = unpickle(data, pos, host);

@@ -25,7 +25,9 @@ const Diagnostic* findDiag(const Diagnostics& d, const std::string& key, bool er
   return nullptr;
 }
 
-std::string dump(const Diagnostics& d) { return formatDiagnostics(d); }
+std::string dump(const Diagnostics& d) {
+  return formatDiagnostics(d);
+}
 
 }  // namespace
 
@@ -43,16 +45,16 @@ class TestConfigLoader : public QObject {
   void pyslowfastValueConversions() {
     const char* yaml =
         "SOLVER:\n"
-        "  WEIGHT_DECAY: 1e-4\n"        // a string in YAML 1.1, a float for PySlowFast
-        "  WARMUP_EPOCHS: 34\n"         // int into a float key
-        "  COSINE_END_LR: \"1e-6\"\n"   // quoted: still literal_eval'd
-        "  CLIP_GRAD_L2NORM: 1.0\n"     // None default: accepts a float
+        "  WEIGHT_DECAY: 1e-4\n"       // a string in YAML 1.1, a float for PySlowFast
+        "  WARMUP_EPOCHS: 34\n"        // int into a float key
+        "  COSINE_END_LR: \"1e-6\"\n"  // quoted: still literal_eval'd
+        "  CLIP_GRAD_L2NORM: 1.0\n"    // None default: accepts a float
         "MVIT:\n"
-        "  PATCH_KERNEL: (3, 7, 7)\n"   // a Python tuple written as a string
+        "  PATCH_KERNEL: (3, 7, 7)\n"  // a Python tuple written as a string
         "  DIM_MUL: [[1, 2.0], [3, 2.0]]\n"
         "  NORM: \"layernorm\"\n"
         "TRAIN:\n"
-        "  MIXED_PRECISION: yes\n"      // YAML 1.1 boolean
+        "  MIXED_PRECISION: yes\n"  // YAML 1.1 boolean
         "  AUTO_RESUME: False\n"
         "DATA:\n"
         "  PATH_TO_DATA_DIR: /data/k400\n"
@@ -81,23 +83,27 @@ class TestConfigLoader : public QObject {
     const fs::path root = fs::path(AMPSTUDIO_SOURCE_DIR) / "configs";
     int count = 0;
     for (const auto& entry : fs::recursive_directory_iterator(root)) {
-      // base/ holds fragments shared through _BASE_; they are checked through the configs using them.
-      if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "base") continue;
+      // base/ holds fragments shared through _BASE_; they are checked through the configs using
+      // them.
+      if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "base")
+        continue;
       auto r = ConfigLoader().loadFile(entry.path().string());
       QVERIFY2(r.ok(), (entry.path().string() + "\n" + dump(r.diagnostics)).c_str());
       ++count;
     }
     QCOMPARE(count, 15);
     // The demo's stepwise / multigrid pair inherits through two _BASE_ levels.
-    auto mg = ConfigLoader().loadFile((root / "demo" / "DEMO_X3D_TINY_stepwise_multigrid.yaml").string());
+    auto mg =
+        ConfigLoader().loadFile((root / "demo" / "DEMO_X3D_TINY_stepwise_multigrid.yaml").string());
     QVERIFY(mg.ok());
     QVERIFY(mg.config.getBool("MULTIGRID.LONG_CYCLE"));
     QVERIFY(!mg.config.getBool("MULTIGRID.SHORT_CYCLE"));
     QCOMPARE(mg.config.getString("SOLVER.OPTIMIZING_METHOD"), std::string("sgd"));
     QCOMPARE(mg.config.getString("SOLVER.LR_POLICY"), std::string("steps_with_relative_lrs"));
     QCOMPARE(mg.config.getString("MODEL.ARCH"), std::string("x3d"));
-    for (const char* name : {"SLOWFAST_8x8_R50", "SLOWFAST_4x16_R50", "SLOW_8x8_R50", "I3D_8x8_R50", "C2D_8x8_R50",
-                             "X3D_XS", "X3D_S", "X3D_M", "X3D_L", "MVITv2_S_16x4", "MVIT_B_16x4_CONV"})
+    for (const char* name :
+         {"SLOWFAST_8x8_R50", "SLOWFAST_4x16_R50", "SLOW_8x8_R50", "I3D_8x8_R50", "C2D_8x8_R50",
+          "X3D_XS", "X3D_S", "X3D_M", "X3D_L", "MVITv2_S_16x4", "MVIT_B_16x4_CONV"})
       QVERIFY2(fs::exists(root / "Kinetics" / (std::string(name) + ".yaml")), name);
   }
 
@@ -111,7 +117,8 @@ class TestConfigLoader : public QObject {
     QCOMPARE(sf.config.getInt("SLOWFAST.FUSION_KERNEL_SZ"), std::int64_t(7));
     QCOMPARE(sf.config.getFloat("SOLVER.WARMUP_EPOCHS"), 34.0);
     QCOMPARE(sf.config.getInt("SOLVER.MAX_EPOCH"), std::int64_t(196));
-    QCOMPARE(sf.config.get("RESNET.NUM_BLOCK_TEMP_KERNEL"), json::parse("[[3, 3], [4, 4], [6, 6], [3, 3]]"));
+    QCOMPARE(sf.config.get("RESNET.NUM_BLOCK_TEMP_KERNEL"),
+             json::parse("[[3, 3], [4, 4], [6, 6], [3, 3]]"));
     auto x3d = ConfigLoader().loadFile(dir + "X3D_L.yaml");
     QCOMPARE(x3d.config.getFloat("X3D.DEPTH_FACTOR"), 5.0);
     QCOMPARE(x3d.config.getInt("DATA.TRAIN_CROP_SIZE"), std::int64_t(312));
@@ -124,20 +131,24 @@ class TestConfigLoader : public QObject {
 
   void baseInheritance() {
     QTemporaryDir dir;
-    writeFile(dir, "common/base.yaml", "TRAIN:\n  BATCH_SIZE: 32\nSOLVER:\n  BASE_LR: 0.2\n  MAX_EPOCH: 50\n");
+    writeFile(dir, "common/base.yaml",
+              "TRAIN:\n  BATCH_SIZE: 32\nSOLVER:\n  BASE_LR: 0.2\n  MAX_EPOCH: 50\n");
     writeFile(dir, "mid.yaml", "_BASE_: common/base.yaml\nSOLVER:\n  BASE_LR: 0.3\n");
-    const std::string top = writeFile(dir, "top.yaml", "_BASE_: mid.yaml\nSOLVER:\n  MAX_EPOCH: 10\n");
+    const std::string top =
+        writeFile(dir, "top.yaml", "_BASE_: mid.yaml\nSOLVER:\n  MAX_EPOCH: 10\n");
     auto r = ConfigLoader().loadFile(top);
     QVERIFY2(r.ok(), dump(r.diagnostics).c_str());
     QCOMPARE(r.config.getInt("TRAIN.BATCH_SIZE"), std::int64_t(32));  // from the base of the base
-    QCOMPARE(r.config.getFloat("SOLVER.BASE_LR"), 0.3);              // the middle file wins over its base
-    QCOMPARE(r.config.getInt("SOLVER.MAX_EPOCH"), std::int64_t(10));   // the top file wins
-    QVERIFY(r.config.origin("TRAIN.BATCH_SIZE")->file.find("common/base.yaml") != std::string::npos);
+    QCOMPARE(r.config.getFloat("SOLVER.BASE_LR"), 0.3);  // the middle file wins over its base
+    QCOMPARE(r.config.getInt("SOLVER.MAX_EPOCH"), std::int64_t(10));  // the top file wins
+    QVERIFY(r.config.origin("TRAIN.BATCH_SIZE")->file.find("common/base.yaml") !=
+            std::string::npos);
   }
 
   void baseErrors() {
     QTemporaryDir dir;
-    const std::string missing = writeFile(dir, "missing.yaml", "TRAIN:\n  BATCH_SIZE: 8\n_BASE_: nope.yaml\n");
+    const std::string missing =
+        writeFile(dir, "missing.yaml", "TRAIN:\n  BATCH_SIZE: 8\n_BASE_: nope.yaml\n");
     auto r = ConfigLoader().loadFile(missing);
     QVERIFY(!r.ok());
     const Diagnostic* d = findDiag(r.diagnostics, "_BASE_");
@@ -149,14 +160,16 @@ class TestConfigLoader : public QObject {
     const std::string b = writeFile(dir, "b.yaml", "_BASE_: a.yaml\n");
     auto cyc = ConfigLoader().loadFile(b);
     QVERIFY(!cyc.ok());
-    QVERIFY2(dump(cyc.diagnostics).find("includes itself") != std::string::npos, dump(cyc.diagnostics).c_str());
+    QVERIFY2(dump(cyc.diagnostics).find("includes itself") != std::string::npos,
+             dump(cyc.diagnostics).c_str());
   }
 
   void overrides() {
-    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: 16\n", "o.yaml", ".",
-                                     {"TRAIN.BATCH_SIZE", "32", "SOLVER.BASE_LR", "1e-3", "DATA.MEAN",
-                                      "[0.5, 0.5, 0.5]", "TRAIN.MIXED_PRECISION", "True", "OUTPUT_DIR",
-                                      "/tmp/run 1", "DEMO.WEBCAM", "-1", "MVIT.PATCH_STRIDE", "(1, 2, 2)"});
+    auto r = ConfigLoader().loadText(
+        "TRAIN:\n  BATCH_SIZE: 16\n", "o.yaml", ".",
+        {"TRAIN.BATCH_SIZE", "32", "SOLVER.BASE_LR", "1e-3", "DATA.MEAN", "[0.5, 0.5, 0.5]",
+         "TRAIN.MIXED_PRECISION", "True", "OUTPUT_DIR", "/tmp/run 1", "DEMO.WEBCAM", "-1",
+         "MVIT.PATCH_STRIDE", "(1, 2, 2)"});
     QVERIFY2(r.ok(), dump(r.diagnostics).c_str());
     QCOMPARE(r.config.getInt("TRAIN.BATCH_SIZE"), std::int64_t(32));
     QCOMPARE(r.config.getFloat("SOLVER.BASE_LR"), 1e-3);
@@ -169,9 +182,9 @@ class TestConfigLoader : public QObject {
   }
 
   void overrideErrors() {
-    auto r = ConfigLoader().loadText("", "o.yaml", ".",
-                                     {"SOLVER.BASE_RL", "0.1", "TRAIN.BATCH_SIZE", "many", "SOLVER", "1",
-                                      "TRAIN.EVAL_PERIOD"});
+    auto r = ConfigLoader().loadText(
+        "", "o.yaml", ".",
+        {"SOLVER.BASE_RL", "0.1", "TRAIN.BATCH_SIZE", "many", "SOLVER", "1", "TRAIN.EVAL_PERIOD"});
     QCOMPARE(countErrors(r.diagnostics), size_t(4));
     const Diagnostic* unknown = findDiag(r.diagnostics, "SOLVER.BASE_RL");
     QVERIFY(unknown && unknown->message.find("did you mean SOLVER.BASE_LR") != std::string::npos);
@@ -179,11 +192,13 @@ class TestConfigLoader : public QObject {
     const Diagnostic* type = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
     QVERIFY(type && type->where.column == 3);
     QVERIFY(findDiag(r.diagnostics, "SOLVER")->message.find("group") != std::string::npos);
-    QVERIFY(findDiag(r.diagnostics, "TRAIN.EVAL_PERIOD")->message.find("pairs") != std::string::npos);
+    QVERIFY(findDiag(r.diagnostics, "TRAIN.EVAL_PERIOD")->message.find("pairs") !=
+            std::string::npos);
   }
 
   void yamlSyntaxErrorHasLocation() {
-    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: [1, 2\nSOLVER:\n  BASE_LR: 0.1\n", "bad.yaml", ".");
+    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: [1, 2\nSOLVER:\n  BASE_LR: 0.1\n",
+                                     "bad.yaml", ".");
     QVERIFY(!r.ok());
     QCOMPARE(r.diagnostics.size(), size_t(1));
     const auto& d = r.diagnostics.front();
@@ -194,23 +209,28 @@ class TestConfigLoader : public QObject {
 
   void everyErrorClassWithExactLocation() {
     const char* yaml =
-        "TRAIN:\n"                       // 1
-        "  BATCH_SZE: 8\n"               // 2 unknown key (typo)
-        "  EVAL_PERIOD: often\n"         // 3 wrong type
-        "SOLVER:\n"                      // 4
-        "  BASE_LR: -0.1\n"              // 5 negative LR
-        "  LR_POLICY: linear\n"          // 6 not a choice
-        "AMP:\n"                         // 7
-        "  GROWTH_FACTOR: 1.0\n"         // 8 must be > 1
-        "  BACKOFF_FACTOR: 1.0\n"        // 9 must be in (0, 1)
-        "DATA:\n"                        // 10
-        "  NUM_FRAMES: 30\n"             // 11 not divisible by ALPHA 8 (slowfast default)
-        "MODEL:\n"                       // 12
-        "  NUM_CLASSES: 0\n"             // 13 must be > 0
-        "RESNET:\n"                      // 14
-        "  DEPTH: 34\n";                 // 15 not a ResNet depth PySlowFast builds
+        "TRAIN:\n"                 // 1
+        "  BATCH_SZE: 8\n"         // 2 unknown key (typo)
+        "  EVAL_PERIOD: often\n"   // 3 wrong type
+        "SOLVER:\n"                // 4
+        "  BASE_LR: -0.1\n"        // 5 negative LR
+        "  LR_POLICY: linear\n"    // 6 not a choice
+        "AMP:\n"                   // 7
+        "  GROWTH_FACTOR: 1.0\n"   // 8 must be > 1
+        "  BACKOFF_FACTOR: 1.0\n"  // 9 must be in (0, 1)
+        "DATA:\n"                  // 10
+        "  NUM_FRAMES: 30\n"       // 11 not divisible by ALPHA 8 (slowfast default)
+        "MODEL:\n"                 // 12
+        "  NUM_CLASSES: 0\n"       // 13 must be > 0
+        "RESNET:\n"                // 14
+        "  DEPTH: 34\n";           // 15 not a ResNet depth PySlowFast builds
     auto r = ConfigLoader().loadText(yaml, "cfg.yaml", ".");
-    struct Expect { const char* key; int line; int column; const char* text; };
+    struct Expect {
+      const char* key;
+      int line;
+      int column;
+      const char* text;
+    };
     const Expect expected[] = {
         {"TRAIN.BATCH_SZE", 2, 3, "did you mean TRAIN.BATCH_SIZE"},
         {"TRAIN.EVAL_PERIOD", 3, 16, "expected an integer"},
@@ -228,40 +248,52 @@ class TestConfigLoader : public QObject {
       QVERIFY2(d, (std::string(e.key) + " missing in\n" + dump(r.diagnostics)).c_str());
       QVERIFY2(d->where.line == e.line && d->where.column == e.column, d->toString().c_str());
       QVERIFY2(d->message.find(e.text) != std::string::npos, d->toString().c_str());
-      QVERIFY2(d->toString().rfind("cfg.yaml:" + std::to_string(e.line) + ":" + std::to_string(e.column) + ": " +
-                                       e.key + ": ", 0) == 0, d->toString().c_str());
+      QVERIFY2(d->toString().rfind("cfg.yaml:" + std::to_string(e.line) + ":" +
+                                       std::to_string(e.column) + ": " + e.key + ": ",
+                                   0) == 0,
+               d->toString().c_str());
     }
   }
 
   void crossKeyRules() {
     auto arch = ConfigLoader().loadText("MODEL:\n  ARCH: slowfst\n", "a.yaml", ".");
-    QVERIFY(findDiag(arch.diagnostics, "MODEL.ARCH")->message.find("slowfast") != std::string::npos);
+    QVERIFY(findDiag(arch.diagnostics, "MODEL.ARCH")->message.find("slowfast") !=
+            std::string::npos);
     auto channels = ConfigLoader().loadText("MODEL:\n  ARCH: i3d\n", "c.yaml", ".");
-    QVERIFY2(findDiag(channels.diagnostics, "DATA.INPUT_CHANNEL_NUM"), dump(channels.diagnostics).c_str());
+    QVERIFY2(findDiag(channels.diagnostics, "DATA.INPUT_CHANNEL_NUM"),
+             dump(channels.diagnostics).c_str());
     auto steps = ConfigLoader().loadText(
-        "SOLVER:\n  LR_POLICY: steps_with_relative_lrs\n  STEPS: [0, 40, 60]\n  LRS: [1, 0.1]\n", "s.yaml", ".");
+        "SOLVER:\n  LR_POLICY: steps_with_relative_lrs\n  STEPS: [0, 40, 60]\n  LRS: [1, 0.1]\n",
+        "s.yaml", ".");
     QVERIFY2(findDiag(steps.diagnostics, "SOLVER.LRS"), dump(steps.diagnostics).c_str());
-    auto fp16cpu = ConfigLoader().loadText("NUM_GPUS: 0\nTRAIN:\n  MIXED_PRECISION: True\nAMP:\n  DTYPE: float16\n",
-                                           "f.yaml", ".");
+    auto fp16cpu = ConfigLoader().loadText(
+        "NUM_GPUS: 0\nTRAIN:\n  MIXED_PRECISION: True\nAMP:\n  DTYPE: float16\n", "f.yaml", ".");
     const Diagnostic* d = findDiag(fp16cpu.diagnostics, "AMP.DTYPE");
     QVERIFY2(d && d->where.line == 5, dump(fp16cpu.diagnostics).c_str());
     QVERIFY(d->message.find("bfloat16") != std::string::npos);
-    auto cosine = ConfigLoader().loadText("SOLVER:\n  BASE_LR: 0.01\n  COSINE_END_LR: 0.1\n", "cos.yaml", ".");
-    QVERIFY2(findDiag(cosine.diagnostics, "SOLVER.COSINE_END_LR"), dump(cosine.diagnostics).c_str());
+    auto cosine = ConfigLoader().loadText("SOLVER:\n  BASE_LR: 0.01\n  COSINE_END_LR: 0.1\n",
+                                          "cos.yaml", ".");
+    QVERIFY2(findDiag(cosine.diagnostics, "SOLVER.COSINE_END_LR"),
+             dump(cosine.diagnostics).c_str());
     auto shard = ConfigLoader().loadText("NUM_SHARDS: 2\nSHARD_ID: 2\n", "sh.yaml", ".");
     QVERIFY(findDiag(shard.diagnostics, "SHARD_ID"));
     // Batch norm over the pooled X3D head cannot train on one clip per device.
     const std::string x3d = "MODEL:\n  ARCH: x3d\nX3D:\n  BN_LIN5: True\nTRAIN:\n  BATCH_SIZE: ";
     auto one = ConfigLoader().loadText(x3d + "1\n", "x.yaml", ".");
     d = findDiag(one.diagnostics, "TRAIN.BATCH_SIZE");
-    QVERIFY2(d && d->where.line == 6 && d->message.find("at least 2 clips") != std::string::npos, dump(one.diagnostics).c_str());
-    QVERIFY(!findDiag(ConfigLoader().loadText(x3d + "2\n", "x.yaml", ".").diagnostics, "TRAIN.BATCH_SIZE"));
-    QVERIFY(!findDiag(ConfigLoader().loadText(x3d + "1\n  ENABLE: False\n", "x.yaml", ".").diagnostics, "TRAIN.BATCH_SIZE"));
+    QVERIFY2(d && d->where.line == 6 && d->message.find("at least 2 clips") != std::string::npos,
+             dump(one.diagnostics).c_str());
+    QVERIFY(!findDiag(ConfigLoader().loadText(x3d + "2\n", "x.yaml", ".").diagnostics,
+                      "TRAIN.BATCH_SIZE"));
+    QVERIFY(
+        !findDiag(ConfigLoader().loadText(x3d + "1\n  ENABLE: False\n", "x.yaml", ".").diagnostics,
+                  "TRAIN.BATCH_SIZE"));
   }
 
   void warnings() {
     auto r = ConfigLoader().loadText(
-        "BN:\n  MOMENTUM: 0.1\nMODEL:\n  FROZEN_BN: True\nCONTRASTIVE:\n  T: 0.1\nSOLVER:\n  BASE_LR: 0.1\n  BASE_LR: 0.2\n",
+        "BN:\n  MOMENTUM: 0.1\nMODEL:\n  FROZEN_BN: True\nCONTRASTIVE:\n  T: 0.1\nSOLVER:\n  "
+        "BASE_LR: 0.1\n  BASE_LR: 0.2\n",
         "w.yaml", ".");
     QVERIFY2(r.ok(), dump(r.diagnostics).c_str());
     QCOMPARE(r.config.getFloat("SOLVER.BASE_LR"), 0.2);  // the later duplicate wins, as in PyYAML
@@ -289,21 +321,32 @@ class TestConfigLoader : public QObject {
     auto nullStr = ConfigLoader().loadText("OUTPUT_DIR:\n", "n.yaml", ".");
     QVERIFY2(findDiag(nullStr.diagnostics, "OUTPUT_DIR"), dump(nullStr.diagnostics).c_str());
     auto floatForInt = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: 8.0\n", "i.yaml", ".");
-    QVERIFY(findDiag(floatForInt.diagnostics, "TRAIN.BATCH_SIZE")->message.find("decimal point") != std::string::npos);
+    QVERIFY(findDiag(floatForInt.diagnostics, "TRAIN.BATCH_SIZE")->message.find("decimal point") !=
+            std::string::npos);
   }
 
   // Multigrid and sub batch norm: what PySlowFast would fail on later is an error at load.
   void multigridAndSubBatchNormRules() {
-    auto mvit = ConfigLoader().loadText("MODEL:\n  ARCH: mvit\n  MODEL_NAME: MViT\nMULTIGRID:\n  SHORT_CYCLE: True\n", "m.yaml", ".");
+    auto mvit = ConfigLoader().loadText(
+        "MODEL:\n  ARCH: mvit\n  MODEL_NAME: MViT\nMULTIGRID:\n  SHORT_CYCLE: True\n", "m.yaml",
+        ".");
     const Diagnostic* d = findDiag(mvit.diagnostics, "MULTIGRID.SHORT_CYCLE");
-    QVERIFY2(d && d->severity == Diagnostic::Severity::Error && d->where.line == 5, dump(mvit.diagnostics).c_str());
-    auto badFactors = ConfigLoader().loadText("MULTIGRID:\n  LONG_CYCLE: True\n  LONG_CYCLE_FACTORS: [[0.5]]\n", "f.yaml", ".");
-    QVERIFY2(findDiag(badFactors.diagnostics, "MULTIGRID.LONG_CYCLE_FACTORS"), dump(badFactors.diagnostics).c_str());
-    auto split = ConfigLoader().loadText("BN:\n  NORM_TYPE: sub_batchnorm\n  NUM_SPLITS: 3\nTRAIN:\n  BATCH_SIZE: 8\nNUM_GPUS: 0\n", "s.yaml", ".");
+    QVERIFY2(d && d->severity == Diagnostic::Severity::Error && d->where.line == 5,
+             dump(mvit.diagnostics).c_str());
+    auto badFactors = ConfigLoader().loadText(
+        "MULTIGRID:\n  LONG_CYCLE: True\n  LONG_CYCLE_FACTORS: [[0.5]]\n", "f.yaml", ".");
+    QVERIFY2(findDiag(badFactors.diagnostics, "MULTIGRID.LONG_CYCLE_FACTORS"),
+             dump(badFactors.diagnostics).c_str());
+    auto split = ConfigLoader().loadText(
+        "BN:\n  NORM_TYPE: sub_batchnorm\n  NUM_SPLITS: 3\nTRAIN:\n  BATCH_SIZE: 8\nNUM_GPUS: 0\n",
+        "s.yaml", ".");
     d = findDiag(split.diagnostics, "BN.NUM_SPLITS");
     QVERIFY2(d && d->message.find("8 clips") != std::string::npos, dump(split.diagnostics).c_str());
-    auto fine = ConfigLoader().loadText("BN:\n  NORM_TYPE: sub_batchnorm\n  NUM_SPLITS: 4\nTRAIN:\n  BATCH_SIZE: 8\nNUM_GPUS: 0\n", "s.yaml", ".");
-    QVERIFY2(fine.ok() && !findDiag(fine.diagnostics, "BN.NORM_TYPE") && !findDiag(fine.diagnostics, "BN.NUM_SPLITS"),
+    auto fine = ConfigLoader().loadText(
+        "BN:\n  NORM_TYPE: sub_batchnorm\n  NUM_SPLITS: 4\nTRAIN:\n  BATCH_SIZE: 8\nNUM_GPUS: 0\n",
+        "s.yaml", ".");
+    QVERIFY2(fine.ok() && !findDiag(fine.diagnostics, "BN.NORM_TYPE") &&
+                 !findDiag(fine.diagnostics, "BN.NUM_SPLITS"),
              dump(fine.diagnostics).c_str());
   }
 
@@ -313,23 +356,23 @@ class TestConfigLoader : public QObject {
         "TASK: ssl\n"
         "MODEL:\n"
         "  ARCH: slow_c2d\n"
-        "  ARCH: slow\n"                         // duplicate key: the later wins
+        "  ARCH: slow\n"  // duplicate key: the later wins
         "  LOSS_FUNC: multi_mse\n"
         "  HEAD_ACT: none\n"
         "DATA:\n"
         "  INPUT_CHANNEL_NUM: [3]\n"
         "AUG:\n"
-        "  COLOR_JITTER: None\n"                 // None for a float key the studio does not act on
+        "  COLOR_JITTER: None\n"  // None for a float key the studio does not act on
         "AVA:\n"
         "  TRAIN_PREDICT_BOX_LISTS: [\n"
         "    \"ava_train_v2.2.csv\",\n"
-        "    \"boxes.csv\",\n"                     // trailing comma in a flow list
+        "    \"boxes.csv\",\n"  // trailing comma in a flow list
         "  ]\n"
         "BN:\n"
-        "  MOMENTUM: 0.1\n"                       // removed from PySlowFast, still in old configs
+        "  MOMENTUM: 0.1\n"  // removed from PySlowFast, still in old configs
         "SOLVER:\n"
         "  LR_POLICY: steps_with_relative_lrs\n"
-        "  STEPS: [0, 10, 5, 5]\n"                // unsorted, yet accepted by PySlowFast
+        "  STEPS: [0, 10, 5, 5]\n"  // unsorted, yet accepted by PySlowFast
         "  LRS: [1, 0.1, 0.01, 0.001]\n"
         "  WARMUP_EPOCHS: 5\n";
     auto r = ConfigLoader().loadText(yaml, "quirks.yaml", ".");
@@ -342,7 +385,8 @@ class TestConfigLoader : public QObject {
     // None for a key the studio acts on is explained, not accepted silently.
     auto active = ConfigLoader().loadText("SOLVER:\n  BASE_LR: None\n", "n.yaml", ".");
     const Diagnostic* d = findDiag(active.diagnostics, "SOLVER.BASE_LR");
-    QVERIFY2(d && d->message.find("AMP Studio acts on this key") != std::string::npos, dump(active.diagnostics).c_str());
+    QVERIFY2(d && d->message.find("AMP Studio acts on this key") != std::string::npos,
+             dump(active.diagnostics).c_str());
   }
 
   // A 1 KB file naming 10^10 values through nested aliases is refused at the key that uses it,
@@ -354,8 +398,10 @@ class TestConfigLoader : public QObject {
     QVERIFY(!r.ok());
     const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
     QVERIFY2(d, dump(r.diagnostics).c_str());
-    QCOMPARE(d->toString(), std::string("bomb.yaml:2:15: TRAIN.BATCH_SIZE: alias expands to more than 100000 values "
-                                        "(YAML anchors nested inside each other); write the values out"));
+    QCOMPARE(
+        d->toString(),
+        std::string("bomb.yaml:2:15: TRAIN.BATCH_SIZE: alias expands to more than 100000 values "
+                    "(YAML anchors nested inside each other); write the values out"));
     int errors = 0;
     for (const auto& x : r.diagnostics) errors += x.isError();
     QCOMPARE(errors, 1);  // one message, not one per value or key after it
@@ -377,7 +423,8 @@ class TestConfigLoader : public QObject {
   void aliasBombInABaseFileNamesThatFile() {
     QTemporaryDir dir;
     const std::string base = writeFile(dir, "base/bomb.yaml", amp::testsupport::yamlAliasBomb());
-    const std::string top = writeFile(dir, "top.yaml", "_BASE_: base/bomb.yaml\nSOLVER:\n  BASE_LR: 0.1\n");
+    const std::string top =
+        writeFile(dir, "top.yaml", "_BASE_: base/bomb.yaml\nSOLVER:\n  BASE_LR: 0.1\n");
     auto r = ConfigLoader().loadFile(top);
     const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
     QVERIFY2(d, dump(r.diagnostics).c_str());
@@ -396,8 +443,9 @@ class TestConfigLoader : public QObject {
     writeFile(dir, "l16.yaml", "TRAIN:\n  BATCH_SIZE: 8\n");
     auto r = ConfigLoader().loadFile(dir.path().toStdString() + "/l0.yaml");
     QVERIFY(!r.ok());
-    QVERIFY2(dump(r.diagnostics).find("more than 64 files merged through _BASE_") != std::string::npos,
-             dump(r.diagnostics).c_str());
+    QVERIFY2(
+        dump(r.diagnostics).find("more than 64 files merged through _BASE_") != std::string::npos,
+        dump(r.diagnostics).c_str());
   }
 
   // One long value aliased many times: few nodes, much text.
@@ -408,21 +456,26 @@ class TestConfigLoader : public QObject {
     auto r = ConfigLoader().loadText(yaml, "text.yaml", ".");
     const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
     QVERIFY2(d, dump(r.diagnostics).c_str());
-    QVERIFY2(d->message.find("alias expands to more than 16 MiB of text") != std::string::npos, d->message.c_str());
+    QVERIFY2(d->message.find("alias expands to more than 16 MiB of text") != std::string::npos,
+             d->message.c_str());
   }
 
   void aKeyLongerThanAnyKeyIsRefusedShortened() {
     // An explicit key ("? KEY"): YAML refuses implicit keys over 1024 characters, not these.
-    auto r = ConfigLoader().loadText("TRAIN:\n  ? " + std::string(1 << 20, 'K') + "\n  : 1\n", "key.yaml", ".");
+    auto r = ConfigLoader().loadText("TRAIN:\n  ? " + std::string(1 << 20, 'K') + "\n  : 1\n",
+                                     "key.yaml", ".");
     QVERIFY(!r.ok());
     const std::string text = dump(r.diagnostics);
-    QVERIFY2(text.find("key.yaml:2:5: TRAIN: a key of 1048576 characters ('KKKK") != std::string::npos, text.c_str());
+    QVERIFY2(
+        text.find("key.yaml:2:5: TRAIN: a key of 1048576 characters ('KKKK") != std::string::npos,
+        text.c_str());
     QVERIFY(text.size() < 1000);  // the key is not copied into the message
   }
 
   // A megabyte value is named by its start and length, not repeated in the message.
   void aLongWrongValueIsShortenedInItsMessage() {
-    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: " + std::string(1 << 20, 'x') + "\n", "long.yaml", ".");
+    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: " + std::string(1 << 20, 'x') + "\n",
+                                     "long.yaml", ".");
     const Diagnostic* d = findDiag(r.diagnostics, "TRAIN.BATCH_SIZE");
     QVERIFY2(d, dump(r.diagnostics).substr(0, 500).c_str());
     QVERIFY2(d->message.size() < 300, d->message.substr(0, 500).c_str());
@@ -432,7 +485,8 @@ class TestConfigLoader : public QObject {
   void aBaseThatIsNotAFileIsRefusedUnread() {
     auto r = ConfigLoader().loadText("_BASE_: /dev/zero\n", "dev.yaml", ".");
     QVERIFY(!r.ok());
-    QVERIFY2(dump(r.diagnostics).find("'/dev/zero' is not a regular file") != std::string::npos, dump(r.diagnostics).c_str());
+    QVERIFY2(dump(r.diagnostics).find("'/dev/zero' is not a regular file") != std::string::npos,
+             dump(r.diagnostics).c_str());
   }
 
   void aHugeFileIsNotReadWhole() {
@@ -441,7 +495,8 @@ class TestConfigLoader : public QObject {
     std::ofstream(path) << "TRAIN:\n  BATCH_SIZE: 8\n" << std::string(5u << 20, '#') << "\n";
     auto r = ConfigLoader().loadFile(path);
     QVERIFY(!r.ok());
-    QVERIFY2(dump(r.diagnostics).find("is 5 MiB; a config is a YAML file of a few KB") != std::string::npos,
+    QVERIFY2(dump(r.diagnostics).find("is 5 MiB; a config is a YAML file of a few KB") !=
+                 std::string::npos,
              dump(r.diagnostics).c_str());
   }
 

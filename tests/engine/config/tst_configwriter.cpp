@@ -14,8 +14,10 @@ class TestConfigWriter : public QObject {
   Q_OBJECT
  private slots:
   void shippedConfigsRoundTrip() {
-    for (const auto& entry : fs::recursive_directory_iterator(fs::path(AMPSTUDIO_SOURCE_DIR) / "configs")) {
-      if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "base") continue;
+    for (const auto& entry :
+         fs::recursive_directory_iterator(fs::path(AMPSTUDIO_SOURCE_DIR) / "configs")) {
+      if (entry.path().extension() != ".yaml" || entry.path().parent_path().filename() == "base")
+        continue;
       auto a = ConfigLoader().loadFile(entry.path().string());
       QVERIFY(a.ok());
       for (bool onlyChanged : {false, true}) {
@@ -23,7 +25,8 @@ class TestConfigWriter : public QObject {
         opts.onlyChanged = onlyChanged;
         const std::string yaml = toYaml(a.config, opts);
         auto b = ConfigLoader().loadText(yaml, "saved.yaml", ".");
-        QVERIFY2(b.ok(), (entry.path().string() + "\n" + formatDiagnostics(b.diagnostics) + yaml).c_str());
+        QVERIFY2(b.ok(),
+                 (entry.path().string() + "\n" + formatDiagnostics(b.diagnostics) + yaml).c_str());
         QVERIFY2(a.config == b.config, entry.path().string().c_str());
       }
     }
@@ -32,29 +35,31 @@ class TestConfigWriter : public QObject {
   void trickyValuesRoundTrip() {
     Config c;
     const std::pair<const char*, json> values[] = {
-        {"OUTPUT_DIR", "123"},                   // digits: must stay a string
-        {"DATA.PATH_PREFIX", "True"},            // would read back as a boolean
+        {"OUTPUT_DIR", "123"},         // digits: must stay a string
+        {"DATA.PATH_PREFIX", "True"},  // would read back as a boolean
         {"DATA.PATH_TO_DATA_DIR", "/data/k 400: #1"},
         {"TRAIN.CHECKPOINT_FILE_PATH", ""},
         {"TASK", "it's \"quoted\""},
         {"DATA.PATH_LABEL_SEPARATOR", ","},
-        {"TEST.SAVE_RESULTS_PATH", "(1, 2)"},    // would read back as a tuple
+        {"TEST.SAVE_RESULTS_PATH", "(1, 2)"},  // would read back as a tuple
         {"SOLVER.BASE_LR", 1e-6},
-        {"SOLVER.WEIGHT_DECAY", 0.1 + 0.2},      // needs all 17 digits
+        {"SOLVER.WEIGHT_DECAY", 0.1 + 0.2},  // needs all 17 digits
         {"SOLVER.WARMUP_EPOCHS", 2.0},
         {"CONTRASTIVE.DELTA_CLIPS_MAX", std::numeric_limits<double>::infinity()},
         {"MVIT.POOL_KVQ_KERNEL", json::parse("[3, 3, 3]")},
         {"AUG.MAX_MASK_PATCHES_PER_BLOCK", 7},
         {"SOLVER.CLIP_GRAD_VAL", 0.5},
         {"TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN", json::parse(R"(["backbone.", "a,b"])")},
-        {"MODEL.SINGLE_PATHWAY_ARCH", json::parse(R"(["2d", "c2d", "i3d", "slow", "x3d", "mvit", "maskmvit", "None"])")},
-        {"BN.MOMENTUM", 0.2},                    // deprecated: still kept when set
+        {"MODEL.SINGLE_PATHWAY_ARCH",
+         json::parse(R"(["2d", "c2d", "i3d", "slow", "x3d", "mvit", "maskmvit", "None"])")},
+        {"BN.MOMENTUM", 0.2},  // deprecated: still kept when set
     };
     for (const auto& [k, v] : values) QVERIFY2(!c.set(k, v), k);
     const std::string yaml = toYaml(c);
     auto r = ConfigLoader().loadText(yaml, "t.yaml", ".");
     QVERIFY2(r.ok(), (formatDiagnostics(r.diagnostics) + yaml).c_str());
-    for (const auto& [k, v] : values) QVERIFY2(r.config.get(k) == c.get(k), (std::string(k) + "\n" + yaml).c_str());
+    for (const auto& [k, v] : values)
+      QVERIFY2(r.config.get(k) == c.get(k), (std::string(k) + "\n" + yaml).c_str());
     QVERIFY(r.config == c);
   }
 
@@ -64,7 +69,9 @@ class TestConfigWriter : public QObject {
     c.set("NUM_GPUS", 2);
     WriteOptions opts;
     opts.onlyChanged = true;
-    QCOMPARE(toYaml(c, opts), std::string("NUM_GPUS: 2\nTENSORBOARD:\n  MODEL_VIS:\n    GRAD_CAM:\n      ENABLE: False\n"));
+    QCOMPARE(toYaml(c, opts),
+             std::string(
+                 "NUM_GPUS: 2\nTENSORBOARD:\n  MODEL_VIS:\n    GRAD_CAM:\n      ENABLE: False\n"));
   }
 
   void pyslowfastExport() {
@@ -92,7 +99,9 @@ class TestConfigWriter : public QObject {
     c.set("TRAIN.BATCH_SIZE", 4);
     QCOMPARE(saveConfigFile(c, path), std::string());
     QCOMPARE(saveConfigFile(c, path), std::string());  // replaces the file
-    QCOMPARE(std::distance(fs::directory_iterator(dir.path().toStdString()), fs::directory_iterator()), 1L);
+    QCOMPARE(
+        std::distance(fs::directory_iterator(dir.path().toStdString()), fs::directory_iterator()),
+        1L);
     auto r = ConfigLoader().loadFile(path);
     QVERIFY(r.ok() && r.config == c);
     const std::string err = saveConfigFile(c, dir.path().toStdString() + "/no/such/dir/cfg.yaml");

@@ -35,9 +35,11 @@ class TestKeySchema : public QObject {
   Q_OBJECT
  private slots:
   void everyPySlowFastKeyWithItsDefault() {
-    const std::string path = std::string(AMPSTUDIO_TEST_DATA_DIR) + "/reference/pyslowfast-config-keys.tsv";
+    const std::string path =
+        std::string(AMPSTUDIO_TEST_DATA_DIR) + "/reference/pyslowfast-config-keys.tsv";
     std::ifstream in(path);
-    QVERIFY2(in, ("reference table not found (tests/data/ is part of the repository): " + path).c_str());
+    QVERIFY2(
+        in, ("reference table not found (tests/data/ is part of the repository): " + path).c_str());
     auto schema = KeySchema::builtin();
     std::string line;
     int rows = 0;
@@ -51,10 +53,12 @@ class TestKeySchema : public QObject {
       ++rows;
       const KeyDef* def = schema->find(key);
       QVERIFY2(def, key.c_str());
-      QVERIFY2(typeMatches(pytype, *def), (key + " type " + pytype + " vs " + def->type.text()).c_str());
+      QVERIFY2(typeMatches(pytype, *def),
+               (key + " type " + pytype + " vs " + def->type.text()).c_str());
       json expected = parseReferenceDefault(dflt);
       if (pytype == "float" && expected.is_number()) expected = expected.get<double>();
-      QVERIFY2(def->defaultValue == expected, (key + ": " + def->defaultValue.dump() + " vs " + dflt).c_str());
+      QVERIFY2(def->defaultValue == expected,
+               (key + ": " + def->defaultValue.dump() + " vs " + dflt).c_str());
       QVERIFY2(!def->studioKey, key.c_str());
     }
     QCOMPARE(rows, 339);
@@ -90,7 +94,8 @@ class TestKeySchema : public QObject {
   void everyActiveKeyIsReadSomewhere() {
     std::string sources;
     for (const char* dir : {"engine", "app", "widgets"}) {
-      for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(AMPSTUDIO_SOURCE_DIR) + "/" + dir)) {
+      for (const auto& e : std::filesystem::recursive_directory_iterator(
+               std::string(AMPSTUDIO_SOURCE_DIR) + "/" + dir)) {
         const auto ext = e.path().extension().string();
         if (ext != ".cpp" && ext != ".h") continue;
         std::ifstream in(e.path());
@@ -100,14 +105,16 @@ class TestKeySchema : public QObject {
     QVERIFY(sources.size() > 100000);
     std::vector<std::string> unread;
     for (const auto& k : KeySchema::builtin()->keys())
-      if (k.status == KeyStatus::Active && sources.find("\"" + k.key + "\"") == std::string::npos) unread.push_back(k.key);
+      if (k.status == KeyStatus::Active && sources.find("\"" + k.key + "\"") == std::string::npos)
+        unread.push_back(k.key);
     std::string list;
     for (const auto& k : unread) list += k + " ";
-    QVERIFY2(unread.empty(), ("active keys no source reads (mark them inactive, or act on them): " + list).c_str());
+    QVERIFY2(unread.empty(),
+             ("active keys no source reads (mark them inactive, or act on them): " + list).c_str());
   }
 
-  // docs/config.md's "Where each key is acted on" table: a row for every active key and for no other
-  // key, and every file a row names exists and holds the key as a string literal.
+  // docs/config.md's "Where each key is acted on" table: a row for every active key and for no
+  // other key, and every file a row names exists and holds the key as a string literal.
   void docsSayWhereEachActiveKeyIsActedOn() {
     const std::string root = AMPSTUDIO_SOURCE_DIR;
     std::ifstream in(root + "/docs/config.md");
@@ -130,13 +137,15 @@ class TestKeySchema : public QObject {
         std::ifstream src(root + "/" + (*f)[1].str());
         std::string text;
         if (src) text.assign(std::istreambuf_iterator<char>(src), {});
-        if (text.find("\"" + key + "\"") == std::string::npos) bad += key + " (not in " + (*f)[1].str() + ") ";
+        if (text.find("\"" + key + "\"") == std::string::npos)
+          bad += key + " (not in " + (*f)[1].str() + ") ";
       }
       if (named == 0) bad += key + " (names no file) ";
     }
     for (const auto& k : schema->keys())
       if (k.status == KeyStatus::Active && !rows.count(k.key)) bad += k.key + " (no row) ";
-    QVERIFY2(rows.size() > 100, "docs/config.md: no table rows under '## Where each key is acted on'");
+    QVERIFY2(rows.size() > 100,
+             "docs/config.md: no table rows under '## Where each key is acted on'");
     QVERIFY2(bad.empty(), ("docs/config.md, 'Where each key is acted on': " + bad).c_str());
   }
 
@@ -149,7 +158,8 @@ class TestKeySchema : public QObject {
     QCOMPARE(schema->withPrefix("AMP.").size(), size_t(9));
     const auto groups = schema->topLevelGroups();
     QVERIFY(std::find(groups.begin(), groups.end(), "AMP") != groups.end());
-    QVERIFY(std::find(groups.begin(), groups.end(), "") != groups.end());  // NUM_GPUS, OUTPUT_DIR ...
+    QVERIFY(std::find(groups.begin(), groups.end(), "") !=
+            groups.end());  // NUM_GPUS, OUTPUT_DIR ...
   }
 
   void suggestions() {
@@ -161,13 +171,15 @@ class TestKeySchema : public QObject {
   }
 
   void typeSpecs() {
-    for (const char* t : {"bool", "int", "float?", "str", "list", "list[int]", "list[list[float]]", "tuple[str]"}) {
+    for (const char* t :
+         {"bool", "int", "float?", "str", "list", "list[int]", "list[list[float]]", "tuple[str]"}) {
       auto spec = TypeSpec::parse(t);
       QVERIFY2(spec, t);
       QCOMPARE(spec->text(), std::string(t));
     }
     QVERIFY(!TypeSpec::parse("dict"));
-    QCOMPARE(TypeSpec::parse("list[list[int]]")->describe(), std::string("a list of lists of integers"));
+    QCOMPARE(TypeSpec::parse("list[list[int]]")->describe(),
+             std::string("a list of lists of integers"));
   }
 
   void constraints() {

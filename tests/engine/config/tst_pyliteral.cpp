@@ -45,8 +45,9 @@ class TestPyLiteral : public QObject {
     QCOMPARE(*parsePythonLiteral(" [ 'a' , ( 1 , ) ] "), json::parse(R"(["a", [1]])"));
   }
   void notLiterals() {
-    for (const char* text : {"kinetics", "bottleneck_transform", "/data/k400", "rand-m9-mstd0.5-inc1", "010",
-                             "1.2.3", "12abc", "[1, 2", "(1 2)", "", ".", "1e", "- ", "{'a': 1}"})
+    for (const char* text :
+         {"kinetics", "bottleneck_transform", "/data/k400", "rand-m9-mstd0.5-inc1", "010", "1.2.3",
+          "12abc", "[1, 2", "(1 2)", "", ".", "1e", "- ", "{'a': 1}"})
       QVERIFY2(!parsePythonLiteral(text), text);
   }
   // Nesting as deep as CPython's tokenizer allows (200) is a literal; one more is not (a

@@ -28,8 +28,10 @@ class TestRefusals : public QObject {
  private slots:
   void theDefaultsAndTheDemoAreNotRefused() {
     QCOMPARE(keysOf(refusedSettings(load(""), true)), std::string());
-    QCOMPARE(keysOf(refusedSettings(load("TRAIN:\n  DATASET: Kinetics\n"), true)), std::string());  // PySlowFast capitalises
-    QCOMPARE(keysOf(refusedSettings(load("SOLVER:\n  OPTIMIZING_METHOD: mt_adamw\n"), true)), std::string());
+    QCOMPARE(keysOf(refusedSettings(load("TRAIN:\n  DATASET: Kinetics\n"), true)),
+             std::string());  // PySlowFast capitalises
+    QCOMPARE(keysOf(refusedSettings(load("SOLVER:\n  OPTIMIZING_METHOD: mt_adamw\n"), true)),
+             std::string());
   }
 
   // Every key the schema marks "refused", set to a value other than its default, is refused by
@@ -42,7 +44,8 @@ class TestRefusals : public QObject {
       const std::string leaf = def.key.substr(def.key.rfind('.') + 1);
       const std::string value = def.type.text() == "bool" ? "True" : "ssl";
       std::string yaml;
-      if (def.key.rfind("MVIT.", 0) == 0) yaml += "MODEL:\n  MODEL_NAME: MViT\n  ARCH: mvit\nDATA:\n  INPUT_CHANNEL_NUM: [3]\n";
+      if (def.key.rfind("MVIT.", 0) == 0)
+        yaml += "MODEL:\n  MODEL_NAME: MViT\n  ARCH: mvit\nDATA:\n  INPUT_CHANNEL_NUM: [3]\n";
       // nested YAML for the dotted key, e.g. MVIT.REV.ENABLE
       std::string indent;
       size_t start = 0;
@@ -53,57 +56,78 @@ class TestRefusals : public QObject {
       yaml += indent + leaf + ": " + value + "\n";
       const auto r = refusedSettings(load(yaml), true);
       QVERIFY2(r.size() == 1 && r[0].key == def.key, (def.key + " gave: " + keysOf(r)).c_str());
-      QVERIFY2(r[0].message.find("False") != std::string::npos || r[0].message.find("empty") != std::string::npos,
+      QVERIFY2(r[0].message.find("False") != std::string::npos ||
+                   r[0].message.find("empty") != std::string::npos,
                (def.key + ": the message says what to set: " + r[0].message).c_str());
     }
-    QCOMPARE(refusedKeys, 7);  // DETECTION.ENABLE, DATA.MULTI_LABEL, TASK, MASK.ENABLE and three MViT variants
+    QCOMPARE(refusedKeys,
+             7);  // DETECTION.ENABLE, DATA.MULTI_LABEL, TASK, MASK.ENABLE and three MViT variants
   }
 
   void mvitVariantsCountOnlyForAnMViT() {
-    QCOMPARE(keysOf(refusedSettings(load("MVIT:\n  PATCH_2D: True\n"), true)), std::string());  // a SlowFast builds no patches
+    QCOMPARE(keysOf(refusedSettings(load("MVIT:\n  PATCH_2D: True\n"), true)),
+             std::string());  // a SlowFast builds no patches
   }
 
   void datasetsAndLossesAsTrainAndTestReadThem() {
     const Config ssv2 = load("TRAIN:\n  DATASET: ssv2\nTEST:\n  DATASET: ssv2\n");
     QCOMPARE(keysOf(refusedSettings(ssv2, true)), std::string("TRAIN.DATASET TEST.DATASET"));
-    QCOMPARE(keysOf(refusedSettings(ssv2, false)), std::string("TEST.DATASET"));  // a test reads only the test list
+    QCOMPARE(keysOf(refusedSettings(ssv2, false)),
+             std::string("TEST.DATASET"));  // a test reads only the test list
     for (const char* loss : {"bce", "mse", "multi_mse", "contrastive_loss"}) {
       const Config c = load(std::string("MODEL:\n  LOSS_FUNC: ") + loss + "\n");
       QCOMPARE(keysOf(refusedSettings(c, true)), std::string("MODEL.LOSS_FUNC"));
       QCOMPARE(keysOf(refusedSettings(c, false)), std::string());  // testing computes no loss
     }
     for (const char* loss : {"cross_entropy", "soft_cross_entropy", "bce_logit"})
-      QCOMPARE(keysOf(refusedSettings(load(std::string("MODEL:\n  LOSS_FUNC: ") + loss + "\n"), true)), std::string());
-    QCOMPARE(keysOf(refusedSettings(load("MODEL:\n  MODEL_NAME: ContrastiveModel\n"), true)), std::string("MODEL.MODEL_NAME"));
+      QCOMPARE(
+          keysOf(refusedSettings(load(std::string("MODEL:\n  LOSS_FUNC: ") + loss + "\n"), true)),
+          std::string());
+    QCOMPARE(keysOf(refusedSettings(load("MODEL:\n  MODEL_NAME: ContrastiveModel\n"), true)),
+             std::string("MODEL.MODEL_NAME"));
   }
 
   // PySlowFast asserts LONG_CYCLE_SAMPLING_RATE >= SAMPLING_RATE when it is on.
   void aLongCycleRateBelowTheRateIsAnError() {
-    auto low = ConfigLoader().loadText("DATA:\n  SAMPLING_RATE: 4\nMULTIGRID:\n  LONG_CYCLE_SAMPLING_RATE: 2\n", "t.yaml", ".");
+    auto low = ConfigLoader().loadText(
+        "DATA:\n  SAMPLING_RATE: 4\nMULTIGRID:\n  LONG_CYCLE_SAMPLING_RATE: 2\n", "t.yaml", ".");
     QVERIFY(!low.ok());
-    QVERIFY2(formatDiagnostics(low.diagnostics).find("MULTIGRID.LONG_CYCLE_SAMPLING_RATE: is 2, below DATA.SAMPLING_RATE (4)") !=
-                 std::string::npos,
-             formatDiagnostics(low.diagnostics).c_str());
+    QVERIFY2(
+        formatDiagnostics(low.diagnostics)
+                .find("MULTIGRID.LONG_CYCLE_SAMPLING_RATE: is 2, below DATA.SAMPLING_RATE (4)") !=
+            std::string::npos,
+        formatDiagnostics(low.diagnostics).c_str());
     for (const char* ok : {"0", "4", "16"})
-      QVERIFY(ConfigLoader().loadText(std::string("DATA:\n  SAMPLING_RATE: 4\nMULTIGRID:\n  LONG_CYCLE_SAMPLING_RATE: ") + ok + "\n",
-                                      "t.yaml", ".").ok());
+      QVERIFY(
+          ConfigLoader()
+              .loadText(std::string(
+                            "DATA:\n  SAMPLING_RATE: 4\nMULTIGRID:\n  LONG_CYCLE_SAMPLING_RATE: ") +
+                            ok + "\n",
+                        "t.yaml", ".")
+              .ok());
   }
 
   // The clips follow the pathway lists, the models their names: the lists must agree with them.
   void pathwayListsMustAgreeWithTheModels() {
-    auto i3d = ConfigLoader().loadText("MODEL:\n  ARCH: i3d\n  MULTI_PATHWAY_ARCH: [slowfast, i3d]\nDATA:\n  INPUT_CHANNEL_NUM: [3, 3]\n",
-                                       "t.yaml", ".");
+    auto i3d = ConfigLoader().loadText(
+        "MODEL:\n  ARCH: i3d\n  MULTI_PATHWAY_ARCH: [slowfast, i3d]\nDATA:\n  INPUT_CHANNEL_NUM: "
+        "[3, 3]\n",
+        "t.yaml", ".");
     QVERIFY(!i3d.ok());
-    QVERIFY2(formatDiagnostics(i3d.diagnostics).find("MODEL.MULTI_PATHWAY_ARCH: lists 'i3d'") != std::string::npos,
+    QVERIFY2(formatDiagnostics(i3d.diagnostics).find("MODEL.MULTI_PATHWAY_ARCH: lists 'i3d'") !=
+                 std::string::npos,
              formatDiagnostics(i3d.diagnostics).c_str());
-    QVERIFY(!ConfigLoader().loadText("MODEL:\n  SINGLE_PATHWAY_ARCH: [slowfast, c2d]\n", "t.yaml", ".").ok());
+    QVERIFY(!ConfigLoader()
+                 .loadText("MODEL:\n  SINGLE_PATHWAY_ARCH: [slowfast, c2d]\n", "t.yaml", ".")
+                 .ok());
     QVERIFY(ConfigLoader().loadText("MODEL:\n  ARCH: slowfast\n", "t.yaml", ".").ok());
   }
 
   // `config check` says what train will refuse, at the key's line, as a warning (the file is
   // valid PySlowFast); it does not call it "not acted on (runs as if the default)".
   void theValidatorWarnsAtTheKey() {
-    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: 8\nDETECTION:\n  ENABLE: True\n", "t.yaml", ".");
+    auto r = ConfigLoader().loadText("TRAIN:\n  BATCH_SIZE: 8\nDETECTION:\n  ENABLE: True\n",
+                                     "t.yaml", ".");
     QVERIFY2(r.ok(), formatDiagnostics(r.diagnostics).c_str());
     const Diagnostic* d = nullptr;
     for (const auto& x : r.diagnostics) {

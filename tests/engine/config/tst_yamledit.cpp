@@ -10,18 +10,24 @@ class TestYamlEdit : public QObject {
   Q_OBJECT
  private slots:
   void replacesAValueAndKeepsItsComment() {
-    const std::string in = "# top\nSOLVER:\n  BASE_LR: 0.1  # peak\n  MAX_EPOCH: 10\nTRAIN:\n  BATCH_SIZE: 8\n";
+    const std::string in =
+        "# top\nSOLVER:\n  BASE_LR: 0.1  # peak\n  MAX_EPOCH: 10\nTRAIN:\n  BATCH_SIZE: 8\n";
     std::string error;
     auto out = setYamlKey(in, "SOLVER.BASE_LR", "0.06", &error);
     QVERIFY2(out, error.c_str());
-    QCOMPARE(*out, std::string("# top\nSOLVER:\n  BASE_LR: 0.06  # peak\n  MAX_EPOCH: 10\nTRAIN:\n  BATCH_SIZE: 8\n"));
+    QCOMPARE(
+        *out,
+        std::string(
+            "# top\nSOLVER:\n  BASE_LR: 0.06  # peak\n  MAX_EPOCH: 10\nTRAIN:\n  BATCH_SIZE: 8\n"));
   }
 
   void addsAMissingKeyAtTheEndOfItsSection() {
-    const std::string in = "SOLVER:\n    BASE_LR: 0.1\n\n    # comment inside\nTRAIN:\n  BATCH_SIZE: 8\n";
+    const std::string in =
+        "SOLVER:\n    BASE_LR: 0.1\n\n    # comment inside\nTRAIN:\n  BATCH_SIZE: 8\n";
     auto out = setYamlKey(in, "SOLVER.LR_SCALE", "0.6");
     QVERIFY(out);
-    QCOMPARE(*out, std::string("SOLVER:\n    BASE_LR: 0.1\n    LR_SCALE: 0.6\n\n    # comment inside\nTRAIN:\n  BATCH_SIZE: 8\n"));
+    QCOMPARE(*out, std::string("SOLVER:\n    BASE_LR: 0.1\n    LR_SCALE: 0.6\n\n    # comment "
+                               "inside\nTRAIN:\n  BATCH_SIZE: 8\n"));
   }
 
   void addsAMissingSection() {
@@ -40,13 +46,18 @@ class TestYamlEdit : public QObject {
     const std::string in = "SOLVER:\n  BASE_LR_SCALE_NUM_SHARDS: True\n  X:\n    BASE_LR: 5\n";
     auto out = setYamlKey(in, "SOLVER.BASE_LR", "0.2");
     QVERIFY(out);
-    QCOMPARE(*out, std::string("SOLVER:\n  BASE_LR_SCALE_NUM_SHARDS: True\n  X:\n    BASE_LR: 5\n  BASE_LR: 0.2\n"));
+    QCOMPARE(
+        *out,
+        std::string(
+            "SOLVER:\n  BASE_LR_SCALE_NUM_SHARDS: True\n  X:\n    BASE_LR: 5\n  BASE_LR: 0.2\n"));
   }
 
   void refusesFlowMappingsNamingTheKey() {
     std::string error;
     QVERIFY(!setYamlKey("SOLVER: {BASE_LR: 0.1}\n", "SOLVER.BASE_LR", "0.2", &error));
-    QVERIFY2(error.find("SOLVER.BASE_LR") != std::string::npos && error.find("flow mapping") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("SOLVER.BASE_LR") != std::string::npos &&
+                 error.find("flow mapping") != std::string::npos,
+             error.c_str());
   }
 
   void scalarTextReadsBackAsTheSameValue() {

@@ -27,11 +27,13 @@ std::string parseError(const std::string& text) {
   return parseRandAugment(text, p, &error) ? std::string() : error;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 amp::config::Config mvitConfig(std::vector<std::string> overrides = {}) {
-  auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml",
-                                                overrides);
+  auto r = amp::config::ConfigLoader().loadFile(
+      std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", overrides);
   if (!r.ok()) qFatal("MViTv2-S config does not load");
   return r.config;
 }
@@ -104,20 +106,25 @@ class TestAugment : public QObject {
     QCOMPARE(augOpArgument(AugOp::Sharpness, 0, false), 0.1);
     QCOMPARE(augOpArgument(AugOp::ContrastIncreasing, 7, false), 1.63);
     QCOMPARE(augOpArgument(AugOp::BrightnessIncreasing, 7, true), 1.0 - 0.63);
-    QVERIFY(augOpNegates(AugOp::ColorIncreasing) && !augOpNegates(AugOp::Color) && !augOpNegates(AugOp::Solarize));
+    QVERIFY(augOpNegates(AugOp::ColorIncreasing) && !augOpNegates(AugOp::Color) &&
+            !augOpNegates(AugOp::Solarize));
   }
 
   // What the clip preview and `data preview` print for each applied op.
   void opsAreNamedWithTheirArguments() {
     QCOMPARE(describeAugOp({AugOp::Rotate, -21.0}), std::string("Rotate -21.0\u00b0"));
     QCOMPARE(describeAugOp({AugOp::ShearY, 0.21}), std::string("ShearY +0.210"));
-    QCOMPARE(describeAugOp({AugOp::TranslateXRel, -0.315}), std::string("TranslateXRel -31.5% of the width"));
-    QCOMPARE(describeAugOp({AugOp::TranslateYRel, 0.045}), std::string("TranslateYRel +4.5% of the height"));
+    QCOMPARE(describeAugOp({AugOp::TranslateXRel, -0.315}),
+             std::string("TranslateXRel -31.5% of the width"));
+    QCOMPARE(describeAugOp({AugOp::TranslateYRel, 0.045}),
+             std::string("TranslateYRel +4.5% of the height"));
     QCOMPARE(describeAugOp({AugOp::Posterize, 2.0}), std::string("Posterize 2 bits"));
-    QCOMPARE(describeAugOp({AugOp::PosterizeIncreasing, 1.0}), std::string("PosterizeIncreasing 1 bit"));
+    QCOMPARE(describeAugOp({AugOp::PosterizeIncreasing, 1.0}),
+             std::string("PosterizeIncreasing 1 bit"));
     QCOMPARE(describeAugOp({AugOp::Solarize, 179.0}), std::string("Solarize from 179"));
     QCOMPARE(describeAugOp({AugOp::SolarizeAdd, 77.0}), std::string("SolarizeAdd +77 below 128"));
-    QCOMPARE(describeAugOp({AugOp::BrightnessIncreasing, 1.0 - 0.63}), std::string("BrightnessIncreasing x0.37"));
+    QCOMPARE(describeAugOp({AugOp::BrightnessIncreasing, 1.0 - 0.63}),
+             std::string("BrightnessIncreasing x0.37"));
     QCOMPARE(describeAugOp({AugOp::Color, 1.36}), std::string("Color x1.36"));
     QCOMPARE(describeAugOp({AugOp::Equalize, 0}), std::string("Equalize"));
   }
@@ -141,7 +148,8 @@ class TestAugment : public QObject {
     // Box-Muller with u1 = 1 - e^-2, u2 = 0 gives +2 standard deviations.
     const double plus2 = 1.0 - std::exp(-2.0);
     FixedDraws d({0.0, 0.1, plus2, 0.0});
-    const auto ops = drawRandAugment(parsed("rand-m9-n1-mstd0.25"), d);  // AutoContrast ... take Solarize instead
+    const auto ops = drawRandAugment(parsed("rand-m9-n1-mstd0.25"),
+                                     d);  // AutoContrast ... take Solarize instead
     QCOMPARE(ops.size(), std::size_t(1));
     FixedDraws s({5.5 / 15, 0.1, plus2, 0.0});  // Solarize: 9 + 0.25 * 2 = 9.5 -> int(243.2)
     QCOMPARE(drawRandAugment(parsed("rand-m9-n1-mstd0.25"), s)[0].arg, 243.0);
@@ -160,24 +168,27 @@ class TestAugment : public QObject {
 
   void everyFrameGetsTheSameOps() {
     std::vector<std::uint8_t> frames(2 * 4 * 5 * 3);
-    for (std::size_t i = 0; i < frames.size() / 2; ++i) frames[i] = frames[i + frames.size() / 2] = static_cast<std::uint8_t>(i * 7);
+    for (std::size_t i = 0; i < frames.size() / 2; ++i)
+      frames[i] = frames[i + frames.size() / 2] = static_cast<std::uint8_t>(i * 7);
     FixedDraws d({0.5, 0.5});  // the per-frame filter draws of a random interpolation
-    applyRandAugment({{AugOp::ShearX, 0.3}, {AugOp::Invert, 0}}, frames.data(), 2, 4, 5, AugInterpolation::Random, d);
+    applyRandAugment({{AugOp::ShearX, 0.3}, {AugOp::Invert, 0}}, frames.data(), 2, 4, 5,
+                     AugInterpolation::Random, d);
     QVERIFY(std::equal(frames.begin(), frames.begin() + 60, frames.begin() + 60));
     QCOMPARE(d.used(), std::size_t(2));  // one filter draw per frame, only for the shear
   }
 
   // --- relative random resized crop ----------------------------------------------------------
   void relativeCropFromDraws() {
-    // area (0.08 + 0.92 * 0.5) * 100 * 200 = 10800, aspect 1.3333: w = round(120.0), h = round(90.0);
-    // offsets randint(0, 10) -> 5, randint(0, 80) -> 20.
+    // area (0.08 + 0.92 * 0.5) * 100 * 200 = 10800, aspect 1.3333: w = round(120.0), h =
+    // round(90.0); offsets randint(0, 10) -> 5, randint(0, 80) -> 20.
     FixedDraws d({0.5, 1.0, 0.5, 0.25});
     QCOMPARE(relativeCropRect(0.08, 1.0, 0.75, 1.3333, 100, 200, d), (CropRect{5, 20, 90, 120}));
     QCOMPARE(d.used(), std::size_t(4));
   }
 
   void relativeCropFallsBackToTheCentre() {
-    FixedDraws wide(std::vector<double>(20, 0.5));  // areas of 2.5 frames never fit: 10 tries, 2 draws each
+    FixedDraws wide(
+        std::vector<double>(20, 0.5));  // areas of 2.5 frames never fit: 10 tries, 2 draws each
     QCOMPARE(relativeCropRect(2.0, 3.0, 0.75, 1.3333, 100, 200, wide), (CropRect{0, 33, 100, 133}));
     QCOMPARE(wide.used(), std::size_t(20));
     FixedDraws tall(std::vector<double>(20, 0.5));
@@ -201,14 +212,16 @@ class TestAugment : public QObject {
     float out[16];
     resizeBilinear(src, 2, 2, 2, 4, 4, 0, 0, 4, 4, false, out);
     // source positions 0 (clamped from -0.25), 0.25, 0.75, 1.25 (edge): weights 0, .25, .75, 1
-    const float expected[16] = {0, 2.5, 7.5, 10, 5, 7.5, 12.5, 15, 15, 17.5, 22.5, 25, 20, 22.5, 27.5, 30};
+    const float expected[16] = {0,  2.5,  7.5,  10, 5,  7.5,  12.5, 15,
+                                15, 17.5, 22.5, 25, 20, 22.5, 27.5, 30};
     for (int i = 0; i < 16; ++i) QCOMPARE(out[i], expected[i]);
   }
 
   void bilinearDownscaleWindowAndFlip() {
     const float src[8] = {0, 1, 2, 3, 10, 11, 12, 13};  // 2 x 4
     float out[2];
-    resizeBilinear(src, 4, 2, 4, 2, 2, 0, 0, 1, 2, false, out);  // row 0 at 0 (clamped): cols at 0.5, 2.5
+    resizeBilinear(src, 4, 2, 4, 2, 2, 0, 0, 1, 2, false,
+                   out);  // row 0 at 0 (clamped): cols at 0.5, 2.5
     QCOMPARE(out[0], 0.5f);
     QCOMPARE(out[1], 2.5f);
     resizeBilinear(src, 4, 2, 4, 2, 2, 1, 0, 1, 2, true, out);  // row 1 at 1 (edge), mirrored
@@ -262,7 +275,8 @@ class TestAugment : public QObject {
         for (int y = 0; y < H; ++y)
           for (int x = 0; x < W; ++x) {
             const bool inside = t >= 2 && y >= 1 && y < 4 && x >= 2 && x < 4;
-            QCOMPARE(clip[static_cast<std::size_t>(((c * T + t) * H + y) * W + x)], inside ? 0.0f : 7.0f);
+            QCOMPARE(clip[static_cast<std::size_t>(((c * T + t) * H + y) * W + x)],
+                     inside ? 0.0f : 7.0f);
           }
     p.mode = EraseMode::Pixel;
     p.num_splits = 1;
@@ -284,7 +298,8 @@ class TestAugment : public QObject {
     DecodedClip frames;
     frames.height = 4;
     frames.width = 6;
-    for (int i = 0; i < 2 * 4 * 6 * 3; ++i) frames.rgb.push_back(static_cast<std::uint8_t>(i * 3 % 251));
+    for (int i = 0; i < 2 * 4 * 6 * 3; ++i)
+      frames.rgb.push_back(static_cast<std::uint8_t>(i * 3 % 251));
     ClipParams p;
     p.num_frames = 2;
     p.train_crop = 2;
@@ -294,7 +309,7 @@ class TestAugment : public QObject {
     p.aug.relative_aspect = {0.75, 1.3333};
     const double area = (4.0 / 24 - 0.08) / 0.92;  // target area 4 px, aspect ~1: 2 x 2
     for (bool flip : {false, true}) {
-      FixedDraws more({area, 0.5, 0.5, 0.5});      // offsets randint(0, 2) -> 1, randint(0, 4) -> 2
+      FixedDraws more({area, 0.5, 0.5, 0.5});  // offsets randint(0, 2) -> 1, randint(0, 4) -> 2
       ClipDraws draws;
       draws.flip = flip ? 0.1 : 0.9;
       Clip info;
@@ -308,8 +323,10 @@ class TestAugment : public QObject {
           for (int y = 0; y < 2; ++y)
             for (int x = 0; x < 2; ++x) {
               const int sx = flip ? 1 - x : x;
-              const auto byte = frames.rgb[static_cast<std::size_t>(((t * 4 + 1 + y) * 6 + 2 + sx) * 3 + c)];
-              QCOMPARE(out[static_cast<std::size_t>(((c * 2 + t) * 2 + y) * 2 + x)], static_cast<float>(byte) * (1.0f / 255.0f));
+              const auto byte =
+                  frames.rgb[static_cast<std::size_t>(((t * 4 + 1 + y) * 6 + 2 + sx) * 3 + c)];
+              QCOMPARE(out[static_cast<std::size_t>(((c * 2 + t) * 2 + y) * 2 + x)],
+                       static_cast<float>(byte) * (1.0f / 255.0f));
             }
     }
     // Short-side path (no relative keys): scale 4 (no resize), random crop offsets
@@ -323,14 +340,16 @@ class TestAugment : public QObject {
     std::vector<float> out(3 * 2 * 2 * 2);
     QVERIFY(transformTrainCopy(p, frames, draws, none, out.data(), info, nullptr));
     QCOMPARE(info.box, (CropBox{1, 3, 2}));
-    QCOMPARE(out[0], static_cast<float>(frames.rgb[static_cast<std::size_t>((1 * 6 + 3) * 3)]) * (1.0f / 255.0f));
+    QCOMPARE(out[0], static_cast<float>(frames.rgb[static_cast<std::size_t>((1 * 6 + 3) * 3)]) *
+                         (1.0f / 255.0f));
     QCOMPARE(none.used(), std::size_t(0));
   }
 
   void decodeSizeAsTorchvision() {
     QCOMPARE(decodeSizeAtMinDimension({256, 340}, 256), (Size{256, 340}));
     QCOMPARE(decodeSizeAtMinDimension({240, 320}, 256), (Size{256, 341}));  // 341.33
-    QCOMPARE(decodeSizeAtMinDimension({4, 7}, 2), (Size{2, 4}));            // 3.5 rounds up (scaleShortSide floors)
+    QCOMPARE(decodeSizeAtMinDimension({4, 7}, 2),
+             (Size{2, 4}));  // 3.5 rounds up (scaleShortSide floors)
     QCOMPARE(decodeSizeAtMinDimension({7, 4}, 2), (Size{4, 2}));
     QCOMPARE(decodeSizeAtMinDimension({90, 90}, 64), (Size{64, 64}));
   }
@@ -358,8 +377,10 @@ class TestAugment : public QObject {
     QVERIFY(contains(fromConfigError({"AUG.INTERPOLATION", "lanczos"}), "AUG.INTERPOLATION"));
     QVERIFY(contains(fromConfigError({"AUG.RE_MODE", "noise"}), "AUG.RE_MODE"));
     QVERIFY(contains(fromConfigError({"DATA.TRAIN_JITTER_ASPECT_RELATIVE", "[]"}), "go together"));
-    QVERIFY(contains(fromConfigError({"DATA.TRAIN_JITTER_SCALES_RELATIVE", "[0.5]"}), "DATA.TRAIN_JITTER_SCALES_RELATIVE"));
-    QVERIFY2(fromConfigError({"AUG.AA_TYPE", "''"}).empty(), fromConfigError({"AUG.AA_TYPE", "''"}).c_str());  // empty: none, as kinetics.py
+    QVERIFY(contains(fromConfigError({"DATA.TRAIN_JITTER_SCALES_RELATIVE", "[0.5]"}),
+                     "DATA.TRAIN_JITTER_SCALES_RELATIVE"));
+    QVERIFY2(fromConfigError({"AUG.AA_TYPE", "''"}).empty(),
+             fromConfigError({"AUG.AA_TYPE", "''"}).c_str());  // empty: none, as kinetics.py
     QVERIFY(!AugmentParams::fromConfig(mvitConfig({"AUG.AA_TYPE", "''"})).rand_augment);
   }
 };

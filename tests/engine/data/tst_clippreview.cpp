@@ -25,10 +25,12 @@ class TestClipPreview : public QObject {
   int augmentedClips_ = 0, erasedClips_ = 0;  ///< of the last sameAsTheLoader
 
   config::Config demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "TRAIN.BATCH_SIZE", "4",
-                                   "DATA_LOADER.NUM_WORKERS", "2", "RNG_SEED", "7"};
+    std::vector<std::string> ov = {
+        "DATA.PATH_TO_DATA_DIR",   data_, "DATA.PATH_PREFIX", data_, "TRAIN.BATCH_SIZE", "4",
+        "DATA_LOADER.NUM_WORKERS", "2",   "RNG_SEED",         "7"};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
     return r.config;
   }
@@ -37,7 +39,8 @@ class TestClipPreview : public QObject {
   std::vector<data::Batch> trainingBatches(const config::Config& c, int epoch) {
     data::KineticsList list;
     std::string error;
-    if (!data::readKineticsList(data_, "train", " ", data_, 0, list, &error)) qFatal("%s", error.c_str());
+    if (!data::readKineticsList(data_, "train", " ", data_, 0, list, &error))
+      qFatal("%s", error.c_str());
     data::VideoLoader loader(list, data::ClipParams::fromConfig(c), data::Split::Train,
                              data::LoaderOptions::fromConfig(c, data::Split::Train));
     loader.startEpoch(epoch);
@@ -53,7 +56,8 @@ class TestClipPreview : public QObject {
     const int copies = params.copiesPerVideo(data::Split::Train);
     std::vector<data::PreviewClip> preview;
     std::string error;
-    QVERIFY2(data::previewClips(c, data::Split::Train, 1, 2, 4, preview, &error), error.c_str());  // positions 2 .. 5
+    QVERIFY2(data::previewClips(c, data::Split::Train, 1, 2, 4, preview, &error),
+             error.c_str());  // positions 2 .. 5
     QCOMPARE(preview.size(), static_cast<std::size_t>(4 * copies));
     const std::size_t fastSize = params.fastSize(data::Split::Train);
     augmentedClips_ = erasedClips_ = 0;
@@ -70,11 +74,14 @@ class TestClipPreview : public QObject {
       augmentedClips_ += !p.info.augment_ops.empty();
       erasedClips_ += !p.info.erased_boxes.empty();
       for (const auto& box : p.info.erased_boxes)
-        QVERIFY(box.top >= 0 && box.left >= 0 && box.top + box.height <= p.crop && box.left + box.width <= p.crop);
-      const auto pixels = data::denormalise(b.fast.data() + j * fastSize, b.frames, b.height, b.width, params);
+        QVERIFY(box.top >= 0 && box.left >= 0 && box.top + box.height <= p.crop &&
+                box.left + box.width <= p.crop);
+      const auto pixels =
+          data::denormalise(b.fast.data() + j * fastSize, b.frames, b.height, b.width, params);
       QVERIFY(pixels == p.fast);
       QCOMPARE(static_cast<int>(p.full.size()), p.info.decoded.height * p.info.decoded.width * 3);
-      QVERIFY(p.info.region.x >= 0 && p.info.region.x + p.info.region.width <= p.info.decoded.width);
+      QVERIFY(p.info.region.x >= 0 &&
+              p.info.region.x + p.info.region.width <= p.info.decoded.width);
     }
   }
 
@@ -97,8 +104,9 @@ class TestClipPreview : public QObject {
 
   // The MViT recipe's path: relative crops, RandAugment, erasing, two copies per video.
   void previewIsTheLoadersAugmentedClip() {
-    sameAsTheLoader(demo({"DATA.TRAIN_JITTER_SCALES_RELATIVE", "[0.08, 1.0]", "DATA.TRAIN_JITTER_ASPECT_RELATIVE", "[0.75, 1.3333]",
-                          "AUG.ENABLE", "True", "AUG.NUM_SAMPLE", "2", "AUG.AA_TYPE", "rand-m7-n4-mstd0.5-inc1",
+    sameAsTheLoader(demo({"DATA.TRAIN_JITTER_SCALES_RELATIVE", "[0.08, 1.0]",
+                          "DATA.TRAIN_JITTER_ASPECT_RELATIVE", "[0.75, 1.3333]", "AUG.ENABLE",
+                          "True", "AUG.NUM_SAMPLE", "2", "AUG.AA_TYPE", "rand-m7-n4-mstd0.5-inc1",
                           "AUG.RE_PROB", "0.5"}));
     // Of these 8 clips (seeded), some got RandAugment ops and some an erased box, so the
     // comparisons above saw real lists.
@@ -106,9 +114,10 @@ class TestClipPreview : public QObject {
     QVERIFY(erasedClips_ > 0);
   }
 
-  // Normalisation undone exactly: every byte value of every channel comes back, both channel orders.
-  // A multigrid run trains each long-cycle phase at its own shape: the preview of an epoch shows
-  // the clips the phase's loader gives, and says which phase; the test split has the full shape.
+  // Normalisation undone exactly: every byte value of every channel comes back, both channel
+  // orders. A multigrid run trains each long-cycle phase at its own shape: the preview of an epoch
+  // shows the clips the phase's loader gives, and says which phase; the test split has the full
+  // shape.
   void aMultigridEpochHasItsPhasesShape() {
     const auto c = demo({"MULTIGRID.LONG_CYCLE", "True", "SOLVER.STEPS", "[0, 6]"});
     const auto schedule = multigrid::buildSchedule(c);
@@ -121,7 +130,8 @@ class TestClipPreview : public QObject {
     QCOMPARE(preview.size(), std::size_t{2});
     QCOMPARE(preview.front().frames, 2);
     QCOMPARE(preview.front().crop, 45);
-    QVERIFY2(preview.front().shape.rfind("multigrid phase 1/", 0) == 0, preview.front().shape.c_str());
+    QVERIFY2(preview.front().shape.rfind("multigrid phase 1/", 0) == 0,
+             preview.front().shape.c_str());
     // The phase's own loader (in batches of 4: the draws depend on the position only).
     auto pc = multigrid::phaseConfig(c, schedule, phase, 1);
     QVERIFY(!pc.set("TRAIN.BATCH_SIZE", config::Value(4)));
@@ -130,8 +140,9 @@ class TestClipPreview : public QObject {
     for (const auto& p : preview) {
       const std::size_t j = static_cast<std::size_t>(p.position);
       QCOMPARE(p.info.frame_indices, batches[0].info[j].frame_indices);
-      QVERIFY(data::denormalise(batches[0].fast.data() + j * params.fastSize(data::Split::Train), batches[0].frames,
-                                batches[0].height, batches[0].width, params) == p.fast);
+      QVERIFY(data::denormalise(batches[0].fast.data() + j * params.fastSize(data::Split::Train),
+                                batches[0].frames, batches[0].height, batches[0].width,
+                                params) == p.fast);
     }
     QVERIFY2(data::previewClips(c, data::Split::Test, 0, 0, 1, preview, &error), error.c_str());
     QCOMPARE(preview.front().frames, 8);
@@ -147,10 +158,13 @@ class TestClipPreview : public QObject {
     QCOMPARE(classes.size(), std::size_t{8});
     std::vector<data::PreviewClip> preview;
     std::string error;
-    QVERIFY2(data::previewClips(demo({"DEMO.LABEL_FILE_PATH", data_ + "/classes.txt"}), data::Split::Train, 0, 0, 3, preview, &error),
+    QVERIFY2(data::previewClips(demo({"DEMO.LABEL_FILE_PATH", data_ + "/classes.txt"}),
+                                data::Split::Train, 0, 0, 3, preview, &error),
              error.c_str());
-    for (const auto& p : preview) QCOMPARE(p.label_name, classes[static_cast<std::size_t>(p.label)]);
-    QVERIFY2(data::previewClips(demo({"DEMO.LABEL_FILE_PATH", data_ + "/no-such-file.txt"}), data::Split::Train, 0, 0, 1, preview, &error),
+    for (const auto& p : preview)
+      QCOMPARE(p.label_name, classes[static_cast<std::size_t>(p.label)]);
+    QVERIFY2(data::previewClips(demo({"DEMO.LABEL_FILE_PATH", data_ + "/no-such-file.txt"}),
+                                data::Split::Train, 0, 0, 1, preview, &error),
              error.c_str());
     QVERIFY(preview.front().label_name.empty());
   }
@@ -172,7 +186,9 @@ class TestClipPreview : public QObject {
         }
       const auto rgb = data::denormalise(clip.data(), 1, 1, n, p);
       for (int x = 0; x < n; ++x)
-        for (int ch = 0; ch < 3; ++ch) QCOMPARE(static_cast<int>(rgb[static_cast<std::size_t>(x * 3 + ch)]), (x + 85 * ch) % 256);
+        for (int ch = 0; ch < 3; ++ch)
+          QCOMPARE(static_cast<int>(rgb[static_cast<std::size_t>(x * 3 + ch)]),
+                   (x + 85 * ch) % 256);
     }
   }
 
@@ -190,13 +206,17 @@ class TestClipPreview : public QObject {
     const auto s = data::contactSheet(c);
     QCOMPARE(s.width, 4 * (8 + 4) - 4);  // four frames with 4 px gaps (wider than the full frame)
     QCOMPARE(s.height, 10 + 4 + 8 + 4 + 8);
-    auto px = [&](int x, int y) { return s.rgb.data() + (static_cast<std::size_t>(y) * s.width + x) * 3; };
+    auto px = [&](int x, int y) {
+      return s.rgb.data() + (static_cast<std::size_t>(y) * s.width + x) * 3;
+    };
     QCOMPARE(static_cast<int>(px(2, 1)[1]), 220);  // the region's outline (green: not flipped)
     QCOMPARE(static_cast<int>(px(5, 5)[0]), 100);  // inside it, the frame
     // Fast frame 2, pixel (3, 1), lies at x = 2 * 12 + 3, y = 10 + 4 + 1.
     for (int ch = 0; ch < 3; ++ch)
-      QCOMPARE(px(2 * 12 + 3, 15)[ch], c.fast[static_cast<std::size_t>(2 * 8 * 8 * 3 + (1 * 8 + 3) * 3 + ch)]);
-    QCOMPARE(static_cast<int>(px(0, 10 + 4 + 8 + 4)[0]), 200);  // the slow frame, under fast frame 0
+      QCOMPARE(px(2 * 12 + 3, 15)[ch],
+               c.fast[static_cast<std::size_t>(2 * 8 * 8 * 3 + (1 * 8 + 3) * 3 + ch)]);
+    QCOMPARE(static_cast<int>(px(0, 10 + 4 + 8 + 4)[0]),
+             200);  // the slow frame, under fast frame 0
   }
 
   void pngFiles() {
@@ -218,7 +238,9 @@ class TestClipPreview : public QObject {
     std::vector<data::PreviewClip> out;
     std::string error;
     QVERIFY(!data::previewClips(demo(), data::Split::Train, 0, 16, 1, out, &error));
-    QVERIFY2(error.find("train.csv: clip 16 is outside the train epoch's 16 clips (0 .. 15)") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("train.csv: clip 16 is outside the train epoch's 16 clips (0 .. 15)") !=
+                 std::string::npos,
+             error.c_str());
   }
 };
 

@@ -7,7 +7,9 @@
 using namespace amp::data;
 
 namespace {
-std::string testVideo(const char* name) { return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/videos/" + name; }
+std::string testVideo(const char* name) {
+  return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/videos/" + name;
+}
 
 ClipParams params(int frames, int rate, int crop) {
   ClipParams p;
@@ -33,14 +35,17 @@ class TestClipSampler : public QObject {
     ClipDraws draws{0.5, 0.5, 0.5, 0.25, 0.1};
     Clip clip;
     std::string error;
-    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error),
+             error.c_str());
     // torchvision (the default): start (280 - 59.73) x 0.5 = 110.13; pts 512 per frame keep frames
-    // 111..168, sampled at 111 + trunc(linspace(0, 58.73, 8)) (the whole-video formula: 110, 118, ...).
-    QCOMPARE(clip.frame_indices, (std::vector<std::int64_t>{111, 119, 127, 136, 144, 152, 161, 168}));
+    // 111..168, sampled at 111 + trunc(linspace(0, 58.73, 8)) (the whole-video formula: 110, 118,
+    // ...).
+    QCOMPARE(clip.frame_indices,
+             (std::vector<std::int64_t>{111, 119, 127, 136, 144, 152, 161, 168}));
     QCOMPARE(clip.decoded, (Size{256, 340}));
-    QCOMPARE(clip.scaled, (Size{288, 382}));         // short side round(256 + 64 * 0.5)
-    QCOMPARE(clip.box, (CropBox{32, 39, 224}));      // floor(.5 * 64), floor(.25 * 158)
-    QVERIFY(clip.flipped);                           // draw 0.1 < 0.5
+    QCOMPARE(clip.scaled, (Size{288, 382}));     // short side round(256 + 64 * 0.5)
+    QCOMPARE(clip.box, (CropBox{32, 39, 224}));  // floor(.5 * 64), floor(.25 * 158)
+    QVERIFY(clip.flipped);                       // draw 0.1 < 0.5
     QCOMPARE(clip.fast.size(), size_t(3) * 8 * 224 * 224);
     QVERIFY(clip.slow.empty());
     // Normalised: (x/255 - 0.45) / 0.225 lies in [-2, 2.45].
@@ -59,13 +64,17 @@ class TestClipSampler : public QObject {
     ClipDraws draws{0.5, 0.5, 0.5, 0.25, 0.1};
     Clip clip;
     std::string error;
-    QVERIFY2(ClipSampler(p).sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error), error.c_str());
-    QCOMPARE(clip.frame_indices, (std::vector<std::int64_t>{114, 122, 130, 139, 147, 155, 164, 166}));
-    QVERIFY2(ClipSampler(p).sample(testVideo("test.avi"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QVERIFY2(ClipSampler(p).sample(testVideo("demo.mp4"), Split::Train, 0, draws, clip, &error),
+             error.c_str());
+    QCOMPARE(clip.frame_indices,
+             (std::vector<std::int64_t>{114, 122, 130, 139, 147, 155, 164, 166}));
+    QVERIFY2(ClipSampler(p).sample(testVideo("test.avi"), Split::Train, 0, draws, clip, &error),
+             error.c_str());
     QCOMPARE(clip.decoded, (Size{240, 320}));
     QCOMPARE(clip.scaled, (Size{288, 384}));
     p.backend = DecodingBackend::TorchVision;
-    QVERIFY2(ClipSampler(p).sample(testVideo("test.avi"), Split::Train, 0, draws, clip, &error), error.c_str());
+    QVERIFY2(ClipSampler(p).sample(testVideo("test.avi"), Split::Train, 0, draws, clip, &error),
+             error.c_str());
     QCOMPARE(clip.decoded, (Size{256, 341}));
     QCOMPARE(clip.scaled, (Size{288, 383}));
     QCOMPARE(clip.box, (CropBox{32, 39, 224}));  // floor(.5 x 64), floor(.25 x 159)
@@ -75,12 +84,16 @@ class TestClipSampler : public QObject {
     ClipSampler sampler(params(4, 4, 224));
     Clip a, b;
     std::string error;
-    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.9}, a, &error));
-    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, ClipDraws{0.3, 0.0, 0.0, 0.0, 0.1}, b, &error));
+    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Train, 0,
+                           ClipDraws{0.3, 0.0, 0.0, 0.0, 0.9}, a, &error));
+    QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Train, 0,
+                           ClipDraws{0.3, 0.0, 0.0, 0.0, 0.1}, b, &error));
     QVERIFY(!a.flipped && b.flipped);
     const int s = 224;
     for (int y : {0, 100, 223})
-      for (int x : {0, 57, 223}) QCOMPARE(a.fast[static_cast<size_t>(y * s + x)], b.fast[static_cast<size_t>(y * s + (s - 1 - x))]);
+      for (int x : {0, 57, 223})
+        QCOMPARE(a.fast[static_cast<size_t>(y * s + x)],
+                 b.fast[static_cast<size_t>(y * s + (s - 1 - x))]);
   }
 
   // DATA.REVERSE_INPUT_CHANNEL as PySlowFast: normalise, then reverse the channels, so channel c
@@ -108,7 +121,8 @@ class TestClipSampler : public QObject {
     // View 7 of 10 x 3: temporal view 2, spatial crop 1 (centre); 256 short side, 256 crop.
     Clip clip;
     QVERIFY(sampler.sample(testVideo("demo.mp4"), Split::Test, 7, ClipDraws{}, clip, &error));
-    // Start 220.27 x 2 / 10 = 44.05: torchvision keeps frames 45..102 (the whole-video formula: 44, 52, ...).
+    // Start 220.27 x 2 / 10 = 44.05: torchvision keeps frames 45..102 (the whole-video formula: 44,
+    // 52, ...).
     QCOMPARE(clip.frame_indices, (std::vector<std::int64_t>{45, 53, 61, 70, 78, 86, 95, 102}));
     QCOMPARE(clip.scaled, (Size{256, 340}));
     QCOMPARE(clip.box, (CropBox{0, 42, 256}));
@@ -130,19 +144,23 @@ class TestClipSampler : public QObject {
     const auto idx = slowPathwayIndices(32, 4);
     const size_t plane = 224 * 224;
     for (size_t t = 0; t < idx.size(); ++t)
-      QVERIFY(std::equal(clip.slow.begin() + static_cast<long>(t * plane), clip.slow.begin() + static_cast<long>((t + 1) * plane),
-                         clip.fast.begin() + static_cast<long>(static_cast<size_t>(idx[t]) * plane)));
+      QVERIFY(
+          std::equal(clip.slow.begin() + static_cast<long>(t * plane),
+                     clip.slow.begin() + static_cast<long>((t + 1) * plane),
+                     clip.fast.begin() + static_cast<long>(static_cast<size_t>(idx[t]) * plane)));
   }
 
   void paramsFromConfig() {
-    auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml");
+    auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) +
+                                                  "/configs/Kinetics/SLOWFAST_8x8_R50.yaml");
     QVERIFY(r.ok());
     const ClipParams p = ClipParams::fromConfig(r.config);
     QCOMPARE(p.num_frames, 32);
     QCOMPARE(p.sampling_rate, 2);
     QCOMPARE(p.slowfast_alpha, 4);
     QCOMPARE(p.viewsPerTestVideo(), 30);
-    auto x3d = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/X3D_XS.yaml");
+    auto x3d = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) +
+                                                    "/configs/Kinetics/X3D_XS.yaml");
     QCOMPARE(ClipParams::fromConfig(x3d.config).slowfast_alpha, 0);
   }
 
@@ -172,11 +190,13 @@ class TestClipSampler : public QObject {
     draws[0].more = &m0;
     draws[1].more = &m1;
     Clip clips[2];
-    QVERIFY2(sampler.sampleCopies(testVideo("demo.mp4"), Split::Train, 0, draws, clips, 2, &error), error.c_str());
+    QVERIFY2(sampler.sampleCopies(testVideo("demo.mp4"), Split::Train, 0, draws, clips, 2, &error),
+             error.c_str());
     for (const Clip& c : clips) {
       QCOMPARE(c.fast.size(), size_t(3) * 8 * 112 * 112);
       QCOMPARE(c.scaled, (Size{256, 340}));
-      QVERIFY(c.region.y >= 0 && c.region.y + c.region.height <= 256 && c.region.x + c.region.width <= 340);
+      QVERIFY(c.region.y >= 0 && c.region.y + c.region.height <= 256 &&
+              c.region.x + c.region.width <= 340);
       QCOMPARE(c.erased_boxes.size(), std::size_t(1));  // RE_PROB 1, RE_COUNT 1
     }
     QCOMPARE(clips[0].frame_indices, clips[1].frame_indices);
@@ -188,7 +208,8 @@ class TestClipSampler : public QObject {
     ClipDraws one;
     one.more = &again;
     Clip repeat;
-    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, one, repeat, &error), error.c_str());
+    QVERIFY2(sampler.sample(testVideo("demo.mp4"), Split::Train, 0, one, repeat, &error),
+             error.c_str());
     QVERIFY(repeat.fast == clips[0].fast);
     QVERIFY(repeat.augment_ops == clips[0].augment_ops);
     QVERIFY(repeat.erased_boxes == clips[0].erased_boxes);

@@ -99,8 +99,13 @@ class TestDemoData : public QObject {
         const auto [x0, y0] = centroid(0, frames - 1);  // where the shape was
         const auto [x1, y1] = centroid(frames - 1, 0);  // where it went
         const double dx = x1 - x0, dy = y1 - y0;
-        const bool ok = label == 0 ? dx > 15 : label == 1 ? dx < -15 : label == 2 ? dy > 15 : dy < -15;
-        QVERIFY2(ok, qPrintable(QString("label %1 seed %2: dx %3 dy %4").arg(label).arg(seed).arg(dx).arg(dy)));
+        const bool ok = label == 0   ? dx > 15
+                        : label == 1 ? dx < -15
+                        : label == 2 ? dy > 15
+                                     : dy < -15;
+        QVERIFY2(
+            ok, qPrintable(
+                    QString("label %1 seed %2: dx %3 dy %4").arg(label).arg(seed).arg(dx).arg(dy)));
       }
     }
   }

@@ -13,7 +13,8 @@ namespace {
 
 std::vector<std::uint8_t> fromHex(const std::string& hex) {
   std::vector<std::uint8_t> out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out.push_back(static_cast<std::uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return out;
 }
 
@@ -23,12 +24,21 @@ struct Image {
 };
 
 const std::map<std::string, AugOp>& opsByName() {
-  static const std::map<std::string, AugOp> m = {
-      {"AutoContrast", AugOp::AutoContrast}, {"Equalize", AugOp::Equalize}, {"Invert", AugOp::Invert},
-      {"Rotate", AugOp::Rotate}, {"Posterize", AugOp::Posterize}, {"Solarize", AugOp::Solarize},
-      {"SolarizeAdd", AugOp::SolarizeAdd}, {"Color", AugOp::Color}, {"Contrast", AugOp::Contrast},
-      {"Brightness", AugOp::Brightness}, {"Sharpness", AugOp::Sharpness}, {"ShearX", AugOp::ShearX},
-      {"ShearY", AugOp::ShearY}, {"TranslateXRel", AugOp::TranslateXRel}, {"TranslateYRel", AugOp::TranslateYRel}};
+  static const std::map<std::string, AugOp> m = {{"AutoContrast", AugOp::AutoContrast},
+                                                 {"Equalize", AugOp::Equalize},
+                                                 {"Invert", AugOp::Invert},
+                                                 {"Rotate", AugOp::Rotate},
+                                                 {"Posterize", AugOp::Posterize},
+                                                 {"Solarize", AugOp::Solarize},
+                                                 {"SolarizeAdd", AugOp::SolarizeAdd},
+                                                 {"Color", AugOp::Color},
+                                                 {"Contrast", AugOp::Contrast},
+                                                 {"Brightness", AugOp::Brightness},
+                                                 {"Sharpness", AugOp::Sharpness},
+                                                 {"ShearX", AugOp::ShearX},
+                                                 {"ShearY", AugOp::ShearY},
+                                                 {"TranslateXRel", AugOp::TranslateXRel},
+                                                 {"TranslateYRel", AugOp::TranslateYRel}};
   return m;
 }
 
@@ -65,7 +75,8 @@ class TestPilOps : public QObject {
       QVERIFY2(images.count(name), ("unknown image in fixture: " + name).c_str());
       Image im = images[name];
       AppliedOp a{opsByName().at(op), arg == "-" ? 0.0 : std::strtod(arg.c_str(), nullptr)};
-      applyAugOp({im.rgb.data(), im.height, im.width}, a, filter == "bicubic" ? PilFilter::Bicubic : PilFilter::Bilinear);
+      applyAugOp({im.rgb.data(), im.height, im.width}, a,
+                 filter == "bicubic" ? PilFilter::Bicubic : PilFilter::Bilinear);
       const auto expected = fromHex(hex);
       QCOMPARE(im.rgb.size(), expected.size());
       std::size_t bad = 0, first = expected.size();
@@ -75,9 +86,10 @@ class TestPilOps : public QObject {
           ++bad;
         }
       if (bad) {
-        const std::string why = op + " " + name + " " + filter + " " + arg + ": " + std::to_string(bad) +
-                                " bytes differ from Pillow, the first at byte " + std::to_string(first) + " (got " +
-                                std::to_string(im.rgb[first]) + ", Pillow " + std::to_string(expected[first]) + ")";
+        const std::string why =
+            op + " " + name + " " + filter + " " + arg + ": " + std::to_string(bad) +
+            " bytes differ from Pillow, the first at byte " + std::to_string(first) + " (got " +
+            std::to_string(im.rgb[first]) + ", Pillow " + std::to_string(expected[first]) + ")";
         QFAIL(why.c_str());
       }
       ++checked[op];
@@ -89,7 +101,8 @@ class TestPilOps : public QObject {
   }
 
   void rotateCoefficientsAsPillow() {
-    // Image.rotate(30) on a 10 x 8 frame: cos/sin of -30 degrees rounded to 15 decimals, about the centre.
+    // Image.rotate(30) on a 10 x 8 frame: cos/sin of -30 degrees rounded to 15 decimals, about the
+    // centre.
     double m[6];
     pilRotateCoefficients(30.0, 8, 10, m);
     QCOMPARE(m[0], 0.866025403784439);

@@ -11,18 +11,19 @@ class TestSampling : public QObject {
  private slots:
   void clipSpan() {
     QCOMPARE(clipSpanFrames(8, 8, 30, 30), 64.0);
-    QVERIFY(qFuzzyCompare(clipSpanFrames(2, 32, 30, 28), 2.0 * 32 / 30 * 28));  // 59.73 frames of a 28 fps video
+    QVERIFY(qFuzzyCompare(clipSpanFrames(2, 32, 30, 28),
+                          2.0 * 32 / 30 * 28));  // 59.73 frames of a 28 fps video
     QCOMPARE(clipSpanFrames(8, 8, 30, 15), 32.0);
     QCOMPARE(clipSpanFrames(1, 1, 30, 10), 1.0);  // np.maximum(1.0, 1/3)
   }
 
   void temporalStart() {
-    QCOMPARE(clipStart(280, 64, -1, 1, false, 0.5), 108.0);    // random: uniform(0, 216)
+    QCOMPARE(clipStart(280, 64, -1, 1, false, 0.5), 108.0);  // random: uniform(0, 216)
     QCOMPARE(clipStart(280, 64, -1, 1, false, 0.0), 0.0);
-    QCOMPARE(clipStart(280, 64, 3, 10, false, 0.9), 64.8);     // test view 3 of 10: 216 * 3 / 10
-    QCOMPARE(clipStart(280, 64, 0, 1, true, 0.9), 108.0);      // offset sampling, one view: centre
-    QCOMPARE(clipStart(280, 64, 2, 5, true, 0.9), 108.0);      // 2 * floor(216 / 4)
-    QCOMPARE(clipStart(50, 64, -1, 1, false, 0.7), 0.0);       // video shorter than the clip
+    QCOMPARE(clipStart(280, 64, 3, 10, false, 0.9), 64.8);  // test view 3 of 10: 216 * 3 / 10
+    QCOMPARE(clipStart(280, 64, 0, 1, true, 0.9), 108.0);   // offset sampling, one view: centre
+    QCOMPARE(clipStart(280, 64, 2, 5, true, 0.9), 108.0);   // 2 * floor(216 / 4)
+    QCOMPARE(clipStart(50, 64, -1, 1, false, 0.7), 0.0);    // video shorter than the clip
   }
 
   void frameIndices() {
@@ -50,13 +51,17 @@ class TestSampling : public QObject {
     QVERIFY(plan.trimmed);
     QCOMPARE(plan.video_size, 300.0);  // fps x duration
     QCOMPARE(plan.clip_size, 64.0);
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8), (Indices{11, 20, 29, 38, 47, 56, 65, 73}));
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8),
+             (Indices{11, 20, 29, 38, 47, 56, 65, 73}));
     QCOMPARE(clipFrameIndices(10.3, 64, 8, 300), (Indices{10, 19, 28, 37, 46, 55, 64, 73}));
     // A whole-frame start keeps 64 frames: the same indices as the whole-video formula.
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 108, 8), clipFrameIndices(108, 64, 8, 300));
-    // PySlowFast compares raw pts: a stream starting at pts 1024 (two frames in) shifts the kept run.
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 108, 8),
+             clipFrameIndices(108, 64, 8, 300));
+    // PySlowFast compares raw pts: a stream starting at pts 1024 (two frames in) shifts the kept
+    // run.
     s.start_pts = 1024;
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8), (Indices{9, 18, 27, 36, 45, 54, 63, 71}));
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8),
+             (Indices{9, 18, 27, 36, 45, 54, 63, 71}));
     // Too short for selective decoding (fps x duration = 60 <= 8 x 8): everything is decoded and
     // the clip is cut by the whole-video formula over the frame count.
     s.start_pts = 0;
@@ -65,7 +70,8 @@ class TestSampling : public QObject {
     const auto shortPlan = temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30);
     QVERIFY(!shortPlan.trimmed);
     QCOMPARE(shortPlan.video_size, 60.0);
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, shortPlan, 0, 8), (Indices{0, 9, 18, 27, 36, 45, 54, 59}));
+    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, shortPlan, 0, 8),
+             (Indices{0, 9, 18, 27, 36, 45, 54, 59}));
     // No duration: the same.
     s.duration_s = 0;
     QVERIFY(!temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30).trimmed);
@@ -85,11 +91,13 @@ class TestSampling : public QObject {
     const auto plan = temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30);
     QVERIFY(plan.trimmed);
     QCOMPARE(plan.video_size, 300.0);
-    QCOMPARE(plan.clip_size, 56.0);    // ceil(8 x 7 / 30 x 30)
+    QCOMPARE(plan.clip_size, 56.0);  // ceil(8 x 7 / 30 x 30)
     QCOMPARE(plan.sample_size, 64.0);
-    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 10.3, 8), (Indices{11, 20, 29, 38, 47, 56, 65, 66}));
+    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 10.3, 8),
+             (Indices{11, 20, 29, 38, 47, 56, 65, 66}));
     // At the very end there is no frame after the range to keep.
-    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 244, 8), (Indices{244, 253, 262, 271, 280, 289, 298, 299}));
+    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 244, 8),
+             (Indices{244, 253, 262, 271, 280, 289, 298, 299}));
     // Without the stream's duration (or frame count) PyAV decodes everything.
     s.duration_pts = 0;
     QVERIFY(!temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30).trimmed);
@@ -106,8 +114,10 @@ class TestSampling : public QObject {
     const Size av = backendDecodeSize(DecodingBackend::PyAv, {240, 320}, 256);
     QCOMPARE(av, (Size{240, 320}));
     QCOMPARE(scaleShortSide(av, 300), (Size{300, 400}));
-    QCOMPARE(backendDecodeSize(DecodingBackend::TorchVision, {288, 352}, 256), (Size{256, 313}));  // 312.9 rounds up
-    QCOMPARE(backendDecodeSize(DecodingBackend::TorchVision, {240, 320}, 0), (Size{240, 320}));  // no scale: native
+    QCOMPARE(backendDecodeSize(DecodingBackend::TorchVision, {288, 352}, 256),
+             (Size{256, 313}));  // 312.9 rounds up
+    QCOMPARE(backendDecodeSize(DecodingBackend::TorchVision, {240, 320}, 0),
+             (Size{240, 320}));  // no scale: native
     DecodingBackend b;
     QVERIFY(decodingBackendFromName("pyav", b) && b == DecodingBackend::PyAv);
     QVERIFY(decodingBackendFromName("torchvision", b) && b == DecodingBackend::TorchVision);
@@ -115,7 +125,8 @@ class TestSampling : public QObject {
   }
 
   void slowPathway() {
-    QCOMPARE(slowPathwayIndices(32, 4), (Indices{0, 4, 8, 13, 17, 22, 26, 31}));  // linspace(0, 31, 8)
+    QCOMPARE(slowPathwayIndices(32, 4),
+             (Indices{0, 4, 8, 13, 17, 22, 26, 31}));  // linspace(0, 31, 8)
     QCOMPARE(slowPathwayIndices(32, 8), (Indices{0, 10, 20, 31}));
     QCOMPARE(slowPathwayIndices(8, 8), (Indices{0}));
   }
@@ -125,25 +136,28 @@ class TestSampling : public QObject {
     QCOMPARE(jitterShortSide(256, 320, 0.0078125), 256);  // 256.5 rounds half to even
     QCOMPARE(jitterShortSide(256, 320, 0.0234375), 258);  // 257.5 rounds half to even
     QCOMPARE(jitterShortSide(256, 320, 0.999), 320);
-    QCOMPARE(jitterShortSide(256, 320, 0.0, true), 320);   // inverse uniform: 1 / (1/320)
+    QCOMPARE(jitterShortSide(256, 320, 0.0, true), 320);  // inverse uniform: 1 / (1/320)
     QCOMPARE(jitterShortSide(224, 224, 0.3), 224);
   }
 
   void scaling() {
-    QCOMPARE(scaleShortSide({256, 340}, 288), (Size{288, 382}));  // floor(340 / 256 * 288) = floor(382.5)
+    QCOMPARE(scaleShortSide({256, 340}, 288),
+             (Size{288, 382}));  // floor(340 / 256 * 288) = floor(382.5)
     QCOMPARE(scaleShortSide({240, 320}, 288), (Size{288, 384}));
     QCOMPARE(scaleShortSide({340, 256}, 288), (Size{382, 288}));  // portrait
     QCOMPARE(scaleShortSide({256, 340}, 256), (Size{256, 340}));  // already there
   }
 
   void crops() {
-    QCOMPARE(randomCrop({288, 382}, 224, 0.5, 0.25), (CropBox{32, 39, 224}));  // floor(.5*64), floor(.25*158)
+    QCOMPARE(randomCrop({288, 382}, 224, 0.5, 0.25),
+             (CropBox{32, 39, 224}));  // floor(.5*64), floor(.25*158)
     QCOMPARE(randomCrop({224, 300}, 224, 0.9, 0.0), (CropBox{0, 0, 224}));
-    QCOMPARE(uniformCrop({256, 340}, 256, 0), (CropBox{0, 0, 256}));     // left
-    QCOMPARE(uniformCrop({256, 340}, 256, 1), (CropBox{0, 42, 256}));    // centre
-    QCOMPARE(uniformCrop({256, 340}, 256, 2), (CropBox{0, 84, 256}));    // right
-    QCOMPARE(uniformCrop({340, 256}, 256, 2), (CropBox{84, 0, 256}));    // portrait: bottom
-    QCOMPARE(uniformCrop({257, 340}, 224, 1), (CropBox{17, 58, 224}));   // ceil(33 / 2), ceil(116 / 2)
+    QCOMPARE(uniformCrop({256, 340}, 256, 0), (CropBox{0, 0, 256}));   // left
+    QCOMPARE(uniformCrop({256, 340}, 256, 1), (CropBox{0, 42, 256}));  // centre
+    QCOMPARE(uniformCrop({256, 340}, 256, 2), (CropBox{0, 84, 256}));  // right
+    QCOMPARE(uniformCrop({340, 256}, 256, 2), (CropBox{84, 0, 256}));  // portrait: bottom
+    QCOMPARE(uniformCrop({257, 340}, 224, 1),
+             (CropBox{17, 58, 224}));  // ceil(33 / 2), ceil(116 / 2)
     QVERIFY(flipFromDraw(0.5, 0.49));
     QVERIFY(!flipFromDraw(0.5, 0.5));
   }

@@ -5,8 +5,8 @@
 
 #include <cmath>
 #include <fstream>
-#include <set>
 #include <random>
+#include <set>
 
 #include "data/VideoDecoder.h"
 
@@ -14,7 +14,9 @@ using namespace amp::data;
 
 namespace {
 
-std::string testVideo(const char* name) { return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/videos/" + name; }
+std::string testVideo(const char* name) {
+  return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/videos/" + name;
+}
 
 // Fixtures FFmpeg's command-line tool makes (bootstrap installs it): formats the decoder must
 // read that the real clips in tests/data/videos do not cover.
@@ -29,10 +31,12 @@ QString makeWithFfmpeg(const QTemporaryDir& dir, const QString& name, const QStr
 // The presentation times (seconds) of a file's video frames, as ffprobe reads them.
 std::vector<double> probeFrameTimes(const QString& path) {
   QProcess p;
-  p.start("ffprobe", {"-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path});
+  p.start("ffprobe", {"-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                      "-of", "csv=p=0", path});
   std::vector<double> times;
   if (!p.waitForFinished(60000) || p.exitCode() != 0) return times;
-  for (const auto& line : QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts)) {
+  for (const auto& line :
+       QString::fromUtf8(p.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts)) {
     bool ok = false;
     const double t = line.split(',').first().trimmed().toDouble(&ok);
     if (ok) times.push_back(t);
@@ -90,11 +94,13 @@ class TestVideoDecoder : public QObject {
     QVERIFY(sequential.decode(all, 64, 85, everything, &error));
     for (std::int64_t target : {150, 37, 222, 279, 5}) {
       DecodedClip one;
-      QVERIFY2(seeking.decode({target, target + (target < 279 ? 1 : 0)}, 64, 85, one, &error), error.c_str());
+      QVERIFY2(seeking.decode({target, target + (target < 279 ? 1 : 0)}, 64, 85, one, &error),
+               error.c_str());
       QCOMPARE(one.indices[0], target);
       QCOMPARE(meanAbsDiff(one, 0, everything, static_cast<size_t>(target)), 0.0);
       // and it is not merely any frame: neighbours differ in this moving video
-      if (target > 0) QVERIFY(meanAbsDiff(one, 0, everything, static_cast<size_t>(target - 1)) > 0.0);
+      if (target > 0)
+        QVERIFY(meanAbsDiff(one, 0, everything, static_cast<size_t>(target - 1)) > 0.0);
     }
   }
 
@@ -103,7 +109,8 @@ class TestVideoDecoder : public QObject {
     std::string error;
     QVERIFY(d.open(testVideo("demo.mp4"), &error));
     DecodedClip clip;
-    QVERIFY(d.decode({10, 10, 3, 279, 10000}, 128, 170, clip, &error));  // any order, repeats, past the end
+    QVERIFY(d.decode({10, 10, 3, 279, 10000}, 128, 170, clip,
+                     &error));  // any order, repeats, past the end
     QCOMPARE(clip.height, 128);
     QCOMPARE(clip.width, 170);
     QCOMPARE(clip.indices, (std::vector<std::int64_t>{10, 10, 3, 279, 279}));
@@ -154,9 +161,10 @@ class TestVideoDecoder : public QObject {
       std::mt19937 rng(7);
       for (int i = 0; i < 100000; ++i) out.put(static_cast<char>(rng() & 0xff));
     }
-    const std::pair<std::string, const char*> cases[] = {
-        {missing, "does not exist"}, {empty, "empty"}, {noise, "not a readable video"},
-        {dir_.path().toStdString(), "folder"}};
+    const std::pair<std::string, const char*> cases[] = {{missing, "does not exist"},
+                                                         {empty, "empty"},
+                                                         {noise, "not a readable video"},
+                                                         {dir_.path().toStdString(), "folder"}};
     for (const auto& [path, why] : cases) {
       VideoDecoder d;
       std::string error;
@@ -164,12 +172,14 @@ class TestVideoDecoder : public QObject {
       QVERIFY2(error.rfind(path + ": ", 0) == 0, error.c_str());
       QVERIFY2(error.find(why) != std::string::npos, error.c_str());
       DecodedClip clip;
-      QVERIFY(!d.decode({0}, 0, 0, clip, &error));  // using a failed decoder is an error, not a crash
+      QVERIFY(
+          !d.decode({0}, 0, 0, clip, &error));  // using a failed decoder is an error, not a crash
     }
   }
 
   void audioOnly() {
-    const QString path = makeWithFfmpeg(dir_, "tone.m4a", {"-f", "lavfi", "-i", "sine=duration=1", "-c:a", "aac"});
+    const QString path =
+        makeWithFfmpeg(dir_, "tone.m4a", {"-f", "lavfi", "-i", "sine=duration=1", "-c:a", "aac"});
     QVERIFY2(!path.isEmpty(), "ffmpeg could not make the fixture");
     VideoDecoder d;
     std::string error;
@@ -178,8 +188,10 @@ class TestVideoDecoder : public QObject {
   }
 
   void oneFrameVideo() {
-    const QString path = makeWithFfmpeg(dir_, "one.mp4", {"-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v",
-                                                          "1", "-c:v", "libx264", "-pix_fmt", "yuv420p"});
+    const QString path =
+        makeWithFfmpeg(dir_, "one.mp4",
+                       {"-f", "lavfi", "-i", "testsrc=size=64x48:rate=10", "-frames:v", "1", "-c:v",
+                        "libx264", "-pix_fmt", "yuv420p"});
     QVERIFY(!path.isEmpty());
     VideoDecoder d;
     std::string error;
@@ -192,17 +204,22 @@ class TestVideoDecoder : public QObject {
   // A header declaring frames larger than 8K UHD is refused at open, before FFmpeg allocates
   // them; a sliver whose scaled frames would be that large is refused before decoding.
   void framesLargerThan4kAreRefusedBeforeDecoding() {
-    const QString big = makeWithFfmpeg(dir_, "big.mkv", {"-f", "lavfi", "-i", "color=size=7688x4328:rate=1", "-frames:v",
-                                                         "1", "-c:v", "mjpeg", "-pix_fmt", "yuvj420p"});
+    const QString big = makeWithFfmpeg(dir_, "big.mkv",
+                                       {"-f", "lavfi", "-i", "color=size=7688x4328:rate=1",
+                                        "-frames:v", "1", "-c:v", "mjpeg", "-pix_fmt", "yuvj420p"});
     QVERIFY(!big.isEmpty());
     VideoDecoder d;
     std::string error;
     QVERIFY(!d.open(big.toStdString(), &error));
-    QVERIFY2(error.find("declares 7688x4328 frames, larger than AMP Studio decodes (7680x4320 pixels)") != std::string::npos,
+    QVERIFY2(error.find(
+                 "declares 7688x4328 frames, larger than AMP Studio decodes (7680x4320 pixels)") !=
+                 std::string::npos,
              error.c_str());
     QVERIFY2(error.find(big.toStdString()) != std::string::npos, error.c_str());
-    const QString sliver = makeWithFfmpeg(dir_, "sliver.mkv", {"-f", "lavfi", "-i", "color=size=8000x2:rate=1", "-frames:v",
-                                                               "1", "-c:v", "mjpeg", "-pix_fmt", "yuvj420p"});
+    const QString sliver =
+        makeWithFfmpeg(dir_, "sliver.mkv",
+                       {"-f", "lavfi", "-i", "color=size=8000x2:rate=1", "-frames:v", "1", "-c:v",
+                        "mjpeg", "-pix_fmt", "yuvj420p"});
     QVERIFY(!sliver.isEmpty());
     VideoDecoder s;
     QVERIFY2(s.open(sliver.toStdString(), &error), error.c_str());
@@ -213,8 +230,10 @@ class TestVideoDecoder : public QObject {
   }
 
   void webmWithoutFrameCount() {
-    const QString path = makeWithFfmpeg(dir_, "clip.webm", {"-f", "lavfi", "-i", "testsrc=size=96x64:rate=15:duration=2",
-                                                            "-c:v", "libvpx", "-b:v", "200k"});
+    const QString path =
+        makeWithFfmpeg(dir_, "clip.webm",
+                       {"-f", "lavfi", "-i", "testsrc=size=96x64:rate=15:duration=2", "-c:v",
+                        "libvpx", "-b:v", "200k"});
     QVERIFY(!path.isEmpty());
     VideoDecoder d;
     std::string error;
@@ -229,10 +248,11 @@ class TestVideoDecoder : public QObject {
 
   void variableFrameRateUsesTimestamps() {
     // 10 frames at 10 fps, then frames further apart: some 0.1 s wantedSlots have no frame.
-    const QString path = makeWithFfmpeg(
-        dir_, "vfr.mkv",
-        {"-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=2", "-vf", "setpts='if(lt(N,10),N,10+(N-10)*2)/10/TB'",
-         "-fps_mode", "vfr", "-c:v", "libx264", "-pix_fmt", "yuv420p"});
+    const QString path =
+        makeWithFfmpeg(dir_, "vfr.mkv",
+                       {"-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=2", "-vf",
+                        "setpts='if(lt(N,10),N,10+(N-10)*2)/10/TB'", "-fps_mode", "vfr", "-c:v",
+                        "libx264", "-pix_fmt", "yuv420p"});
     QVERIFY(!path.isEmpty());
     VideoDecoder d;
     std::string error;
@@ -247,7 +267,8 @@ class TestVideoDecoder : public QObject {
       // A slot with a frame gets that frame; an empty slot gets the next frame that exists.
       const std::int64_t expected = *existing.lower_bound(wantedSlots[i]);
       QCOMPARE(clip.indices[i], expected);
-      QVERIFY(std::abs(clip.timestamps_s[i] - static_cast<double>(expected) / d.info().fps) < 0.051);
+      QVERIFY(std::abs(clip.timestamps_s[i] - static_cast<double>(expected) / d.info().fps) <
+              0.051);
     }
     // Exactly the slots of the frames in the file, as ffprobe reads them (the ffmpeg command writes
     // the fixture differently by version: FFmpeg 5 keeps all of the first second, FFmpeg 7 not).

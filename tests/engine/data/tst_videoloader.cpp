@@ -50,7 +50,9 @@ class TestVideoLoader : public QObject {
   KineticsList list(const std::string& split) {
     KineticsList l;
     std::string error;
-    if (!readKineticsList(dir_.path().toStdString(), split, " ", dir_.path().toStdString(), 0, l, &error)) qFatal("%s", error.c_str());
+    if (!readKineticsList(dir_.path().toStdString(), split, " ", dir_.path().toStdString(), 0, l,
+                          &error))
+      qFatal("%s", error.c_str());
     return l;
   }
 
@@ -93,7 +95,8 @@ class TestVideoLoader : public QObject {
     o.seed = 3;
     o.short_cycle = {{4, 32, 32}, {2, 48, 48}, {3, 64, 64}};
     VideoLoader loader(train_, demoParams(), Split::Train, o);
-    QCOMPARE(loader.batchesPerEpoch(), size_t(5));  // 4+2+3+4+2 = 15 of 16; the next (3) does not fit
+    QCOMPARE(loader.batchesPerEpoch(),
+             size_t(5));  // 4+2+3+4+2 = 15 of 16; the next (3) does not fit
     LoaderOptions plain = o;
     plain.short_cycle.clear();
     plain.batch_size = 16;
@@ -107,7 +110,8 @@ class TestVideoLoader : public QObject {
       QCOMPARE(batches[k].size, sizes[k]);
       QCOMPARE(batches[k].height, crops[k]);
       QCOMPARE(batches[k].fast.size(), size_t(sizes[k]) * 3 * 8 * crops[k] * crops[k]);
-      for (const auto& info : batches[k].info) QVERIFY(std::min(info.decoded.height, info.decoded.width) >= crops[k]);
+      for (const auto& info : batches[k].info)
+        QVERIFY(std::min(info.decoded.height, info.decoded.width) >= crops[k]);
       order.insert(order.end(), batches[k].videos.begin(), batches[k].videos.end());
     }
     QCOMPARE(order, std::vector<int>(all.begin(), all.begin() + 15));
@@ -121,7 +125,8 @@ class TestVideoLoader : public QObject {
     // Without drop_last the last clip makes a sixth, partial batch.
     LoaderOptions keep = o;
     keep.drop_last = false;
-    QCOMPARE(VideoLoader(train_, demoParams(), Split::Train, keep).batchesPerEpoch(), size_t(6));  // and the partial one
+    QCOMPARE(VideoLoader(train_, demoParams(), Split::Train, keep).batchesPerEpoch(),
+             size_t(6));  // and the partial one
   }
 
   // Multigrid long cycles: every training clip draws its sampling rate from
@@ -142,17 +147,22 @@ class TestVideoLoader : public QObject {
     std::set<std::int64_t> spans;
     for (int epoch = 0; epoch < 2; ++epoch)
       for (const auto& b : drain(loader, epoch))
-        for (const auto& info : b.info) spans.insert(info.frame_indices.back() - info.frame_indices.front());
+        for (const auto& info : b.info)
+          spans.insert(info.frame_indices.back() - info.frame_indices.front());
     // 8 frames over 8 source frames (rate 1) or 16 (rate 2) of the 15 fps demo clips.
     QVERIFY(*spans.begin() <= 7 && *spans.rbegin() >= 14);
-    for (auto span : spans) QVERIFY2((span >= 6 && span <= 7) || (span >= 14 && span <= 15), qPrintable(QString::number(span)));
+    for (auto span : spans)
+      QVERIFY2((span >= 6 && span <= 7) || (span >= 14 && span <= 15),
+               qPrintable(QString::number(span)));
   }
 
   // With MULTIGRID.DEFAULT_S, PySlowFast scales the training jitter's minimum with the crop
-  // (round(min x crop / DEFAULT_S), halves to even); the test's short side stays TRAIN_JITTER_SCALES[0].
+  // (round(min x crop / DEFAULT_S), halves to even); the test's short side stays
+  // TRAIN_JITTER_SCALES[0].
   void multigridScalesTheJitterWithTheCrop() {
     auto r = amp::config::ConfigLoader().loadText(
-        "DATA:\n  TRAIN_JITTER_SCALES: [256, 320]\n  TRAIN_CROP_SIZE: 158\nMULTIGRID:\n  DEFAULT_S: 224\n  LONG_CYCLE_SAMPLING_RATE: 8\n",
+        "DATA:\n  TRAIN_JITTER_SCALES: [256, 320]\n  TRAIN_CROP_SIZE: 158\nMULTIGRID:\n  "
+        "DEFAULT_S: 224\n  LONG_CYCLE_SAMPLING_RATE: 8\n",
         "mg.yaml", ".");
     QVERIFY(r.ok());
     const ClipParams p = ClipParams::fromConfig(r.config);
@@ -160,7 +170,8 @@ class TestVideoLoader : public QObject {
     QCOMPARE(p.test_jitter_min, 256);
     QCOMPARE(p.jitter_max, 320);
     QCOMPARE(p.max_sampling_rate, 8);
-    auto plain = amp::config::ConfigLoader().loadText("DATA:\n  TRAIN_CROP_SIZE: 158\n", "p.yaml", ".");
+    auto plain =
+        amp::config::ConfigLoader().loadText("DATA:\n  TRAIN_CROP_SIZE: 158\n", "p.yaml", ".");
     QCOMPARE(ClipParams::fromConfig(plain.config).jitter_min, 256);
   }
 
@@ -216,7 +227,8 @@ class TestVideoLoader : public QObject {
         QCOMPARE(b.labels[i], b.labels[i + 1]);
         QCOMPARE(b.labels[i], train_.videos[static_cast<size_t>(b.videos[i])].label);
         videos.insert(b.videos[i]);
-        differing += !std::equal(b.fast.begin() + static_cast<std::ptrdiff_t>(i * clip), b.fast.begin() + static_cast<std::ptrdiff_t>((i + 1) * clip),
+        differing += !std::equal(b.fast.begin() + static_cast<std::ptrdiff_t>(i * clip),
+                                 b.fast.begin() + static_cast<std::ptrdiff_t>((i + 1) * clip),
                                  b.fast.begin() + static_cast<std::ptrdiff_t>((i + 1) * clip));
       }
     }
@@ -242,7 +254,8 @@ class TestVideoLoader : public QObject {
     std::string error;
     QVERIFY2(generateDemoData(d, summary, &error), error.c_str());
     KineticsList videos;
-    QVERIFY2(readKineticsList(d.out_dir, "train", " ", d.out_dir, 0, videos, &error), error.c_str());
+    QVERIFY2(readKineticsList(d.out_dir, "train", " ", d.out_dir, 0, videos, &error),
+             error.c_str());
     LoaderOptions o;
     o.batch_size = 2;
     o.workers = 2;
@@ -262,7 +275,8 @@ class TestVideoLoader : public QObject {
         for (int v = 0; v < 2; ++v) {
           const int base = 4 * v;
           for (int c = 1; c < 4; ++c)
-            if (b.labels[base + c] != b.labels[base] || b.videos[base + c] != b.videos[base]) qFatal("copies of one video differ in label");
+            if (b.labels[base + c] != b.labels[base] || b.videos[base + c] != b.videos[base])
+              qFatal("copies of one video differ in label");
           if (b.info[base].frame_indices != b.info[base + 1].frame_indices ||
               b.info[base + 2].frame_indices != b.info[base + 3].frame_indices)
             qFatal("the copies of a window have different frames");
@@ -277,20 +291,22 @@ class TestVideoLoader : public QObject {
     int different = 0;
     for (const auto& [a, b] : free) different += a != b;
     QVERIFY2(different >= 6, std::to_string(different).c_str());  // each window starts on its own
-    QVERIFY(windowsOf(-inf, inf) == free);                         // and the same for the same seed
+    QVERIFY(windowsOf(-inf, inf) == free);                        // and the same for the same seed
     // Gaps in time order: the later window's first frame minus the earlier one's last (the
     // indices truncate the float starts, hence the 1-frame slack).
-    auto gaps = [](const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>& w) {
-      std::vector<std::int64_t> g;
-      for (auto [a, b] : w) {
-        if (b.front() < a.front()) std::swap(a, b);
-        g.push_back(b.front() - a.back());
-      }
-      return g;
-    };
+    auto gaps =
+        [](const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>& w) {
+          std::vector<std::int64_t> g;
+          for (auto [a, b] : w) {
+            if (b.front() < a.front()) std::swap(a, b);
+            g.push_back(b.front() - a.back());
+          }
+          return g;
+        };
     for (auto g : gaps(windowsOf(10, inf))) QVERIFY2(g >= 9, std::to_string(g).c_str());
     for (auto g : gaps(windowsOf(-inf, 0))) QVERIFY2(g <= 1, std::to_string(g).c_str());
-    QCOMPARE(windowsOf(1000, inf).size(), size_t(8));  // cannot fit in 64 frames: the closest draw, no failure
+    QCOMPARE(windowsOf(1000, inf).size(),
+             size_t(8));  // cannot fit in 64 frames: the closest draw, no failure
   }
 
   void augmentedClipsAreTheSameWhateverTheWorkers() {
@@ -333,7 +349,8 @@ class TestVideoLoader : public QObject {
     o.batch_size = 4;
     o.seed = 9;
     o.workers = 2;
-    VideoLoader plain(train_, demoParams(), Split::Train, o), recycling(train_, demoParams(), Split::Train, o);
+    VideoLoader plain(train_, demoParams(), Split::Train, o),
+        recycling(train_, demoParams(), Split::Train, o);
     const auto expected = drain(plain, 0);
     recycling.startEpoch(0);
     size_t i = 0;
@@ -384,7 +401,8 @@ class TestVideoLoader : public QObject {
         for (const auto& b : got)
           for (int v : b.videos) seen.insert(v);
       }
-      QCOMPARE(std::set<std::size_t>(batches.begin(), batches.end()).size(), size_t(1));  // equal on every rank
+      QCOMPARE(std::set<std::size_t>(batches.begin(), batches.end()).size(),
+               size_t(1));  // equal on every rank
       QCOMPARE(batches.front(), size_t(world == 3 ? 3 : 4));
       QCOMPARE(std::set<int>(seen.begin(), seen.end()).size(), size_t(16));  // no clip left out
       QCOMPARE(seen.size(), size_t(world == 3 ? 18 : 16));
@@ -417,7 +435,8 @@ class TestVideoLoader : public QObject {
     QVERIFY(loader.totalFailures() >= 2);
     const auto failures = loader.takeFailures();
     QVERIFY(std::any_of(failures.begin(), failures.end(), [](const DecodeFailure& f) {
-      return f.path.find("missing.mp4") != std::string::npos && f.reason.find("does not exist") != std::string::npos;
+      return f.path.find("missing.mp4") != std::string::npos &&
+             f.reason.find("does not exist") != std::string::npos;
     }));
     QVERIFY(loader.takeFailures().empty());  // taken once
   }
@@ -431,33 +450,38 @@ class TestVideoLoader : public QObject {
     VideoLoader loader(l, demoParams(), Split::Train, o);
     const auto batches = drain(loader, 0);
     QVERIFY(batches.empty());
-    QVERIFY2(loader.error().find("5 clips in a row failed to decode") != std::string::npos, loader.error().c_str());
+    QVERIFY2(loader.error().find("5 clips in a row failed to decode") != std::string::npos,
+             loader.error().c_str());
     QVERIFY(loader.error().find("/nowhere/") != std::string::npos);
   }
 
   void optionsFromTheConfig() {
-    auto r = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                                  {"DATA_LOADER.ENABLE_MULTI_THREAD_DECODE", "True"});
+    auto r = amp::config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"DATA_LOADER.ENABLE_MULTI_THREAD_DECODE", "True"});
     QVERIFY(r.ok());
     const auto train = LoaderOptions::fromConfig(r.config, Split::Train, 3, 16);
     QCOMPARE(train.batch_size, 8);  // 64 clips over this machine's 8 GPUs
     QCOMPARE(train.world_size, 16);
     QCOMPARE(train.rank, 3);
     // PySlowFast: the batch is per machine; more machines (NUM_SHARDS) do not shrink it.
-    auto two = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                                    {"NUM_SHARDS", "2", "SHARD_ID", "1"});
+    auto two = amp::config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"NUM_SHARDS", "2", "SHARD_ID", "1"});
     QVERIFY(two.ok());
     QCOMPARE(LoaderOptions::fromConfig(two.config, Split::Train, 9, 16).batch_size, 8);
     // CPU processes split the batch as GPUs do.
-    auto cpu = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                                    {"NUM_GPUS", "0", "DIST.CPU_PROCESSES", "4"});
+    auto cpu = amp::config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"NUM_GPUS", "0", "DIST.CPU_PROCESSES", "4"});
     QVERIFY(cpu.ok());
     QCOMPARE(LoaderOptions::fromConfig(cpu.config, Split::Train, 1, 4).batch_size, 16);
     QCOMPARE(train.workers, 8);
     // DATA.TRAIN_CROP_NUM_TEMPORAL and the gap bounds reach the sampler.
-    auto temporal = amp::config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                                         {"DATA.TRAIN_CROP_NUM_TEMPORAL", "3", "AUG.NUM_SAMPLE", "2",
-                                                          "CONTRASTIVE.DELTA_CLIPS_MIN", "4"});
+    auto temporal = amp::config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"DATA.TRAIN_CROP_NUM_TEMPORAL", "3", "AUG.NUM_SAMPLE", "2", "CONTRASTIVE.DELTA_CLIPS_MIN",
+         "4"});
     QVERIFY(temporal.ok());
     const ClipParams tp = ClipParams::fromConfig(temporal.config);
     QCOMPARE(tp.copiesPerVideo(Split::Train), 6);

@@ -20,7 +20,8 @@ dist::EnvLookup envOf(const std::map<std::string, std::string>& vars) {
 }
 
 config::Config load(const std::vector<std::string>& overrides) {
-  auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml", overrides);
+  auto r = config::ConfigLoader().loadFile(
+      std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml", overrides);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
   return r.config;
 }
@@ -38,10 +39,13 @@ class TestDistEnv : public QObject {
 
   void torchrun() {
     std::string error;
-    const auto d = dist::distEnvFromEnvironment(envOf({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"},
-                                                        {"LOCAL_WORLD_SIZE", "4"}, {"MASTER_ADDR", "node0"},
-                                                        {"MASTER_PORT", "29400"}}),
-                                                 &error);
+    const auto d = dist::distEnvFromEnvironment(envOf({{"RANK", "5"},
+                                                       {"WORLD_SIZE", "8"},
+                                                       {"LOCAL_RANK", "1"},
+                                                       {"LOCAL_WORLD_SIZE", "4"},
+                                                       {"MASTER_ADDR", "node0"},
+                                                       {"MASTER_PORT", "29400"}}),
+                                                &error);
     QVERIFY2(d, error.c_str());
     QCOMPARE(d->rank, 5);
     QCOMPARE(d->world_size, 8);
@@ -56,14 +60,21 @@ class TestDistEnv : public QObject {
     // torchrun's agent serves the TCPStore on MASTER_PORT and tells its workers so: every rank is
     // a client, its keys under the restart's prefix (PyTorch's _create_c10d_store).
     std::string error;
-    auto vars = std::map<std::string, std::string>{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"},
-                                                   {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29400"},
-                                                   {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "3"}};
+    auto vars = std::map<std::string, std::string>{{"RANK", "0"},
+                                                   {"WORLD_SIZE", "2"},
+                                                   {"LOCAL_RANK", "0"},
+                                                   {"LOCAL_WORLD_SIZE", "2"},
+                                                   {"MASTER_ADDR", "127.0.0.1"},
+                                                   {"MASTER_PORT", "29400"},
+                                                   {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                                                   {"TORCHELASTIC_RESTART_COUNT", "3"}};
     auto d = dist::distEnvFromEnvironment(envOf(vars), &error);
     QVERIFY2(d, error.c_str());
     QCOMPARE(d->agent_store_prefix, std::string("/worker/attempt_3"));
-    QVERIFY2(d->describe().find("torchrun's agent store") != std::string::npos, d->describe().c_str());
-    vars["TORCHELASTIC_USE_AGENT_STORE"] = "False";  // e.g. a c10d rendezvous backend without a shared store
+    QVERIFY2(d->describe().find("torchrun's agent store") != std::string::npos,
+             d->describe().c_str());
+    vars["TORCHELASTIC_USE_AGENT_STORE"] =
+        "False";  // e.g. a c10d rendezvous backend without a shared store
     d = dist::distEnvFromEnvironment(envOf(vars), &error);
     QVERIFY2(d, error.c_str());
     QVERIFY(d->agent_store_prefix.empty());
@@ -75,9 +86,12 @@ class TestDistEnv : public QObject {
 
   void launcherWorker() {
     std::string error;
-    const auto d = dist::distEnvFromEnvironment(envOf({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"},
-                                                        {"LOCAL_WORLD_SIZE", "2"}, {"AMPSTUDIO_INIT_METHOD", "file:///tmp/x"}}),
-                                                 &error);
+    const auto d = dist::distEnvFromEnvironment(envOf({{"RANK", "1"},
+                                                       {"WORLD_SIZE", "2"},
+                                                       {"LOCAL_RANK", "1"},
+                                                       {"LOCAL_WORLD_SIZE", "2"},
+                                                       {"AMPSTUDIO_INIT_METHOD", "file:///tmp/x"}}),
+                                                &error);
     QVERIFY2(d, error.c_str());
     QCOMPARE(d->origin, std::string("launcher"));
     QCOMPARE(d->init_method, std::string("file:///tmp/x"));
@@ -85,10 +99,12 @@ class TestDistEnv : public QObject {
 
   void slurm() {
     std::string error;
-    const auto d = dist::distEnvFromEnvironment(envOf({{"SLURM_PROCID", "6"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "2"},
-                                                        {"SLURM_NTASKS_PER_NODE", "4(x2)"},
-                                                        {"SLURM_STEP_NODELIST", "gpu[03-04,09]"}}),
-                                                 &error);
+    const auto d = dist::distEnvFromEnvironment(envOf({{"SLURM_PROCID", "6"},
+                                                       {"SLURM_NTASKS", "8"},
+                                                       {"SLURM_LOCALID", "2"},
+                                                       {"SLURM_NTASKS_PER_NODE", "4(x2)"},
+                                                       {"SLURM_STEP_NODELIST", "gpu[03-04,09]"}}),
+                                                &error);
     QVERIFY2(d, error.c_str());
     QCOMPARE(d->rank, 6);
     QCOMPARE(d->world_size, 8);
@@ -102,8 +118,11 @@ class TestDistEnv : public QObject {
     // srun -N 2 -n 6 without --ntasks-per-node: no SLURM_NTASKS_PER_NODE, but SLURM_TASKS_PER_NODE
     // (or the step's) says "3(x2)"; this task is on node 1.
     std::string error;
-    auto vars = std::map<std::string, std::string>{{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "6"}, {"SLURM_LOCALID", "1"},
-                                                   {"SLURM_NODEID", "1"}, {"SLURM_TASKS_PER_NODE", "3(x2)"},
+    auto vars = std::map<std::string, std::string>{{"SLURM_PROCID", "4"},
+                                                   {"SLURM_NTASKS", "6"},
+                                                   {"SLURM_LOCALID", "1"},
+                                                   {"SLURM_NODEID", "1"},
+                                                   {"SLURM_TASKS_PER_NODE", "3(x2)"},
                                                    {"SLURM_JOB_NODELIST", "n[1-2]"}};
     auto d = dist::distEnvFromEnvironment(envOf(vars), &error);
     QVERIFY2(d, error.c_str());
@@ -125,7 +144,8 @@ class TestDistEnv : public QObject {
   void cudaDeviceOfLocalRank() {
     QCOMPARE(dist::cudaDeviceOfLocalRank(3, 8), 3);
     QCOMPARE(dist::cudaDeviceOfLocalRank(3, 1), 0);  // one GPU bound to each task
-    QCOMPARE(dist::cudaDeviceOfLocalRank(3, 2), 3);  // too few: trainingDevice refuses, naming NUM_GPUS
+    QCOMPARE(dist::cudaDeviceOfLocalRank(3, 2),
+             3);  // too few: trainingDevice refuses, naming NUM_GPUS
   }
 
   void slurmHosts() {
@@ -137,10 +157,12 @@ class TestDistEnv : public QObject {
 
   void malformedVariablesAreNamed() {
     std::string error;
-    QVERIFY(!dist::distEnvFromEnvironment(envOf({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}), &error));
+    QVERIFY(!dist::distEnvFromEnvironment(
+        envOf({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}), &error));
     QVERIFY2(error.find("RANK='x'") != std::string::npos, error.c_str());
     error.clear();
-    QVERIFY(!dist::distEnvFromEnvironment(envOf({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}), &error));
+    QVERIFY(!dist::distEnvFromEnvironment(
+        envOf({{"RANK", "2"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}}), &error));
     QVERIFY2(error.find("not below the world size 2") != std::string::npos, error.c_str());
     error.clear();
     QVERIFY(!dist::distEnvFromEnvironment(envOf({{"RANK", "0"}, {"WORLD_SIZE", "2"}}), &error));
@@ -176,36 +198,46 @@ class TestDistEnv : public QObject {
   void divisibilityRuleIsPerMachine() {
     // PySlowFast runs 8 GPUs x 3 machines with 64 clips per machine (64 % 8 == 0), though 64 is
     // not divisible by 24; it refuses 60 clips over 8 GPUs.
-    auto ok = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                              {"TRAIN.BATCH_SIZE", "64", "NUM_GPUS", "8", "NUM_SHARDS", "3"});
+    auto ok = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"TRAIN.BATCH_SIZE", "64", "NUM_GPUS", "8", "NUM_SHARDS", "3"});
     QVERIFY2(ok.ok(), config::formatDiagnostics(ok.diagnostics).c_str());
-    auto bad = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                               {"TRAIN.BATCH_SIZE", "60", "NUM_GPUS", "8"});
+    auto bad = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"TRAIN.BATCH_SIZE", "60", "NUM_GPUS", "8"});
     QVERIFY(!bad.ok());
     const auto text = config::formatDiagnostics(bad.diagnostics);
     QVERIFY2(text.find("not divisible by NUM_GPUS 8") != std::string::npos, text.c_str());
-    auto cpu = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
-                                               {"TRAIN.BATCH_SIZE", "9", "NUM_GPUS", "0", "DIST.CPU_PROCESSES", "2"});
+    auto cpu = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml",
+        {"TRAIN.BATCH_SIZE", "9", "NUM_GPUS", "0", "DIST.CPU_PROCESSES", "2"});
     QVERIFY(!cpu.ok());
-    QVERIFY(config::formatDiagnostics(cpu.diagnostics).find("DIST.CPU_PROCESSES 2") != std::string::npos);
+    QVERIFY(config::formatDiagnostics(cpu.diagnostics).find("DIST.CPU_PROCESSES 2") !=
+            std::string::npos);
   }
 
   void syncBatchNormGroupsMustSplitAMachine() {
     auto load2 = [](std::vector<std::string> ov) {
-      return config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml", ov);
+      return config::ConfigLoader().loadFile(
+          std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/SLOWFAST_8x8_R50.yaml", ov);
     };
-    auto bad = load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3"});
+    auto bad =
+        load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3"});
     QVERIFY(!bad.ok());
     QCOMPARE(bad.diagnostics.front().key, std::string("BN.NUM_SYNC_DEVICES"));
-    QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "4"}).ok());
-    QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3", "BN.GLOBAL_SYNC", "True"}).ok());
+    QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "4"})
+                .ok());
+    QVERIFY(load2({"NUM_GPUS", "8", "BN.NORM_TYPE", "sync_batchnorm", "BN.NUM_SYNC_DEVICES", "3",
+                   "BN.GLOBAL_SYNC", "True"})
+                .ok());
     // sub_batchnorm splits each device's clips: 64 per device into 4 groups, not 3.
     auto sub = load2({"BN.NORM_TYPE", "sub_batchnorm", "BN.NUM_SPLITS", "4", "NUM_GPUS", "1"});
     QVERIFY2(sub.ok(), config::formatDiagnostics(sub.diagnostics).c_str());
     auto uneven = load2({"BN.NORM_TYPE", "sub_batchnorm", "BN.NUM_SPLITS", "3", "NUM_GPUS", "1"});
     QVERIFY(!uneven.ok());
-    QVERIFY2(config::formatDiagnostics(uneven.diagnostics).find("BN.NUM_SPLITS") != std::string::npos,
-             config::formatDiagnostics(uneven.diagnostics).c_str());
+    QVERIFY2(
+        config::formatDiagnostics(uneven.diagnostics).find("BN.NUM_SPLITS") != std::string::npos,
+        config::formatDiagnostics(uneven.diagnostics).c_str());
   }
 
   void environmentMustFitTheConfig() {

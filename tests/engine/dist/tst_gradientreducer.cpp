@@ -32,35 +32,39 @@ constexpr int kSteps = 3;
 config::Config tinyX3dSyncBn() {
   auto r = config::ConfigLoader().loadFile(
       std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
-      {"X3D.DIM_C5", "32", "DATA.TRAIN_CROP_SIZE", "32", "DATA.NUM_FRAMES", "4", "TRAIN.MIXED_PRECISION", "False",
-       "TRAIN.BATCH_SIZE", "4", "DIST.CPU_PROCESSES", "2", "BN.NORM_TYPE", "sync_batchnorm", "BN.GLOBAL_SYNC", "True",
+      {"X3D.DIM_C5", "32", "DATA.TRAIN_CROP_SIZE", "32", "DATA.NUM_FRAMES", "4",
+       "TRAIN.MIXED_PRECISION", "False", "TRAIN.BATCH_SIZE", "4", "DIST.CPU_PROCESSES", "2",
+       "BN.NORM_TYPE", "sync_batchnorm", "BN.GLOBAL_SYNC", "True",
        // A small step: a randomly initialised X3D on random clips amplifies rounding ~100x per
        // step at lr 0.02 (measured: two one-process runs 1e-7 apart are 1e-3 apart after 3
        // steps), which no implementation could keep within 1e-5. At 0.002 one process with
        // and without the sync path agree to 1e-6, and plain batch norm misses by 8e-3.
-       "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "0.002", "SOLVER.MOMENTUM", "0.9", "SOLVER.WEIGHT_DECAY", "1e-4",
-       "DIST.TIMEOUT_S", "60", "X3D.BN_LIN5", "True"});
+       "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "0.002", "SOLVER.MOMENTUM", "0.9",
+       "SOLVER.WEIGHT_DECAY", "1e-4", "DIST.TIMEOUT_S", "60", "X3D.BN_LIN5", "True"});
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
   return r.config;
 }
 
 config::Config tinyMvit(const std::string& scenario) {
   if (scenario == "syncbn" || scenario == "syncbn_nan") return tinyX3dSyncBn();
-  std::vector<std::string> ov = {"MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE", "32",
-                                 "DATA.TEST_CROP_SIZE", "32", "MODEL.NUM_CLASSES", "5", "MVIT.DIM_MUL", "[[1, 2.0], [3, 2.0]]",
-                                 "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.POOL_Q_STRIDE",
-                                 "[[0, 1, 1, 1], [1, 1, 2, 2], [2, 1, 1, 1], [3, 1, 2, 2]]", "MVIT.POOL_KV_STRIDE_ADAPTIVE",
-                                 "[1, 4, 4]", "MVIT.DROPPATH_RATE", "0.0", "MODEL.DROPOUT_RATE", "0.0", "NUM_GPUS", "0",
-                                 "TRAIN.BATCH_SIZE", "4", "SOLVER.BASE_LR", "0.1",
-                                 // SGD: the update is linear in the gradient, so the weights compare the gradients
-                                 // themselves (Adam's first step is lr x sign(g) and magnifies rounding in tiny ones).
-                                 "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.MOMENTUM", "0.9", "SOLVER.WEIGHT_DECAY", "1e-4"};
+  std::vector<std::string> ov = {
+      "MVIT.EMBED_DIM", "16", "MVIT.DEPTH", "4", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE",
+      "32", "DATA.TEST_CROP_SIZE", "32", "MODEL.NUM_CLASSES", "5", "MVIT.DIM_MUL",
+      "[[1, 2.0], [3, 2.0]]", "MVIT.HEAD_MUL", "[[1, 2.0], [3, 2.0]]", "MVIT.POOL_Q_STRIDE",
+      "[[0, 1, 1, 1], [1, 1, 2, 2], [2, 1, 1, 1], [3, 1, 2, 2]]", "MVIT.POOL_KV_STRIDE_ADAPTIVE",
+      "[1, 4, 4]", "MVIT.DROPPATH_RATE", "0.0", "MODEL.DROPOUT_RATE", "0.0", "NUM_GPUS", "0",
+      "TRAIN.BATCH_SIZE", "4", "SOLVER.BASE_LR", "0.1",
+      // SGD: the update is linear in the gradient, so the weights compare the gradients
+      // themselves (Adam's first step is lr x sign(g) and magnifies rounding in tiny ones).
+      "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.MOMENTUM", "0.9", "SOLVER.WEIGHT_DECAY", "1e-4"};
   if (scenario == "amp_inf") {
-    ov.insert(ov.end(), {"TRAIN.MIXED_PRECISION", "True", "AMP.DTYPE", "bfloat16", "AMP.SCALER", "on"});
+    ov.insert(ov.end(),
+              {"TRAIN.MIXED_PRECISION", "True", "AMP.DTYPE", "bfloat16", "AMP.SCALER", "on"});
   } else {
     ov.insert(ov.end(), {"TRAIN.MIXED_PRECISION", "False"});
   }
-  auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
+  auto r = config::ConfigLoader().loadFile(
+      std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
   return r.config;
 }
@@ -70,8 +74,10 @@ train::MicroBatch globalBatch(const config::Config& c, int s) {
   torch::manual_seed(1000 + s);
   const int64_t crop = c.getInt("DATA.TRAIN_CROP_SIZE");
   train::MicroBatch mb;
-  mb.inputs.push_back(torch::randn({2 * kPerRank, 3, c.getInt("DATA.NUM_FRAMES"), crop, crop}) + 0.5);
-  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {2 * kPerRank}, torch::TensorOptions().dtype(torch::kLong));
+  mb.inputs.push_back(torch::randn({2 * kPerRank, 3, c.getInt("DATA.NUM_FRAMES"), crop, crop}) +
+                      0.5);
+  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {2 * kPerRank},
+                             torch::TensorOptions().dtype(torch::kLong));
   return mb;
 }
 
@@ -96,7 +102,8 @@ std::string outPath(const std::string& dir, int rank, int step) {
 int worker(const std::string& scenario, const std::string& dir) {
   torch::set_num_threads(1);
   std::string error;
-  const auto env = dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &error);
+  const auto env =
+      dist::distEnvFromEnvironment([](const char* k) { return std::getenv(k); }, &error);
   if (!env) {
     std::fprintf(stderr, "worker: %s\n", error.c_str());
     return 2;
@@ -104,23 +111,29 @@ int worker(const std::string& scenario, const std::string& dir) {
   std::ofstream report(dir + "/rank" + std::to_string(env->rank) + ".txt");
   try {
     const auto c = tinyMvit(scenario);
-    torch::manual_seed(static_cast<uint64_t>(env->rank) + 1);  // different weights: the broadcast must unify them
+    torch::manual_seed(static_cast<uint64_t>(env->rank) +
+                       1);  // different weights: the broadcast must unify them
     auto net = models::buildVideoNet(c);
     auto optimizer = train::buildOptimizer(c, *net);
     train::TrainStep stepper(c, *net, *optimizer, train::PrecisionPolicy::fromConfig(c));
-    if (scenario == "syncbn" || scenario == "syncbn_nan") {  // the trainer's path: DataParallel joins, syncs BN, wires the reducer
+    if (scenario == "syncbn" ||
+        scenario ==
+            "syncbn_nan") {  // the trainer's path: DataParallel joins, syncs BN, wires the reducer
       train::DataParallel ddp(*env, c, torch::Device(torch::kCPU));
       ddp.attach(*net, stepper, 0);
       for (int s = 0; s < kSteps; ++s) {
         train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
         auto mine = slice(globalBatch(c, s), env->rank * kPerRank, kPerRank);
-        if (scenario == "syncbn_nan" && s == 1 && env->rank == 1) {  // a NaN loss on this rank only (FP32: no scaler)
-          mine.targets = torch::one_hot(mine.labels, c.getInt("MODEL.NUM_CLASSES")).to(torch::kFloat);
+        if (scenario == "syncbn_nan" && s == 1 &&
+            env->rank == 1) {  // a NaN loss on this rank only (FP32: no scaler)
+          mine.targets =
+              torch::one_hot(mine.labels, c.getInt("MODEL.NUM_CLASSES")).to(torch::kFloat);
           mine.targets[0][0] = std::numeric_limits<float>::quiet_NaN();
         }
         const auto out = stepper.run({mine});
         torch::save(flatParams(*net), outPath(dir, env->rank, s));
-        report << "step " << s << " finite " << out.finite_loss << " stepped " << out.stepped << "\n";
+        report << "step " << s << " finite " << out.finite_loss << " stepped " << out.stepped
+               << "\n";
       }
       report << "done\n";
       return 0;
@@ -134,15 +147,19 @@ int worker(const std::string& scenario, const std::string& dir) {
     for (int s = 0; s < kSteps; ++s) {
       if (scenario == "die" && s == 1 && env->rank == 1) std::raise(SIGKILL);
       auto mine = slice(globalBatch(c, s), env->rank * kPerRank, kPerRank);
-      if (scenario == "amp_inf" && s == 1 && env->rank == 1) mine.inputs[0][0].fill_(std::numeric_limits<float>::infinity());
+      if (scenario == "amp_inf" && s == 1 && env->rank == 1)
+        mine.inputs[0][0].fill_(std::numeric_limits<float>::infinity());
       train::setLearningRate(*optimizer, c.getFloat("SOLVER.BASE_LR"));
       std::vector<train::MicroBatch> micro = {mine};
-      if (scenario == "accum")  // two micro-batches of one clip: clip r, then clip 2 + r of the global batch
-        micro = {slice(globalBatch(c, s), env->rank, 1), slice(globalBatch(c, s), 2 + env->rank, 1)};
+      if (scenario ==
+          "accum")  // two micro-batches of one clip: clip r, then clip 2 + r of the global batch
+        micro = {slice(globalBatch(c, s), env->rank, 1),
+                 slice(globalBatch(c, s), 2 + env->rank, 1)};
       const auto out = stepper.run(micro);
       torch::save(flatParams(*net), outPath(dir, env->rank, s));
-      report << "step " << s << " stepped " << out.stepped << " scale " << out.update.scale_after << " in_backward "
-             << reducer.lastStats().launched_in_backward << " grad_norm " << out.grad_norm << "\n";
+      report << "step " << s << " stepped " << out.stepped << " scale " << out.update.scale_after
+             << " in_backward " << reducer.lastStats().launched_in_backward << " grad_norm "
+             << out.grad_norm << "\n";
     }
     report << "done\n";
     return 0;
@@ -214,7 +231,8 @@ class TestGradientReducer : public QObject {
       torch::Tensor r0, r1;
       torch::load(r0, outPath(out, 0, s));
       torch::load(r1, outPath(out, 1, s));
-      QVERIFY2(torch::equal(r0, r1), qPrintable(QString("step %1: the ranks' weights differ").arg(s)));
+      QVERIFY2(torch::equal(r0, r1),
+               qPrintable(QString("step %1: the ranks' weights differ").arg(s)));
       const double diff = (r0 - flatParams(*net)).abs().max().item<double>();
       QVERIFY2(diff < 1e-5, qPrintable(QString("step %1: %2 from one process").arg(s).arg(diff)));
     }
@@ -286,7 +304,8 @@ class TestGradientReducer : public QObject {
     for (int rank = 0; rank < 2; ++rank) {
       const auto report = readReport(out, rank);
       QVERIFY2(report.find("step 0 stepped 1 scale 65536") != std::string::npos, report.c_str());
-      QVERIFY2(report.find("step 1 stepped 0 scale 32768") != std::string::npos, report.c_str());  // both skip and back off
+      QVERIFY2(report.find("step 1 stepped 0 scale 32768") != std::string::npos,
+               report.c_str());  // both skip and back off
       QVERIFY2(report.find("step 2 stepped 1 scale 32768") != std::string::npos, report.c_str());
     }
     torch::Tensor a, b, before;
@@ -300,15 +319,18 @@ class TestGradientReducer : public QObject {
   void aDeadRankFailsTheOtherWithinTheTimeout() {
     const auto [codes, out] = runWorkers("die");
     QCOMPARE(codes[1], -1);  // killed
-    QCOMPARE(codes[0], 3);   // failed with a message, did not hang (runWorkers kills a hung worker: -1)
+    QCOMPARE(codes[0],
+             3);  // failed with a message, did not hang (runWorkers kills a hung worker: -1)
     const auto report = readReport(out, 0);
-    QVERIFY2(report.find("error distributed: ") != std::string::npos && report.find("failed on rank 0 of 2") != std::string::npos,
+    QVERIFY2(report.find("error distributed: ") != std::string::npos &&
+                 report.find("failed on rank 0 of 2") != std::string::npos,
              report.c_str());
   }
 };
 
 int main(int argc, char** argv) {
-  if (const char* scenario = std::getenv("AMPSTUDIO_TEST_SCENARIO")) return worker(scenario, std::getenv("AMPSTUDIO_TEST_OUT"));
+  if (const char* scenario = std::getenv("AMPSTUDIO_TEST_SCENARIO"))
+    return worker(scenario, std::getenv("AMPSTUDIO_TEST_OUT"));
   QCoreApplication app(argc, argv);
   TestGradientReducer t;
   return QTest::qExec(&t, argc, argv);

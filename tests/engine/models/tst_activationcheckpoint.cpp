@@ -13,22 +13,59 @@ using namespace amp;
 namespace {
 
 config::Config load(const std::string& file, std::vector<std::string> ov) {
-  auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/" + file, ov);
+  auto r =
+      config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/" + file, ov);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
   return r.config;
 }
 
 // A tiny MViTv2 with drop path on, so the recomputation must replay the forward's random draws.
 std::vector<std::string> tinyMViT() {
-  return {"MVIT.EMBED_DIM", "8", "MVIT.DEPTH", "3", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE", "32", "DATA.TEST_CROP_SIZE",
-          "32", "MODEL.NUM_CLASSES", "5", "MVIT.DIM_MUL", "[[1, 2.0]]", "MVIT.HEAD_MUL", "[[1, 2.0]]", "MVIT.POOL_Q_STRIDE",
-          "[[1, 1, 2, 2]]", "MVIT.POOL_KV_STRIDE_ADAPTIVE", "[1, 2, 2]", "MVIT.DROPPATH_RATE", "0.3", "MODEL.DROPOUT_RATE",
-          "0.5", "NUM_GPUS", "0"};
+  return {"MVIT.EMBED_DIM",
+          "8",
+          "MVIT.DEPTH",
+          "3",
+          "DATA.NUM_FRAMES",
+          "4",
+          "DATA.TRAIN_CROP_SIZE",
+          "32",
+          "DATA.TEST_CROP_SIZE",
+          "32",
+          "MODEL.NUM_CLASSES",
+          "5",
+          "MVIT.DIM_MUL",
+          "[[1, 2.0]]",
+          "MVIT.HEAD_MUL",
+          "[[1, 2.0]]",
+          "MVIT.POOL_Q_STRIDE",
+          "[[1, 1, 2, 2]]",
+          "MVIT.POOL_KV_STRIDE_ADAPTIVE",
+          "[1, 2, 2]",
+          "MVIT.DROPPATH_RATE",
+          "0.3",
+          "MODEL.DROPOUT_RATE",
+          "0.5",
+          "NUM_GPUS",
+          "0"};
 }
-std::vector<std::string> tinyX3D() { return {"X3D.DIM_C5", "32", "NUM_GPUS", "0", "MODEL.DROPOUT_RATE", "0.5"}; }
+std::vector<std::string> tinyX3D() {
+  return {"X3D.DIM_C5", "32", "NUM_GPUS", "0", "MODEL.DROPOUT_RATE", "0.5"};
+}
 std::vector<std::string> tinySlowFast() {
-  return {"RESNET.WIDTH_PER_GROUP", "16", "RESNET.DEPTH", "18", "DATA.NUM_FRAMES", "8", "DATA.TRAIN_CROP_SIZE", "32",
-          "MODEL.NUM_CLASSES", "3", "NUM_GPUS", "0", "RESNET.TRANS_FUNC", "basic_transform"};
+  return {"RESNET.WIDTH_PER_GROUP",
+          "16",
+          "RESNET.DEPTH",
+          "18",
+          "DATA.NUM_FRAMES",
+          "8",
+          "DATA.TRAIN_CROP_SIZE",
+          "32",
+          "MODEL.NUM_CLASSES",
+          "3",
+          "NUM_GPUS",
+          "0",
+          "RESNET.TRANS_FUNC",
+          "basic_transform"};
 }
 
 // Checkpointed segments in the autograd graph behind `t` (their backward nodes).
@@ -54,7 +91,8 @@ struct Pass {
 
 // One training forward + backward of a fresh model (weights from `seed`), with the random state
 // of the forward fixed by `rngSeed`.
-Pass trainPass(config::Config c, bool checkpoint, const std::vector<torch::Tensor>& input, bool bf16) {
+Pass trainPass(config::Config c, bool checkpoint, const std::vector<torch::Tensor>& input,
+               bool bf16) {
   c.set("MODEL.ACT_CHECKPOINT", checkpoint);
   torch::manual_seed(11);
   auto net = models::buildVideoNet(c);
@@ -62,7 +100,8 @@ Pass trainPass(config::Config c, bool checkpoint, const std::vector<torch::Tenso
   torch::manual_seed(12);  // drop path and dropout draws
   Pass p;
   {
-    precision::AutocastGuard guard(bf16, precision::AutocastDevice::CPU, precision::AutocastType::BFloat16);
+    precision::AutocastGuard guard(bf16, precision::AutocastDevice::CPU,
+                                   precision::AutocastType::BFloat16);
     p.logits = net->forward(input);
   }
   p.segments = checkpointNodes(p.logits);
@@ -74,7 +113,9 @@ Pass trainPass(config::Config c, bool checkpoint, const std::vector<torch::Tenso
   return p;
 }
 
-double maxDiff(const torch::Tensor& a, const torch::Tensor& b) { return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>(); }
+double maxDiff(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.to(torch::kDouble) - b.to(torch::kDouble)).abs().max().item<double>();
+}
 
 }  // namespace
 
@@ -105,8 +146,8 @@ class TestActivationCheckpoint : public QObject {
       input = {torch::randn({2, 3, 4, 32, 32})};
     } else if (model == "x3d") {
       c = load("demo/DEMO_X3D_TINY.yaml", tinyX3D());
-      input = {torch::randn({2, 3, static_cast<int64_t>(c.getInt("DATA.NUM_FRAMES")), c.getInt("DATA.TRAIN_CROP_SIZE"),
-                             c.getInt("DATA.TRAIN_CROP_SIZE")})};
+      input = {torch::randn({2, 3, static_cast<int64_t>(c.getInt("DATA.NUM_FRAMES")),
+                             c.getInt("DATA.TRAIN_CROP_SIZE"), c.getInt("DATA.TRAIN_CROP_SIZE")})};
     } else {
       c = load("Kinetics/SLOWFAST_8x8_R50.yaml", tinySlowFast());
       input = {torch::randn({2, 3, 2, 32, 32}), torch::randn({2, 3, 8, 32, 32})};
@@ -126,7 +167,10 @@ class TestActivationCheckpoint : public QObject {
       QVERIFY2(ckpt.grads.count(name), name.c_str());
       const double scale = std::max(1e-3, g.abs().max().item<double>());
       QVERIFY2(maxDiff(g, ckpt.grads.at(name)) <= tol * scale,
-               qPrintable(QString("%1: %2 vs scale %3").arg(name.c_str()).arg(maxDiff(g, ckpt.grads.at(name))).arg(scale)));
+               qPrintable(QString("%1: %2 vs scale %3")
+                              .arg(name.c_str())
+                              .arg(maxDiff(g, ckpt.grads.at(name)))
+                              .arg(scale)));
     }
     // Batch norm's running statistics updated once, as without checkpointing.
     for (const auto& [name, b] : plain.buffers)
@@ -142,7 +186,8 @@ class TestActivationCheckpoint : public QObject {
     int calls = 0;
     auto segment = [&](const std::vector<torch::Tensor>& in) {
       ++calls;
-      return std::vector<torch::Tensor>{torch::tanh(fc(in[0])) * in[1], torch::dropout(fc(in[0]), 0.5, true)};
+      return std::vector<torch::Tensor>{torch::tanh(fc(in[0])) * in[1],
+                                        torch::dropout(fc(in[0]), 0.5, true)};
     };
     torch::manual_seed(4);
     auto plain = segment({x, constant});
@@ -154,7 +199,8 @@ class TestActivationCheckpoint : public QObject {
     torch::manual_seed(4);
     auto ck = models::runCheckpointed(*fc, segment, {x, constant});
     QVERIFY(ck[0].grad_fn() != nullptr);
-    torch::manual_seed(99);  // the random state moves on before backward: the recomputation must not care
+    torch::manual_seed(
+        99);  // the random state moves on before backward: the recomputation must not care
     torch::randn({10});
     calls = 0;
     (ck[0].sum() + ck[1].pow(2).sum()).backward();
@@ -180,7 +226,10 @@ class TestActivationCheckpoint : public QObject {
     torch::nn::Linear fc(4, 3);
     const auto x = torch::randn({2, 4});
     torch::NoGradGuard noGrad;
-    auto y = models::runCheckpointed(*fc, [&](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{fc(in[0])}; }, {x});
+    auto y = models::runCheckpointed(
+        *fc,
+        [&](const std::vector<torch::Tensor>& in) { return std::vector<torch::Tensor>{fc(in[0])}; },
+        {x});
     QVERIFY(!y[0].requires_grad());
     QVERIFY(torch::equal(y[0], fc(x)));
   }

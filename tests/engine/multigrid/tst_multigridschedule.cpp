@@ -50,7 +50,8 @@ void checkRows(const multigrid::Schedule& s, const std::vector<Row>& rows) {
     QVERIFY2(p.batch_size == r.batch && p.per_device_batch == r.perDevice, where);
     QVERIFY2(p.long_cycle_sampling_rate == r.lcsr && p.sampling_rate == 2, where);
     QVERIFY2(p.bn.norm_type == r.bn, where + " bn " + p.bn.norm_type.c_str());
-    const std::int64_t count = p.bn.norm_type == "sub_batchnorm" ? p.bn.num_splits : p.bn.num_sync_devices;
+    const std::int64_t count =
+        p.bn.norm_type == "sub_batchnorm" ? p.bn.num_splits : p.bn.num_sync_devices;
     if (p.bn.norm_type != "batchnorm") QVERIFY2(count == r.bnCount, where);
     QVERIFY2(!p.lrs.empty() && qFuzzyCompare(p.lrs.front().relative_lr, r.lr), where);
     QVERIFY2(p.fine_tune == (i + 1 == rows.size()), where);
@@ -59,7 +60,8 @@ void checkRows(const multigrid::Schedule& s, const std::vector<Row>& rows) {
 
 void compareList(const std::vector<double>& got, const std::vector<double>& want) {
   QCOMPARE(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) QVERIFY2(qFuzzyCompare(1 + got[i], 1 + want[i]), QByteArray::number(static_cast<int>(i)));
+  for (size_t i = 0; i < want.size(); ++i)
+    QVERIFY2(qFuzzyCompare(1 + got[i], 1 + want[i]), QByteArray::number(static_cast<int>(i)));
 }
 
 // The schedule's own checks, also where the config validator would object first.
@@ -104,18 +106,19 @@ class TestMultigridSchedule : public QObject {
   //     (8, 158) (16, 158) (16, 224) (32, 224)   [round(224 x 0.70711) = round(158.39) = 158]
   //   with short crops 224 x 0.5 = 112 and 224 x 0.70711 = 158.39 (not rounded there):
   //     B = round(default_size / (T S^2)):  T=8:  16, 8, 8 (1605632/(8x24964) = 8.04)  avg 32/3
-  //                                          T=16 S=158: 8, 4, 4 avg 16/3;  T=16 S=224: 8, 4, 2 avg 14/3
-  //                                          T=32: 4, 2, 1 avg 7/3;  sum avg = 23
-  //   stage epochs 94, 60, 42 split by avg/23: stage 0: 94x(32/3)/23 = 43.594, 21.797, 19.072, 9.536
-  //   iterations per shape = stage epochs / 23: (94+60+42)/23 = 8.5217 -> iter_saving = 196/8.5217 = 5.75
-  //   fine-tune: (239 - 196) / 5.75 x 7/3 = 17.449 epochs at (1, 32, 224)
-  //   raw sum = 196 (every stage keeps its epochs) + 17.449 = 213.449
-  //   x = 239 x 1.5 / 213.449 = 1.67956; cumulative epochs x x rounded (half to even):
-  //     73.22 109.83 141.86 157.88 | 204.61 227.98 248.43 258.65 | 291.37 307.72 322.04 329.19 | 358.5
+  //                                          T=16 S=158: 8, 4, 4 avg 16/3;  T=16 S=224: 8, 4, 2 avg
+  //                                          14/3 T=32: 4, 2, 1 avg 7/3;  sum avg = 23
+  //   stage epochs 94, 60, 42 split by avg/23: stage 0: 94x(32/3)/23
+  //   = 43.594, 21.797, 19.072, 9.536 iterations per shape = stage epochs / 23: (94+60+42)/23
+  //   = 8.5217 -> iter_saving = 196/8.5217 = 5.75 fine-tune: (239 - 196) / 5.75 x 7/3 = 17.449
+  //   epochs at (1, 32, 224) raw sum = 196 (every stage keeps its epochs) + 17.449 = 213.449 x =
+  //   239 x 1.5 / 213.449 = 1.67956; cumulative epochs x x rounded (half to even):
+  //     73.22 109.83 141.86 157.88 | 204.61 227.98 248.43 258.65 | 291.37 307.72 322.04 329.19 |
+  //     358.5
   //     -> 73 110 142 158 | 205 228 248 259 | 291 308 322 329 | 358
-  //   batch = B x 64, per device /8; BN: (B x 64 / 8) / 8 = B -> sub_batchnorm B splits, B=1 batchnorm
-  //   long-cycle sampling rate = 2 x (32 // T): T=8 -> 8, T=16 -> 4, T=32 -> 2
-  //   LRS = 0.1^stage x B; the fine-tune phase starts at the repeated 0.01 and drops to 0.001 at
+  //   batch = B x 64, per device /8; BN: (B x 64 / 8) / 8 = B -> sub_batchnorm B splits, B=1
+  //   batchnorm long-cycle sampling rate = 2 x (32 // T): T=8 -> 8, T=16 -> 4, T=32 -> 2 LRS =
+  //   0.1^stage x B; the fine-tune phase starts at the repeated 0.01 and drops to 0.001 at
   //   STEPS[-1] = (329 + 358) // 2 = 343.
   void kineticsStepwise() {
     const auto s = multigrid::buildSchedule(load(kKinetics));
@@ -174,11 +177,14 @@ class TestMultigridSchedule : public QObject {
     QCOMPARE(p3.short_cycle[1].batch_mult, std::int64_t{2});
     // Iterations cycle 0, 1, 2, 0 ... from the start of every epoch.
     auto st = multigrid::shortCycleStep(p3, 0);
-    QVERIFY(st.cycle_index == 0 && st.crop == 112 && st.per_device_batch == 32 && st.jitter_min_scale == 128);
+    QVERIFY(st.cycle_index == 0 && st.crop == 112 && st.per_device_batch == 32 &&
+            st.jitter_min_scale == 128);
     st = multigrid::shortCycleStep(p3, 1);
-    QVERIFY(st.cycle_index == 1 && st.crop == 158 && st.per_device_batch == 16 && st.jitter_min_scale == 181);
+    QVERIFY(st.cycle_index == 1 && st.crop == 158 && st.per_device_batch == 16 &&
+            st.jitter_min_scale == 181);
     st = multigrid::shortCycleStep(p3, 5);
-    QVERIFY(st.cycle_index == 2 && st.crop == 224 && st.per_device_batch == 8 && st.jitter_min_scale == 256);
+    QVERIFY(st.cycle_index == 2 && st.crop == 224 && st.per_device_batch == 8 &&
+            st.jitter_min_scale == 256);
     QCOMPARE(multigrid::shortCycleStep(p3, 6).cycle_index, 0);
     // len: 1000 clips / mean(32, 16, 8) = 1000 / 18.667 = 53.57 -> 53 (drop_last), 54.
     QCOMPARE(multigrid::iterationsPerEpoch(p3, 1000, true), std::int64_t{53});
@@ -206,9 +212,9 @@ class TestMultigridSchedule : public QObject {
   // STEPS [0, 14, 18], MAX_EPOCH 22.
   //   base (T, S): (16, 158) (32, 158) (32, 224) (64, 224); B and avg B as for Kinetics
   //   (default_size doubles with T0): 8, 4, 2, 1 and 32/3, 16/3, 14/3, 7/3, sum 23.
-  //   stage 0 (14 epochs): 6.4928, 3.2464, 2.8406, 1.4203; stage 1 (4): 1.8551, 0.9275, 0.8116, 0.4058
-  //   iter_saving = 18 / (18/23) = 5.75; fine-tune (22 - 18) / 5.75 x 7/3 = 1.6232
-  //   x = 22 x 1.5 / (18 + 1.6232) = 1.68168; cumulative: 10.92 16.38 21.16 23.54 | 26.66 28.22 29.59
+  //   stage 0 (14 epochs): 6.4928, 3.2464, 2.8406, 1.4203; stage 1 (4): 1.8551, 0.9275, 0.8116,
+  //   0.4058 iter_saving = 18 / (18/23) = 5.75; fine-tune (22 - 18) / 5.75 x 7/3 = 1.6232 x = 22
+  //   x 1.5 / (18 + 1.6232) = 1.68168; cumulative: 10.92 16.38 21.16 23.54 | 26.66 28.22 29.59
   //   30.27 | 33.0 -> 11 16 21 24 | 27 28 30 30 | 33: phase 7 rounds to nothing (30-30).
   //   BN: (B x 16 / 8) / 8 = B/4: B=8 sub 2, B=4 batchnorm, B=2 sync int(1/0.5) = 2, B=1 sync 4.
   //   STEPS[-1] = (30 + 33) // 2 = 31.
@@ -277,8 +283,9 @@ class TestMultigridSchedule : public QObject {
   // int() 61, 73 (Python's round would give 62, 74); MAX_EPOCH 57 x 1.5 = 85.5 -> 85. One phase at
   // (1, 64, 224); shapes 112 x4, 158 x2, 224 x1 (avg B 7/3): 57 / (85 / (7/3)) = 1.5647059.
   void shortCycleOnly() {
-    const auto c = load(kSsv2, {"MULTIGRID.LONG_CYCLE", "False", "SOLVER.STEPS", "[0, 41, 49]", "SOLVER.MAX_EPOCH", "57",
-                                "DATA.TRAIN_JITTER_SCALES", "[256, 340]"});
+    const auto c =
+        load(kSsv2, {"MULTIGRID.LONG_CYCLE", "False", "SOLVER.STEPS", "[0, 41, 49]",
+                     "SOLVER.MAX_EPOCH", "57", "DATA.TRAIN_JITTER_SCALES", "[256, 340]"});
     const auto s = multigrid::buildSchedule(c);
     QVERIFY(!s.long_cycle && s.short_cycle);
     compareList(s.steps, {0, 61, 73});
@@ -310,26 +317,33 @@ class TestMultigridSchedule : public QObject {
   }
 
   void errorsNameTheKey() {
-    const std::vector<std::string> on = {"MULTIGRID.LONG_CYCLE", "True", "SOLVER.LR_POLICY", "steps_with_relative_lrs",
-                                         "SOLVER.LRS", "[1, 0.1, 0.01]", "SOLVER.MAX_EPOCH", "20"};
+    const std::vector<std::string> on = {
+        "MULTIGRID.LONG_CYCLE", "True",           "SOLVER.LR_POLICY", "steps_with_relative_lrs",
+        "SOLVER.LRS",           "[1, 0.1, 0.01]", "SOLVER.MAX_EPOCH", "20"};
     auto with = [&](std::vector<std::string> more) {
       more.insert(more.begin(), on.begin(), on.end());
       return errorOf(more);
     };
     auto e = with({"SOLVER.STEPS", "[0, 10]", "MULTIGRID.LONG_CYCLE_FACTORS", "[[0.5, 1], [1]]"});
-    QVERIFY2(e.rfind("MULTIGRID.LONG_CYCLE_FACTORS: entry 1", 0) == 0 && e.find("pair") != std::string::npos, e.c_str());
+    QVERIFY2(e.rfind("MULTIGRID.LONG_CYCLE_FACTORS: entry 1", 0) == 0 &&
+                 e.find("pair") != std::string::npos,
+             e.c_str());
     e = with({"SOLVER.STEPS", "[0, 10]", "MULTIGRID.LONG_CYCLE_FACTORS", "[]"});
     QVERIFY2(e.rfind("MULTIGRID.LONG_CYCLE_FACTORS:", 0) == 0, e.c_str());
     e = with({"SOLVER.STEPS", "[0, 10]", "MULTIGRID.LONG_CYCLE_FACTORS", "[[0.5, 0]]"});
-    QVERIFY2(e.rfind("MULTIGRID.LONG_CYCLE_FACTORS:", 0) == 0 && e.find("above 0") != std::string::npos, e.c_str());
+    QVERIFY2(
+        e.rfind("MULTIGRID.LONG_CYCLE_FACTORS:", 0) == 0 && e.find("above 0") != std::string::npos,
+        e.c_str());
     e = with({"SOLVER.STEPS", "[5, 10]"});
-    QVERIFY2(e.rfind("SOLVER.STEPS:", 0) == 0 && e.find("starting with 0") != std::string::npos, e.c_str());
+    QVERIFY2(e.rfind("SOLVER.STEPS:", 0) == 0 && e.find("starting with 0") != std::string::npos,
+             e.c_str());
     e = with({"SOLVER.STEPS", "[]"});
     QVERIFY2(e.rfind("SOLVER.STEPS:", 0) == 0, e.c_str());
     e = with({"SOLVER.STEPS", "[0, 12, 8]"});
     QVERIFY2(e.rfind("SOLVER.STEPS: must not decrease", 0) == 0, e.c_str());
     e = with({"SOLVER.STEPS", "[0, 25]"});
-    QVERIFY2(e.rfind("SOLVER.MAX_EPOCH: 20 is before the last SOLVER.STEPS entry 25", 0) == 0, e.c_str());
+    QVERIFY2(e.rfind("SOLVER.MAX_EPOCH: 20 is before the last SOLVER.STEPS entry 25", 0) == 0,
+             e.c_str());
     e = errorOf({"MULTIGRID.SHORT_CYCLE", "True", "MULTIGRID.SHORT_CYCLE_FACTORS", "[0.5]"});
     QVERIFY2(e.rfind("MULTIGRID.SHORT_CYCLE_FACTORS: needs exactly two", 0) == 0, e.c_str());
     QVERIFY(with({"SOLVER.STEPS", "[0, 10]"}).empty());

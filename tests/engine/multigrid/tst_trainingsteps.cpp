@@ -18,18 +18,36 @@ config::Config load(const char* file, const std::vector<std::string>& overrides 
 // The demo's stepwise multigrid pair, written out: X3D-sized clips of 8 frames at 64 px, batch 8
 // on one CPU process, SOLVER.STEPS [0, 6], MAX_EPOCH 8, the default long-cycle factors.
 config::Config demo(const std::vector<std::string>& more = {}) {
-  std::vector<std::string> o = {"NUM_GPUS", "0", "DIST.CPU_PROCESSES", "1", "TRAIN.BATCH_SIZE", "8", "DATA.NUM_FRAMES", "8",
-                                "DATA.TRAIN_CROP_SIZE", "64", "DATA.TRAIN_JITTER_SCALES", "[64, 72]", "DATA.SAMPLING_RATE", "2",
-                                "SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.STEPS", "[0, 6]", "SOLVER.LRS", "[1, 0.1]",
-                                "SOLVER.MAX_EPOCH", "8"};
+  std::vector<std::string> o = {"NUM_GPUS",
+                                "0",
+                                "DIST.CPU_PROCESSES",
+                                "1",
+                                "TRAIN.BATCH_SIZE",
+                                "8",
+                                "DATA.NUM_FRAMES",
+                                "8",
+                                "DATA.TRAIN_CROP_SIZE",
+                                "64",
+                                "DATA.TRAIN_JITTER_SCALES",
+                                "[64, 72]",
+                                "DATA.SAMPLING_RATE",
+                                "2",
+                                "SOLVER.LR_POLICY",
+                                "steps_with_relative_lrs",
+                                "SOLVER.STEPS",
+                                "[0, 6]",
+                                "SOLVER.LRS",
+                                "[1, 0.1]",
+                                "SOLVER.MAX_EPOCH",
+                                "8"};
   o.insert(o.end(), more.begin(), more.end());
   auto r = config::ConfigLoader().loadText("", "demo.yaml", ".", o);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
   return r.config;
 }
 
-multigrid::StepShape shape(std::int64_t clips, std::int64_t frames, std::int64_t crop, const char* bn = "batchnorm",
-                           std::int64_t count = 1) {
+multigrid::StepShape shape(std::int64_t clips, std::int64_t frames, std::int64_t crop,
+                           const char* bn = "batchnorm", std::int64_t count = 1) {
   multigrid::StepShape s;
   s.clips = clips;
   s.frames = frames;
@@ -44,13 +62,17 @@ void checkPhase(const multigrid::PhaseSteps& p, int phase, std::int64_t start, s
                 const std::vector<multigrid::ShapeSteps>& perEpoch) {
   const QByteArray where = "phase " + QByteArray::number(phase);
   QVERIFY2(p.phase == phase, where);
-  QVERIFY2(p.start_epoch == start && p.end_epoch == end, where + " epochs " + QByteArray::number(static_cast<qlonglong>(p.start_epoch)) +
-                                                             "-" + QByteArray::number(static_cast<qlonglong>(p.end_epoch)));
-  QVERIFY2(p.per_epoch.size() == perEpoch.size(), where + " shapes " + QByteArray::number(static_cast<int>(p.per_epoch.size())));
+  QVERIFY2(p.start_epoch == start && p.end_epoch == end,
+           where + " epochs " + QByteArray::number(static_cast<qlonglong>(p.start_epoch)) + "-" +
+               QByteArray::number(static_cast<qlonglong>(p.end_epoch)));
+  QVERIFY2(p.per_epoch.size() == perEpoch.size(),
+           where + " shapes " + QByteArray::number(static_cast<int>(p.per_epoch.size())));
   for (size_t i = 0; i < perEpoch.size(); ++i) {
-    QVERIFY2(p.per_epoch[i].shape == perEpoch[i].shape, where + " shape " + p.per_epoch[i].shape.text().c_str());
+    QVERIFY2(p.per_epoch[i].shape == perEpoch[i].shape,
+             where + " shape " + p.per_epoch[i].shape.text().c_str());
     QVERIFY2(p.per_epoch[i].steps == perEpoch[i].steps,
-             where + " " + p.per_epoch[i].shape.text().c_str() + ": " + QByteArray::number(static_cast<qlonglong>(p.per_epoch[i].steps)));
+             where + " " + p.per_epoch[i].shape.text().c_str() + ": " +
+                 QByteArray::number(static_cast<qlonglong>(p.per_epoch[i].steps)));
   }
 }
 
@@ -94,7 +116,9 @@ class TestTrainingSteps : public QObject {
     QCOMPARE(QString::fromStdString(shapes[3].text()), QString("8 x 8 x 64, batchnorm"));
 
     // Priced per shape: 0.3 s a step with sub-batch norm, 0.2 s without.
-    auto price = [](const multigrid::StepShape& sh) { return sh.norm_type == "sub_batchnorm" ? 0.3 : 0.2; };
+    auto price = [](const multigrid::StepShape& sh) {
+      return sh.norm_type == "sub_batchnorm" ? 0.3 : 0.2;
+    };
     QVERIFY(qFuzzyCompare(multigrid::RunSteps::phaseSeconds(mg.phases[1], price), 3 * 25 * 0.3));
     QVERIFY(qFuzzyCompare(mg.seconds(price), (72 + 75 + 50) * 0.3 + 200 * 0.2));
     QVERIFY(qFuzzyCompare(plain.seconds(price), 800 * 0.2));
@@ -109,15 +133,18 @@ class TestTrainingSteps : public QObject {
     const auto c = demo({"MULTIGRID.SHORT_CYCLE", "True"});
     const auto mg = multigrid::multigridRunSteps(c, multigrid::buildSchedule(c), 800);
     QCOMPARE(mg.phases.size(), size_t{1});
-    checkPhase(mg.phases[0], 0, 0, 12, {{shape(32, 8, 32), 14}, {shape(16, 8, 45), 14}, {shape(8, 8, 64), 14}});
+    checkPhase(mg.phases[0], 0, 0, 12,
+               {{shape(32, 8, 32), 14}, {shape(16, 8, 45), 14}, {shape(8, 8, 64), 14}});
     QCOMPARE(mg.totalSteps(), std::int64_t{504});
-    const auto sub = demo({"MULTIGRID.SHORT_CYCLE", "True", "BN.NORM_TYPE", "sub_batchnorm", "BN.NUM_SPLITS", "2"});
+    const auto sub = demo(
+        {"MULTIGRID.SHORT_CYCLE", "True", "BN.NORM_TYPE", "sub_batchnorm", "BN.NUM_SPLITS", "2"});
     const auto subSteps = multigrid::multigridRunSteps(sub, multigrid::buildSchedule(sub), 800);
     QVERIFY(subSteps.phases[0].per_epoch[0].shape == shape(32, 8, 32, "sub_batchnorm", 2));
     // Two training clips per video (AUG.NUM_SAMPLE 2): the same steps, twice the clips in each.
     const auto two = demo({"MULTIGRID.SHORT_CYCLE", "True", "AUG.NUM_SAMPLE", "2"});
     const auto twoSteps = multigrid::multigridRunSteps(two, multigrid::buildSchedule(two), 800);
-    checkPhase(twoSteps.phases[0], 0, 0, 12, {{shape(64, 8, 32), 14}, {shape(32, 8, 45), 14}, {shape(16, 8, 64), 14}});
+    checkPhase(twoSteps.phases[0], 0, 0, 12,
+               {{shape(64, 8, 32), 14}, {shape(32, 8, 45), 14}, {shape(16, 8, 64), 14}});
   }
 
   // A short-cycle batch multiplier that rounds to 0 is one clip, as the loader clamps it:
@@ -125,10 +152,13 @@ class TestTrainingSteps : public QObject {
   // takes 64 x round((45/32)^2) = 128 clips, crop 64 takes 64 x round((45/64)^2 = 0.49) = 0 -> 1,
   // the phase's own 45 takes 64: 193 a cycle, 800 // 193 = 4 cycles (772), 28 left < 128.
   void zeroShortCycleBatchIsOneClip() {
-    const auto c = demo({"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.SHORT_CYCLE", "True", "MULTIGRID.SHORT_CYCLE_FACTORS", "[0.5, 1.0]"});
+    const auto c = demo({"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.SHORT_CYCLE", "True",
+                         "MULTIGRID.SHORT_CYCLE_FACTORS", "[0.5, 1.0]"});
     const auto mg = multigrid::multigridRunSteps(c, multigrid::buildSchedule(c), 800);
     checkPhase(mg.phases[0], 0, mg.phases[0].start_epoch, mg.phases[0].end_epoch,
-               {{shape(128, 2, 32, "sub_batchnorm", 8), 4}, {shape(1, 2, 64, "sub_batchnorm", 8), 4}, {shape(64, 2, 45, "sub_batchnorm", 8), 4}});
+               {{shape(128, 2, 32, "sub_batchnorm", 8), 4},
+                {shape(1, 2, 64, "sub_batchnorm", 8), 4},
+                {shape(64, 2, 45, "sub_batchnorm", 8), 4}});
   }
 
   // sync_batchnorm over more devices than the machine trains with becomes plain batch norm (as
@@ -141,7 +171,8 @@ class TestTrainingSteps : public QObject {
     QCOMPARE(QString::fromStdString(s1.phases[3].bn.norm_type), QString("sync_batchnorm"));
     const auto r1 = multigrid::multigridRunSteps(one, s1, 800);
     checkPhase(r1.phases[3], 3, 10, 11, {{shape(8, 8, 64), 100}});
-    const auto two = demo({"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.BN_BASE_SIZE", "8", "DIST.CPU_PROCESSES", "2"});
+    const auto two = demo(
+        {"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.BN_BASE_SIZE", "8", "DIST.CPU_PROCESSES", "2"});
     const auto r2 = multigrid::multigridRunSteps(two, multigrid::buildSchedule(two), 800);
     QCOMPARE(r2.samples_per_process, std::int64_t{400});
     checkPhase(r2.phases[3], 3, 10, 11, {{shape(4, 8, 64, "sync_batchnorm", 2), 100}});
@@ -161,21 +192,25 @@ class TestTrainingSteps : public QObject {
     QCOMPARE(mg.samples_per_process, std::int64_t{30000});
     QCOMPARE(mg.phases.size(), size_t{13});
     checkPhase(mg.phases[0], 0, 0, 73,
-               {{shape(128, 8, 112, "sub_batchnorm", 8), 117}, {shape(64, 8, 158, "sub_batchnorm", 8), 234}});
-    checkPhase(mg.phases[3], 3, 142, 158, {{shape(32, 32, 112), 536}, {shape(16, 32, 158), 535}, {shape(8, 32, 224), 535}});
+               {{shape(128, 8, 112, "sub_batchnorm", 8), 117},
+                {shape(64, 8, 158, "sub_batchnorm", 8), 234}});
+    checkPhase(mg.phases[3], 3, 142, 158,
+               {{shape(32, 32, 112), 536}, {shape(16, 32, 158), 535}, {shape(8, 32, 224), 535}});
     // 100 more clips per process (240,800 / 8 = 30,100): 148 left after the 117 cycles, so one
     // more batch of 128 fits and the next 64 does not.
     const auto more = multigrid::multigridRunSteps(c, s, 240800);
     checkPhase(more.phases[0], 0, 0, 73,
-               {{shape(128, 8, 112, "sub_batchnorm", 8), 118}, {shape(64, 8, 158, "sub_batchnorm", 8), 234}});
+               {{shape(128, 8, 112, "sub_batchnorm", 8), 118},
+                {shape(64, 8, 158, "sub_batchnorm", 8), 234}});
     // The plain run of the same config (the cycles off): 8 clips of 32 x 224 per GPU.
-    auto plainCfg = load("SLOWFAST_8x8_R50_stepwise_multigrid.yaml", {"MULTIGRID.LONG_CYCLE", "False", "MULTIGRID.SHORT_CYCLE", "False"});
+    auto plainCfg = load("SLOWFAST_8x8_R50_stepwise_multigrid.yaml",
+                         {"MULTIGRID.LONG_CYCLE", "False", "MULTIGRID.SHORT_CYCLE", "False"});
     const auto plain = multigrid::plainRunSteps(plainCfg, 240000);
     checkPhase(plain.phases[0], -1, 0, 239, {{shape(8, 32, 224), 3750}});
     QCOMPARE(plain.totalSteps(), std::int64_t{239 * 3750});
     // Every shape the two runs train at: phase 0's two, phase 1's 64 x 16 x 112 and 32 x 16 x 158
-    // (sub_batchnorm 4), phase 2's 64 x 16 x 112, 32 x 16 x 158 and 16 x 16 x 224 (sub_batchnorm 2),
-    // phase 3's three with batchnorm (the plain run's among them): 10.
+    // (sub_batchnorm 4), phase 2's 64 x 16 x 112, 32 x 16 x 158 and 16 x 16 x 224 (sub_batchnorm
+    // 2), phase 3's three with batchnorm (the plain run's among them): 10.
     QCOMPARE(multigrid::distinctShapes({&plain, &mg}).size(), size_t{10});
   }
 
@@ -190,7 +225,8 @@ class TestTrainingSteps : public QObject {
     QCOMPARE(s.phases.size(), size_t{9});
     const auto mg = multigrid::multigridRunSteps(c, s, 168913);
     QCOMPARE(mg.phases.size(), size_t{8});
-    for (const auto& p : mg.phases) QVERIFY2(p.phase != 7 && p.epochs() > 0, QByteArray::number(p.phase));
+    for (const auto& p : mg.phases)
+      QVERIFY2(p.phase != 7 && p.epochs() > 0, QByteArray::number(p.phase));
     QCOMPARE(mg.samples_per_process, std::int64_t{(168913 + 7) / 8});
     // Too few clips for a single batch: no steps (the command says so).
     QCOMPARE(multigrid::plainRunSteps(demo(), 7).totalSteps(), std::int64_t{0});

@@ -21,7 +21,9 @@ const config::Diagnostic* find(const config::Diagnostics& d, const std::string& 
     if (x.key == key) return &x;
   return nullptr;
 }
-std::string all(const config::Diagnostics& d) { return config::formatDiagnostics(d); }
+std::string all(const config::Diagnostics& d) {
+  return config::formatDiagnostics(d);
+}
 }  // namespace
 
 class TestPreflight : public QObject {
@@ -34,9 +36,11 @@ class TestPreflight : public QObject {
 
   // The demo config on the generated data, with `extra` overrides.
   config::Config demo(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "OUTPUT_DIR", path("runs/a")};
+    std::vector<std::string> ov = {
+        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "OUTPUT_DIR", path("runs/a")};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) qFatal("%s", all(r.diagnostics).c_str());
     return r.config;
   }
@@ -82,7 +86,9 @@ class TestPreflight : public QObject {
     config::Diagnostics out;
     preflight::checkDevice(demo({"NUM_GPUS", "4"}), "demo.yaml", two, out);
     const auto* gpus = find(out, "NUM_GPUS");
-    QVERIFY2(gpus && gpus->isError() && gpus->message.find("has 2 CUDA devices") != std::string::npos, all(out).c_str());
+    QVERIFY2(
+        gpus && gpus->isError() && gpus->message.find("has 2 CUDA devices") != std::string::npos,
+        all(out).c_str());
     out.clear();
     preflight::checkDevice(demo({"NUM_GPUS", "2"}), "demo.yaml", two, out);
     QVERIFY2(out.empty(), all(out).c_str());
@@ -94,7 +100,8 @@ class TestPreflight : public QObject {
     config::Diagnostics out;
     preflight::checkDevice(demo({"DIST.CPU_PROCESSES", "4"}), "demo.yaml", m, out);
     const auto* p = find(out, "DIST.CPU_PROCESSES");
-    QVERIFY2(p && !p->isError() && p->message.find("on 2 cores") != std::string::npos, all(out).c_str());
+    QVERIFY2(p && !p->isError() && p->message.find("on 2 cores") != std::string::npos,
+             all(out).c_str());
   }
 
   // TENSORBOARD.ENABLE in a build without event files: a warning (the run still trains).
@@ -103,7 +110,8 @@ class TestPreflight : public QObject {
     without.cpu_cores = 2;
     without.tensorboard_support = "this build has no TensorBoard event files";
     config::Diagnostics out;
-    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False", "TENSORBOARD.ENABLE", "True"}), "demo.yaml", without, out);
+    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False", "TENSORBOARD.ENABLE", "True"}),
+                           "demo.yaml", without, out);
     const auto* tb = find(out, "TENSORBOARD.ENABLE");
     QVERIFY2(tb && !tb->isError(), all(out).c_str());  // the run still trains
     QVERIFY2(tb->message.find("this build has no TensorBoard event files") != std::string::npos &&
@@ -114,7 +122,8 @@ class TestPreflight : public QObject {
     QVERIFY2(out.empty(), all(out).c_str());
     preflight::MachineFacts with = without;
     with.tensorboard_support.clear();
-    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False", "TENSORBOARD.ENABLE", "True"}), "demo.yaml", with, out);
+    preflight::checkDevice(demo({"TRAIN.MIXED_PRECISION", "False", "TENSORBOARD.ENABLE", "True"}),
+                           "demo.yaml", with, out);
     QVERIFY2(out.empty(), all(out).c_str());
   }
 
@@ -125,16 +134,19 @@ class TestPreflight : public QObject {
     avx2.cpu_cores = 2;
     avx2.cpu_bf16_kernels = false;
     config::Diagnostics out;
-    preflight::checkDevice(demo(), "demo.yaml", avx2, out);  // the demo: mixed precision, AMP.DTYPE auto
+    preflight::checkDevice(demo(), "demo.yaml", avx2,
+                           out);  // the demo: mixed precision, AMP.DTYPE auto
     const auto* mp = find(out, "TRAIN.MIXED_PRECISION");
     QVERIFY2(mp && !mp->isError(), all(out).c_str());
-    QVERIFY2(mp->message.find("no AVX-512") != std::string::npos && mp->message.find("TRAIN.MIXED_PRECISION False") != std::string::npos,
+    QVERIFY2(mp->message.find("no AVX-512") != std::string::npos &&
+                 mp->message.find("TRAIN.MIXED_PRECISION False") != std::string::npos,
              mp->message.c_str());
     QVERIFY2(mp->where.line > 0, all(out).c_str());  // at the demo file's line
     out.clear();
     preflight::checkDevice(demo({"AMP.DTYPE", "bfloat16"}), "demo.yaml", avx2, out);
     QVERIFY2(find(out, "TRAIN.MIXED_PRECISION"), all(out).c_str());
-    for (const auto& quiet : std::vector<std::vector<std::string>>{{"TRAIN.MIXED_PRECISION", "False"}}) {
+    for (const auto& quiet :
+         std::vector<std::vector<std::string>>{{"TRAIN.MIXED_PRECISION", "False"}}) {
       out.clear();
       preflight::checkDevice(demo(quiet), "demo.yaml", avx2, out);
       QVERIFY2(out.empty(), all(out).c_str());
@@ -158,16 +170,19 @@ class TestPreflight : public QObject {
     gpu.cpu_cores = 2;
     gpu.cuda_devices = 1;
     auto load = [](const char* file, std::vector<std::string> ov) {
-      auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/" + file, ov);
+      auto r = config::ConfigLoader().loadFile(
+          std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/" + file, ov);
       if (!r.ok()) qFatal("%s", all(r.diagnostics).c_str());
       return r.config;
     };
     config::Diagnostics out;
-    preflight::checkDevice(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "1"}), "sf.yaml", gpu, out);
+    preflight::checkDevice(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "1"}), "sf.yaml",
+                           gpu, out);
     const auto* cl = find(out, "AMP.CHANNELS_LAST_3D");
     QVERIFY2(cl && !cl->isError(), all(out).c_str());
-    QVERIFY2(cl->message.find("1.8x faster in FP32") != std::string::npos && cl->message.find("set AMP.CHANNELS_LAST_3D True") !=
-             std::string::npos, cl->message.c_str());
+    QVERIFY2(cl->message.find("1.8x faster in FP32") != std::string::npos &&
+                 cl->message.find("set AMP.CHANNELS_LAST_3D True") != std::string::npos,
+             cl->message.c_str());
     const std::vector<std::pair<const char*, std::vector<std::string>>> quiet = {
         {"Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "1", "AMP.CHANNELS_LAST_3D", "True"}},
         {"Kinetics/X3D_M.yaml", {"NUM_GPUS", "1"}},
@@ -179,14 +194,16 @@ class TestPreflight : public QObject {
     }
     out.clear();
     gpu.cuda_devices = 0;  // NUM_GPUS 0 on a CPU machine
-    preflight::checkDevice(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "0"}), "sf.yaml", gpu, out);
+    preflight::checkDevice(load("Kinetics/SLOWFAST_8x8_R50.yaml", {"NUM_GPUS", "0"}), "sf.yaml",
+                           gpu, out);
     QVERIFY2(!find(out, "AMP.CHANNELS_LAST_3D"), all(out).c_str());
   }
 
   void float16OnTheCpuIsTheValidatorsOnly() {
     // The validator already reports float16 with NUM_GPUS 0; pre-flight does not say it twice.
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
-                                             {"AMP.DTYPE", "float16"});
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
+        {"AMP.DTYPE", "float16"});
     QVERIFY(find(r.diagnostics, "AMP.DTYPE"));
     preflight::MachineFacts none;
     config::Diagnostics out;
@@ -201,10 +218,13 @@ class TestPreflight : public QObject {
 
   void dataFolderEmptyOrMissing() {
     auto out = data(demo({"DATA.PATH_TO_DATA_DIR", "''"}));
-    QVERIFY2(find(out, "DATA.PATH_TO_DATA_DIR") && find(out, "DATA.PATH_TO_DATA_DIR")->isError(), all(out).c_str());
-    out = data(demo({"DATA.PATH_TO_DATA_DIR", path("nowhere")}));
-    QVERIFY2(find(out, "DATA.PATH_TO_DATA_DIR") && find(out, "DATA.PATH_TO_DATA_DIR")->message.find("does not exist") != std::string::npos,
+    QVERIFY2(find(out, "DATA.PATH_TO_DATA_DIR") && find(out, "DATA.PATH_TO_DATA_DIR")->isError(),
              all(out).c_str());
+    out = data(demo({"DATA.PATH_TO_DATA_DIR", path("nowhere")}));
+    QVERIFY2(
+        find(out, "DATA.PATH_TO_DATA_DIR") &&
+            find(out, "DATA.PATH_TO_DATA_DIR")->message.find("does not exist") != std::string::npos,
+        all(out).c_str());
   }
 
   void dataListOfAnEnabledPhaseMissing() {
@@ -223,7 +243,8 @@ class TestPreflight : public QObject {
     // A wrong prefix: every listed video is missing.
     auto out = data(demo({"DATA.PATH_PREFIX", path("elsewhere")}));
     const auto* p = find(out, "DATA.PATH_PREFIX");
-    QVERIFY2(p && p->isError() && p->message.find("sampled videos") != std::string::npos, all(out).c_str());
+    QVERIFY2(p && p->isError() && p->message.find("sampled videos") != std::string::npos,
+             all(out).c_str());
     // Lists naming a file that is not a video: a warning (the loader skips bad files).
     const std::string bad = path("bad");
     std::filesystem::create_directories(bad);
@@ -238,13 +259,15 @@ class TestPreflight : public QObject {
     junk.close();
     out = data(demo({"DATA.PATH_TO_DATA_DIR", bad, "DATA.PATH_PREFIX", bad}));
     p = find(out, "DATA.PATH_PREFIX");
-    QVERIFY2(p && !p->isError() && p->message.find("does not decode") != std::string::npos, all(out).c_str());
+    QVERIFY2(p && !p->isError() && p->message.find("does not decode") != std::string::npos,
+             all(out).c_str());
   }
 
   void dataLabelsBeyondNumClasses() {
     const auto out = data(demo({"MODEL.NUM_CLASSES", "4"}));
     const auto* p = find(out, "MODEL.NUM_CLASSES");
-    QVERIFY2(p && p->isError() && p->message.find("labels up to 7") != std::string::npos, all(out).c_str());
+    QVERIFY2(p && p->isError() && p->message.find("labels up to 7") != std::string::npos,
+             all(out).c_str());
   }
 
   void filesOutputDirInUse() {
@@ -258,7 +281,9 @@ class TestPreflight : public QObject {
     QVERIFY2(lock.acquire(run, &error), error.c_str());
     preflight::checkFiles(demo({"OUTPUT_DIR", run}), "demo.yaml", out);
     const auto* p = find(out, "OUTPUT_DIR");
-    QVERIFY2(p && p->isError() && p->message.find("being written by another trainer") != std::string::npos, all(out).c_str());
+    QVERIFY2(p && p->isError() &&
+                 p->message.find("being written by another trainer") != std::string::npos,
+             all(out).c_str());
     QVERIFY(lock.held());
   }
 
@@ -271,17 +296,23 @@ class TestPreflight : public QObject {
     QVERIFY2(find(out, "OUTPUT_DIR") && find(out, "OUTPUT_DIR")->isError(), all(out).c_str());
     out.clear();
     preflight::checkFiles(demo({"OUTPUT_DIR", path("plainfile")}), "demo.yaml", out);
-    QVERIFY2(find(out, "OUTPUT_DIR") && find(out, "OUTPUT_DIR")->message.find("is a file") != std::string::npos, all(out).c_str());
+    QVERIFY2(find(out, "OUTPUT_DIR") &&
+                 find(out, "OUTPUT_DIR")->message.find("is a file") != std::string::npos,
+             all(out).c_str());
   }
 
   void filesCheckpointsMissing() {
     config::Diagnostics out;
-    preflight::checkFiles(demo({"TRAIN.CHECKPOINT_FILE_PATH", path("no.pyth"), "TEST.CHECKPOINT_FILE_PATH", path("none.pyth")}),
+    preflight::checkFiles(demo({"TRAIN.CHECKPOINT_FILE_PATH", path("no.pyth"),
+                                "TEST.CHECKPOINT_FILE_PATH", path("none.pyth")}),
                           "demo.yaml", out);
-    QVERIFY2(find(out, "TRAIN.CHECKPOINT_FILE_PATH") && find(out, "TEST.CHECKPOINT_FILE_PATH"), all(out).c_str());
+    QVERIFY2(find(out, "TRAIN.CHECKPOINT_FILE_PATH") && find(out, "TEST.CHECKPOINT_FILE_PATH"),
+             all(out).c_str());
     // A phase that does not run does not load its checkpoint.
     out.clear();
-    preflight::checkFiles(demo({"TRAIN.CHECKPOINT_FILE_PATH", path("no.pyth"), "TRAIN.ENABLE", "False"}), "demo.yaml", out);
+    preflight::checkFiles(
+        demo({"TRAIN.CHECKPOINT_FILE_PATH", path("no.pyth"), "TRAIN.ENABLE", "False"}), "demo.yaml",
+        out);
     QVERIFY2(!find(out, "TRAIN.CHECKPOINT_FILE_PATH"), all(out).c_str());
   }
 
@@ -297,7 +328,9 @@ class TestPreflight : public QObject {
     preflight::checkMemory(demo(), "demo.yaml", m, e, out);
     const auto* p = find(out, "TRAIN.BATCH_SIZE");
     QVERIFY2(p && !p->isError(), all(out).c_str());
-    QVERIFY2(p->message.find("about 41 GiB needed for one training step, 23 GiB of RAM free") != std::string::npos, p->message.c_str());
+    QVERIFY2(p->message.find("about 41 GiB needed for one training step, 23 GiB of RAM free") !=
+                 std::string::npos,
+             p->message.c_str());
     out.clear();
     m.free_ram_bytes = 64 * gib;
     preflight::checkMemory(demo(), "demo.yaml", m, e, out);
@@ -312,7 +345,8 @@ class TestPreflight : public QObject {
     QVERIFY(a.fixed_bytes > 0);
     QCOMPARE(estimator.measurements(), 1);
     // The batch, the paths and the schedule do not change one clip's step: from the cache.
-    const auto b = estimator.estimate(demo({"X3D.DIM_C5", "32", "TRAIN.BATCH_SIZE", "16", "SOLVER.BASE_LR", "0.1", "OUTPUT_DIR", "x"}));
+    const auto b = estimator.estimate(demo({"X3D.DIM_C5", "32", "TRAIN.BATCH_SIZE", "16",
+                                            "SOLVER.BASE_LR", "0.1", "OUTPUT_DIR", "x"}));
     QCOMPARE(estimator.measurements(), 1);
     QCOMPARE(b.per_clip_bytes, a.per_clip_bytes);
     // The model does.
@@ -324,10 +358,12 @@ class TestPreflight : public QObject {
     const std::string out = path("runs/never");
     preflight::PreflightOptions o;
     o.memory = false;
-    auto d = preflight::runPreflight(demo({"OUTPUT_DIR", out, "MIXUP.ENABLE", "True", "TRAIN.BATCH_SIZE", "1", "X3D.BN_LIN5", "False"}),
+    auto d = preflight::runPreflight(demo({"OUTPUT_DIR", out, "MIXUP.ENABLE", "True",
+                                           "TRAIN.BATCH_SIZE", "1", "X3D.BN_LIN5", "False"}),
                                      "demo.yaml", o, nullptr);
     QVERIFY2(find(d, "MIXUP.ENABLE") && find(d, "MIXUP.ENABLE")->isError(), all(d).c_str());
-    d = preflight::runPreflight(demo({"OUTPUT_DIR", out, "DATA.MULTI_LABEL", "True"}), "demo.yaml", o, nullptr);
+    d = preflight::runPreflight(demo({"OUTPUT_DIR", out, "DATA.MULTI_LABEL", "True"}), "demo.yaml",
+                                o, nullptr);
     QVERIFY2(find(d, "DATA.MULTI_LABEL"), all(d).c_str());
     d = preflight::runPreflight(demo({"OUTPUT_DIR", out}), "demo.yaml", o, nullptr);
     QVERIFY2(!config::hasErrors(d), all(d).c_str());

@@ -130,7 +130,7 @@ class TestRunRecord : public QObject {
     };
     r.add(named("checkpoint", 5));
     r.add(named("decode_failure", 8));  // lost work
-    r.add(named("tensorboard", 0));      // the new process, before its resume
+    r.add(named("tensorboard", 0));     // the new process, before its resume
     r.add(named("resumed", 5));
     std::vector<std::string> names;
     for (const auto& e : r.notableEvents()) names.push_back(e.name);
@@ -152,7 +152,8 @@ class TestRunRecord : public QObject {
     }
     QCOMPARE(r.series("train", "loss")->size(), std::size_t(n));
     for (double v : r.series("train", "loss")->value) QCOMPARE(v, 1.0);
-    QCOMPARE(r.notableEvents().size(), RunRecord::kMaxNotableEvents);  // the first ones; the rest counted
+    QCOMPARE(r.notableEvents().size(),
+             RunRecord::kMaxNotableEvents);  // the first ones; the rest counted
     QCOMPARE(r.droppedValues(), std::size_t(2 * n) - RunRecord::kMaxNotableEvents);
   }
 

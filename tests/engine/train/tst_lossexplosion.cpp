@@ -15,7 +15,7 @@ class TestLossExplosion : public QObject {
     QVERIFY(!g.add(100.0));  // 6th value: the window holds only 6, no check yet
     LossExplosionGuard h(2.0, 20);
     for (int i = 0; i < 6; ++i) QVERIFY(!h.add(1.0));
-    QVERIFY(!h.add(2.0));  // not above 2 x 1
+    QVERIFY(!h.add(2.0));         // not above 2 x 1
     const auto why = h.add(2.5);  // previous five: 1 1 1 1 2 -> mean 1.2, 2.5 > 2.4
     QVERIFY(why);
     QVERIFY(why->find("TRAIN.KILL_LOSS_EXPLOSION_FACTOR") != std::string::npos);

@@ -89,27 +89,34 @@ class TestPreciseBn : public QObject {
     bn->bias.data().copy_(torch::tensor({0.1, 0.2, -0.3}));
     bn->setSplits(2);
     bn->train();
-    const auto x = torch::randn({6, 3, 2, 4, 4}) * torch::arange(1, 7).view({6, 1, 1, 1, 1}).to(torch::kFloat);
+    const auto x =
+        torch::randn({6, 3, 2, 4, 4}) * torch::arange(1, 7).view({6, 1, 1, 1, 1}).to(torch::kFloat);
     const auto y = bn(x);
     for (int g = 0; g < 2; ++g) {
       const auto idx = torch::arange(g, 6, 2);
       const auto xg = x.index_select(0, idx), yg = y.index_select(0, idx);
-      const auto mean = xg.mean({0, 2, 3, 4}, true), var = xg.var({0, 2, 3, 4}, /*unbiased=*/false, true);
-      const auto expected = (xg - mean) / torch::sqrt(var + 1e-5) * bn->weight.view({1, 3, 1, 1, 1}) + bn->bias.view({1, 3, 1, 1, 1});
+      const auto mean = xg.mean({0, 2, 3, 4}, true),
+                 var = xg.var({0, 2, 3, 4}, /*unbiased=*/false, true);
+      const auto expected =
+          (xg - mean) / torch::sqrt(var + 1e-5) * bn->weight.view({1, 3, 1, 1, 1}) +
+          bn->bias.view({1, 3, 1, 1, 1});
       QVERIFY2(torch::allclose(yg, expected, 1e-5, 1e-5), qPrintable(QString("group %1").arg(g)));
     }
     // The shared weight and bias get the gradients of normalising each group on its own and then
     // scaling and shifting (SubBatchNorm3d's order), summed over the groups.
-    const auto w = bn->weight.detach().clone().requires_grad_(true), b = bn->bias.detach().clone().requires_grad_(true);
+    const auto w = bn->weight.detach().clone().requires_grad_(true),
+               b = bn->bias.detach().clone().requires_grad_(true);
     const auto xr = x.clone().requires_grad_(true);
     std::vector<torch::Tensor> parts;
     for (int g = 0; g < 2; ++g) {
       const auto xg = xr.index_select(0, torch::arange(g, 6, 2));
-      const auto mean = xg.mean({0, 2, 3, 4}, true), var = xg.var({0, 2, 3, 4}, /*unbiased=*/false, true);
+      const auto mean = xg.mean({0, 2, 3, 4}, true),
+                 var = xg.var({0, 2, 3, 4}, /*unbiased=*/false, true);
       parts.push_back((xg - mean) / torch::sqrt(var + 1e-5));
     }
     const auto upstream = torch::randn_like(x);
-    const auto ref = torch::cat(parts).index_select(0, torch::tensor({0, 3, 1, 4, 2, 5})) * w.view({1, 3, 1, 1, 1}) +
+    const auto ref = torch::cat(parts).index_select(0, torch::tensor({0, 3, 1, 4, 2, 5})) *
+                         w.view({1, 3, 1, 1, 1}) +
                      b.view({1, 3, 1, 1, 1});
     QVERIFY(torch::allclose(ref.detach(), y.detach(), 1e-5, 1e-5));
     (ref * upstream).sum().backward();
@@ -123,8 +130,10 @@ class TestPreciseBn : public QObject {
     // Evaluation uses the merged running statistics, as plain batch norm.
     bn->eval();
     const auto z = bn(x);
-    const auto expected = (x - bn->running_mean.view({1, 3, 1, 1, 1})) / torch::sqrt(bn->running_var.view({1, 3, 1, 1, 1}) + 1e-5) *
-                              bn->weight.view({1, 3, 1, 1, 1}) + bn->bias.view({1, 3, 1, 1, 1});
+    const auto expected = (x - bn->running_mean.view({1, 3, 1, 1, 1})) /
+                              torch::sqrt(bn->running_var.view({1, 3, 1, 1, 1}) + 1e-5) *
+                              bn->weight.view({1, 3, 1, 1, 1}) +
+                          bn->bias.view({1, 3, 1, 1, 1});
     QVERIFY(torch::allclose(z, expected, 1e-5, 1e-5));
     // A batch the splits do not divide is refused with the key's name.
     bn->train();
@@ -147,7 +156,8 @@ class TestPreciseBn : public QObject {
     models::SyncableBatchNorm3d bn(2, 1e-5, 1.0);
     bn->setSplits(4);
     bn->train();
-    const auto x = torch::randn({8, 2, 3, 5, 5}) + torch::arange(8).view({8, 1, 1, 1, 1}).to(torch::kFloat);
+    const auto x =
+        torch::randn({8, 2, 3, 5, 5}) + torch::arange(8).view({8, 1, 1, 1, 1}).to(torch::kFloat);
     bn(x);
     std::vector<torch::Tensor> means, vars;
     for (int g = 0; g < 4; ++g) {
@@ -199,7 +209,8 @@ class TestPreciseBn : public QObject {
     QVERIFY(torch::allclose(net.bn->splitMean(), m, 1e-5, 1e-5));
     QVERIFY(torch::allclose(net.bn->splitVar(), v, 1e-5, 1e-5));
     QVERIFY(torch::allclose(net.bn->running_mean, m.mean(0), 1e-5, 1e-5));
-    QVERIFY(torch::allclose(net.bn->running_var, v.mean(0) + (m - m.mean(0)).pow(2).mean(0), 1e-5, 1e-5));
+    QVERIFY(torch::allclose(net.bn->running_var, v.mean(0) + (m - m.mean(0)).pow(2).mean(0), 1e-5,
+                            1e-5));
   }
 };
 

@@ -104,7 +104,8 @@ class TestRunRecorder : public QObject {
     // The earlier start's last line is at 1000 s: a later start continues from there.
     {
       std::ofstream out(amp::runlog::RunDirectory(dir).metricsPath(), std::ios::app);
-      out << R"({"kind":"train","step":2,"epoch":0.5,"time":1000.0,"values":{"loss":0.5}})" << "\n";
+      out << R"({"kind":"train","step":2,"epoch":0.5,"time":1000.0,"values":{"loss":0.5}})"
+          << "\n";
     }
     RunRecorder second(dir, true, nullptr);
     QVERIFY(second.open(configFor(tmp.path())));  // there was an earlier log
@@ -150,13 +151,15 @@ class TestRunRecorder : public QObject {
       QVERIFY(std::filesystem::is_directory(tbDir));
       std::vector<std::filesystem::path> files;
       for (const auto& f : std::filesystem::directory_iterator(tbDir))
-        if (f.path().filename().string().rfind("events.out.tfevents.", 0) == 0) files.push_back(f.path());
+        if (f.path().filename().string().rfind("events.out.tfevents.", 0) == 0)
+          files.push_back(f.path());
       QCOMPARE(files.size(), std::size_t{1});
       const auto read = amp::runlog::readTensorBoardFile(files[0].string());
       QVERIFY2(read.error.empty(), read.error.c_str());
       bool loss = false;  // the scalar itself, not only the file-version record open() writes
       for (const auto& ev : read.events)
-        for (const auto& sc : ev.scalars) loss |= sc.tag == "Train/loss" && sc.value == 1.5 && ev.step == 7;
+        for (const auto& sc : ev.scalars)
+          loss |= sc.tag == "Train/loss" && sc.value == 1.5 && ev.step == 7;
       QVERIFY(loss);
     } else {  // a build without TensorBoard says so once, as an event
       QCOMPARE(seen.size(), std::size_t{1});

@@ -23,11 +23,25 @@ class TestTrainer : public QObject {
   std::string data_;
 
   config::Config demoConfig(const std::string& out, std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_, "OUTPUT_DIR", out,
-                                   "TRAIN.BATCH_SIZE", "4", "SOLVER.MAX_EPOCH", "1", "DATA_LOADER.NUM_WORKERS", "1",
-                                   "X3D.DIM_C5", "32", "LOG_PERIOD", "1"};
+    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR",
+                                   data_,
+                                   "DATA.PATH_PREFIX",
+                                   data_,
+                                   "OUTPUT_DIR",
+                                   out,
+                                   "TRAIN.BATCH_SIZE",
+                                   "4",
+                                   "SOLVER.MAX_EPOCH",
+                                   "1",
+                                   "DATA_LOADER.NUM_WORKERS",
+                                   "1",
+                                   "X3D.DIM_C5",
+                                   "32",
+                                   "LOG_PERIOD",
+                                   "1"};
     ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
+    auto r = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
     if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
     return r.config;
   }
@@ -48,7 +62,9 @@ class TestTrainer : public QObject {
     const std::string out = dir_.path().toStdString() + "/run-ok";
     // BN.USE_PRECISE_STATS: one recomputation before the epoch's checkpoint and validation, over
     // min(BN.NUM_BATCHES_PRECISE, batches per epoch) = 3 batches
-    train::Trainer t(demoConfig(out, {"BN.USE_PRECISE_STATS", "True", "BN.NUM_BATCHES_PRECISE", "3"}), "demo.yaml");
+    train::Trainer t(
+        demoConfig(out, {"BN.USE_PRECISE_STATS", "True", "BN.NUM_BATCHES_PRECISE", "3"}),
+        "demo.yaml");
     std::atomic<int> trainEvents{0}, valEvents{0}, testEvents{0}, preciseBn{0}, preciseBatches{0};
     t.setEventSink([&](const runlog::MetricEvent& e) {
       if (e.kind == runlog::kind::kTrain) ++trainEvents;
@@ -65,7 +81,8 @@ class TestTrainer : public QObject {
     QCOMPARE(t.state(), train::TrainerState::Finished);
     QCOMPARE(trainEvents.load(), 4);
     QCOMPARE(valEvents.load(), 1);
-    QCOMPARE(testEvents.load(), 1);  // TEST.ENABLE (the demo's True): the multi-view test ends the run
+    QCOMPARE(testEvents.load(),
+             1);  // TEST.ENABLE (the demo's True): the multi-view test ends the run
     QCOMPARE(preciseBn.load(), 1);
     QCOMPARE(preciseBatches.load(), 3);
     runlog::RunDirectory run(out);
@@ -79,12 +96,14 @@ class TestTrainer : public QObject {
     for (const auto& e : events)
       if (e.kind == runlog::kind::kTrain) {
         steps.push_back(e.step);
-        for (const char* key : {"loss", "lr", "loss_scale", "grad_norm", "top1_err", "clips_per_s", "mem_rss_bytes"})
+        for (const char* key :
+             {"loss", "lr", "loss_scale", "grad_norm", "top1_err", "clips_per_s", "mem_rss_bytes"})
           QVERIFY2(e.value(key), key);
         QVERIFY(std::isfinite(*e.value("loss")));
       }
     QCOMPARE(steps, (std::vector<std::int64_t>{1, 2, 3, 4}));
-    QVERIFY(std::filesystem::exists(out + "/checkpoints/checkpoint_epoch_00001.pyth"));  // TRAIN.CHECKPOINT_PERIOD 1
+    QVERIFY(std::filesystem::exists(
+        out + "/checkpoints/checkpoint_epoch_00001.pyth"));  // TRAIN.CHECKPOINT_PERIOD 1
   }
 
   void stopTakesEffectWithinAnIteration() {
@@ -101,7 +120,8 @@ class TestTrainer : public QObject {
     QCOMPARE(steps.load(), 2);  // no further step after the request
     QCOMPARE(runlog::RunDirectory(out).readMetadata()->status, runlog::RunStatus::Stopped);
     // The stop saved where it was: 2 of the first epoch's 4 steps.
-    QVERIFY(std::filesystem::exists(out + "/checkpoints/checkpoint_epoch_00000_step_00000002.pyth"));
+    QVERIFY(
+        std::filesystem::exists(out + "/checkpoints/checkpoint_epoch_00000_step_00000002.pyth"));
   }
 
   void resumeAfterStopContinuesTheStepsAndTheLog() {
@@ -117,7 +137,8 @@ class TestTrainer : public QObject {
       t.wait();
       QCOMPARE(t.state(), train::TrainerState::Stopped);
     }
-    train::Trainer t(demoConfig(out, {"SOLVER.MAX_EPOCH", "2"}), "demo.yaml");  // TRAIN.AUTO_RESUME is on
+    train::Trainer t(demoConfig(out, {"SOLVER.MAX_EPOCH", "2"}),
+                     "demo.yaml");  // TRAIN.AUTO_RESUME is on
     std::vector<std::int64_t> resumedSteps;
     std::vector<runlog::MetricEvent> vals;
     t.setEventSink([&](const runlog::MetricEvent& e) {
@@ -158,7 +179,8 @@ class TestTrainer : public QObject {
       if (e.kind == runlog::kind::kEvent && e.name == "resumed" && e.step == 6) sawResumed = true;
     }
     QVERIFY(sawResumed);
-    QCOMPARE(logged, (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // one log, no duplicates
+    QCOMPARE(logged,
+             (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // one log, no duplicates
     QCOMPARE(runlog::RunDirectory(out).readMetadata()->status, runlog::RunStatus::Finished);
   }
 
@@ -167,10 +189,26 @@ class TestTrainer : public QObject {
   // at each phase end; a run stopped at the shape change resumes into the right phase and
   // continues bit-exactly as the run that was not stopped.
   void multigridLongCycleChangesShapesAndResumesExactly() {
-    const std::vector<std::string> mg = {"MULTIGRID.LONG_CYCLE", "True", "MULTIGRID.LONG_CYCLE_FACTORS", "[[0.5, 1], [1, 1]]",
-                                         "MULTIGRID.BN_BASE_SIZE", "4", "MULTIGRID.EPOCH_FACTOR", "1.0",
-                                         "SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.STEPS", "[0, 2]", "SOLVER.LRS", "[1, 0.1]",
-                                         "SOLVER.MAX_EPOCH", "3", "SOLVER.WARMUP_EPOCHS", "0", "TEST.ENABLE", "False"};
+    const std::vector<std::string> mg = {"MULTIGRID.LONG_CYCLE",
+                                         "True",
+                                         "MULTIGRID.LONG_CYCLE_FACTORS",
+                                         "[[0.5, 1], [1, 1]]",
+                                         "MULTIGRID.BN_BASE_SIZE",
+                                         "4",
+                                         "MULTIGRID.EPOCH_FACTOR",
+                                         "1.0",
+                                         "SOLVER.LR_POLICY",
+                                         "steps_with_relative_lrs",
+                                         "SOLVER.STEPS",
+                                         "[0, 2]",
+                                         "SOLVER.LRS",
+                                         "[1, 0.1]",
+                                         "SOLVER.MAX_EPOCH",
+                                         "3",
+                                         "SOLVER.WARMUP_EPOCHS",
+                                         "0",
+                                         "TEST.ENABLE",
+                                         "False"};
     struct Seen {
       std::vector<runlog::MetricEvent> shapes, train, val;
       std::int64_t totalSteps = 0;
@@ -191,11 +229,12 @@ class TestTrainer : public QObject {
       seen.totalSteps = t.progress().totalSteps();
       return t.state();
     };
-    const std::string whole = dir_.path().toStdString() + "/run-mg", split = dir_.path().toStdString() + "/run-mg-stop";
+    const std::string whole = dir_.path().toStdString() + "/run-mg",
+                      split = dir_.path().toStdString() + "/run-mg-stop";
     Seen a;
     QCOMPARE(run(whole, a, false), train::TrainerState::Finished);
-    // Phase 0 (epochs 0-1): 4 frames, batch 8 = 2 steps of the 16 clips, 2 sub-BN splits; phase 1 is
-    // empty; the fine-tune phase (epoch 2) at the full shape: batch 4, 4 steps.
+    // Phase 0 (epochs 0-1): 4 frames, batch 8 = 2 steps of the 16 clips, 2 sub-BN splits; phase 1
+    // is empty; the fine-tune phase (epoch 2) at the full shape: batch 4, 4 steps.
     QCOMPARE(a.shapes.size(), size_t(2));
     QCOMPARE(*a.shapes[0].value("frames"), 4.0);
     QCOMPARE(*a.shapes[0].value("crop"), 64.0);
@@ -208,18 +247,21 @@ class TestTrainer : public QObject {
     QCOMPARE(a.shapes[1].step, std::int64_t{4});
     QCOMPARE(a.train.size(), size_t(8));
     QCOMPARE(a.totalSteps, std::int64_t{8});  // the phases' own steps per epoch, not 3 epochs x 4
-    for (const auto& shape : a.shapes) QCOMPARE(*shape.value("run_steps"), 8.0);  // what a launched run's progress reads
+    for (const auto& shape : a.shapes)
+      QCOMPARE(*shape.value("run_steps"), 8.0);  // what a launched run's progress reads
     // SOLVER.LRS rewritten: GAMMA^stage x B = 2 in phase 0, 0.1 in the fine-tune phase.
     QVERIFY(std::abs(*a.train[0].value("lr") - 0.012) < 1e-12);
     QVERIFY(std::abs(*a.train[7].value("lr") - 0.0006) < 1e-12);
     QCOMPARE(a.val.size(), size_t(3));  // MULTIGRID.EVAL_FREQ 3: each epoch of these short phases
     for (int e : {1, 2, 3})
-      QVERIFY(std::filesystem::exists(whole + "/checkpoints/checkpoint_epoch_0000" + std::to_string(e) + ".pyth"));
+      QVERIFY(std::filesystem::exists(whole + "/checkpoints/checkpoint_epoch_0000" +
+                                      std::to_string(e) + ".pyth"));
     // The run directory keeps the config as written, not the rewritten one.
     const auto saved = config::ConfigLoader().loadFile(runlog::RunDirectory(whole).configPath());
     QVERIFY(saved.ok());
     QCOMPARE(saved.config.getInt("SOLVER.MAX_EPOCH"), std::int64_t{3});
-    QCOMPARE(saved.config.getIntList("DATA.TRAIN_JITTER_SCALES"), (std::vector<std::int64_t>{64, 72}));
+    QCOMPARE(saved.config.getIntList("DATA.TRAIN_JITTER_SCALES"),
+             (std::vector<std::int64_t>{64, 72}));
     QVERIFY(saved.config.getBool("MULTIGRID.LONG_CYCLE"));
 
     Seen b1, b2;
@@ -244,19 +286,25 @@ class TestTrainer : public QObject {
   // (SHORT_CYCLE_FACTORS 0.5, 0.7071 of 64) with 4x, 2x and 1x the batch of 2 clips.
   void multigridShortCycleCyclesBatchesAndCrops() {
     const std::string out = dir_.path().toStdString() + "/run-mg-short";
-    train::Trainer t(demoConfig(out, {"MULTIGRID.SHORT_CYCLE", "True", "TRAIN.BATCH_SIZE", "2", "TEST.ENABLE", "False"}), "demo.yaml");
+    train::Trainer t(demoConfig(out, {"MULTIGRID.SHORT_CYCLE", "True", "TRAIN.BATCH_SIZE", "2",
+                                      "TEST.ENABLE", "False"}),
+                     "demo.yaml");
     std::vector<int> clips;
     std::string message;
     t.setEventSink([&](const runlog::MetricEvent& e) {
-      if (e.kind == runlog::kind::kTrain) clips.push_back(static_cast<int>(std::lround(*e.value("clips_per_s") * *e.value("iter_time_s"))));
+      if (e.kind == runlog::kind::kTrain)
+        clips.push_back(
+            static_cast<int>(std::lround(*e.value("clips_per_s") * *e.value("iter_time_s"))));
       if (e.kind == runlog::kind::kEvent && e.name == "shape_change") message = e.message;
     });
     std::string error;
     QVERIFY2(t.start(&error), error.c_str());
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Finished);
-    QCOMPARE(clips, (std::vector<int>{8, 4, 2}));  // 14 of the 16 clips; the next batch of 8 does not fit
-    QVERIFY2(message.find("short cycle crop:batch 32:8 45:4 64:2") != std::string::npos, message.c_str());
+    QCOMPARE(clips,
+             (std::vector<int>{8, 4, 2}));  // 14 of the 16 clips; the next batch of 8 does not fit
+    QVERIFY2(message.find("short cycle crop:batch 32:8 45:4 64:2") != std::string::npos,
+             message.c_str());
   }
 
   // MIXUP.*: PROB 0 without smoothing trains as without mixup (same draws of everything
@@ -268,29 +316,36 @@ class TestTrainer : public QObject {
       train::Trainer t(demoConfig(out, ov), "demo.yaml");
       std::vector<double> l;
       t.setEventSink([&](const runlog::MetricEvent& e) {
-        if (e.kind == runlog::kind::kTrain && std::isfinite(*e.value("top1_err"))) l.push_back(*e.value("loss"));
+        if (e.kind == runlog::kind::kTrain && std::isfinite(*e.value("top1_err")))
+          l.push_back(*e.value("loss"));
       });
       std::string error;
       if (!t.start(&error)) qFatal("%s", error.c_str());
       t.wait();
-      if (t.state() != train::TrainerState::Finished) qFatal("%s: %s", name.c_str(), t.error().c_str());
+      if (t.state() != train::TrainerState::Finished)
+        qFatal("%s: %s", name.c_str(), t.error().c_str());
       return l;
     };
     const auto plain = losses("run-nomix", {});
-    const auto off = losses("run-mix-off", {"MIXUP.ENABLE", "True", "MIXUP.PROB", "0.0", "MIXUP.LABEL_SMOOTH_VALUE", "0.0"});
+    const auto off = losses("run-mix-off", {"MIXUP.ENABLE", "True", "MIXUP.PROB", "0.0",
+                                            "MIXUP.LABEL_SMOOTH_VALUE", "0.0"});
     const auto on = losses("run-mix-on", {"MIXUP.ENABLE", "True"});
     QCOMPARE(plain.size(), size_t(4));
     QCOMPARE(off.size(), plain.size());
-    for (size_t i = 0; i < off.size(); ++i)  // soft one-hot cross entropy vs. the class-index form: rounding only
-      QVERIFY2(std::abs(off[i] - plain[i]) < 1e-5, qPrintable(QString("%1 vs %2").arg(off[i]).arg(plain[i])));
+    for (size_t i = 0; i < off.size();
+         ++i)  // soft one-hot cross entropy vs. the class-index form: rounding only
+      QVERIFY2(std::abs(off[i] - plain[i]) < 1e-5,
+               qPrintable(QString("%1 vs %2").arg(off[i]).arg(plain[i])));
     QCOMPARE(on.size(), plain.size());
     for (size_t i = 0; i < on.size(); ++i) QVERIFY(on[i] != plain[i]);
     std::ifstream log(runlog::RunDirectory(dir_.path().toStdString() + "/run-mix-on").logPath());
     const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
     QVERIFY2(text.find("mixup: ALPHA 0.8") != std::string::npos, text.c_str());
     // A batch of one clip cannot be mixed with its reverse: refused at start, naming the key.
-    train::Trainer one(demoConfig(dir_.path().toStdString() + "/run-mix-1", {"MIXUP.ENABLE", "True", "TRAIN.BATCH_SIZE", "1", "X3D.BN_LIN5", "False"}),
-                       "demo.yaml");
+    train::Trainer one(
+        demoConfig(dir_.path().toStdString() + "/run-mix-1",
+                   {"MIXUP.ENABLE", "True", "TRAIN.BATCH_SIZE", "1", "X3D.BN_LIN5", "False"}),
+        "demo.yaml");
     std::string error;
     QVERIFY(!one.start(&error));
     QVERIFY2(error.rfind("MIXUP.ENABLE", 0) == 0, error.c_str());
@@ -299,11 +354,13 @@ class TestTrainer : public QObject {
   // TEST.NUM_TEMPORAL_CLIPS: one multi-view test per entry, as test_net.py.
   void testsOncePerTemporalClipCount() {
     const std::string out = dir_.path().toStdString() + "/run-clips";
-    const auto c = demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[1, 3]", "TRAIN.MIXED_PRECISION", "False"});
+    const auto c =
+        demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[1, 3]", "TRAIN.MIXED_PRECISION", "False"});
     train::Trainer t(c, "demo.yaml");
     std::vector<std::pair<double, double>> tests;  // temporal clips, views per video
     t.setEventSink([&](const runlog::MetricEvent& e) {
-      if (e.kind == runlog::kind::kTest) tests.emplace_back(*e.value("temporal_clips"), *e.value("views_per_video"));
+      if (e.kind == runlog::kind::kTest)
+        tests.emplace_back(*e.value("temporal_clips"), *e.value("views_per_video"));
     });
     std::string error;
     QVERIFY2(t.start(&error), error.c_str());
@@ -311,16 +368,20 @@ class TestTrainer : public QObject {
     QCOMPARE(t.state(), train::TrainerState::Finished);
     const double crops = static_cast<double>(c.getInt("TEST.NUM_SPATIAL_CROPS"));
     QCOMPARE(tests, (std::vector<std::pair<double, double>>{{1.0, crops}, {3.0, 3 * crops}}));
-    QCOMPARE(train::temporalClipCounts(demoConfig(out)), std::vector<int>{static_cast<int>(c.getInt("TEST.NUM_ENSEMBLE_VIEWS"))});
-    QVERIFY_EXCEPTION_THROWN(train::temporalClipCounts(demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[2, 0]"})), std::invalid_argument);
+    QCOMPARE(train::temporalClipCounts(demoConfig(out)),
+             std::vector<int>{static_cast<int>(c.getInt("TEST.NUM_ENSEMBLE_VIEWS"))});
+    QVERIFY_EXCEPTION_THROWN(
+        train::temporalClipCounts(demoConfig(out, {"TEST.NUM_TEMPORAL_CLIPS", "[2, 0]"})),
+        std::invalid_argument);
   }
 
   // TENSORBOARD.ENABLE: PySlowFast's tags at its steps, the metrics log's values; a resumed start
   // adds a file; a folder that cannot be made stops only the files.
   void tensorBoardGetsPySlowFastsScalarsAtItsSteps() {
     const std::string out = dir_.path().toStdString() + "/run-tensorboard";
-    const std::vector<std::string> keys = {"TENSORBOARD.ENABLE", "True", "TRAIN.MIXED_PRECISION", "False", "TEST.ENABLE", "False",
-                                           "TRAIN.BATCH_SIZE", "3"};
+    const std::vector<std::string> keys = {
+        "TENSORBOARD.ENABLE", "True",  "TRAIN.MIXED_PRECISION", "False",
+        "TEST.ENABLE",        "False", "TRAIN.BATCH_SIZE",      "3"};
     auto train = [&](int epochs) {
       auto ov = keys;
       ov.insert(ov.end(), {"SOLVER.MAX_EPOCH", std::to_string(epochs)});
@@ -333,31 +394,38 @@ class TestTrainer : public QObject {
     train(1);
     const std::string tbDir = out + "/runs-kinetics";  // PySlowFast's default: runs-<TRAIN.DATASET>
     if (const std::string support = runlog::tensorBoardSupport(); !support.empty()) {
-      // A build configured with AMPSTUDIO_WITH_TENSORBOARD OFF: the run trains and says why it wrote none.
+      // A build configured with AMPSTUDIO_WITH_TENSORBOARD OFF: the run trains and says why it
+      // wrote none.
       QVERIFY(!std::filesystem::exists(tbDir));
       int said = 0;
       for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(out).metricsPath()))
-        said += e.kind == runlog::kind::kEvent && e.name == "tensorboard" && e.message.find(support) != std::string::npos;
+        said += e.kind == runlog::kind::kEvent && e.name == "tensorboard" &&
+                e.message.find(support) != std::string::npos;
       QCOMPARE(said, 1);
       return;
     }
-    train(2);  // resumes (TRAIN.AUTO_RESUME) for its second epoch: a second events file, as SummaryWriter makes
+    train(2);  // resumes (TRAIN.AUTO_RESUME) for its second epoch: a second events file, as
+               // SummaryWriter makes
     std::vector<std::string> files;
-    for (const auto& f : std::filesystem::directory_iterator(tbDir)) files.push_back(f.path().string());
+    for (const auto& f : std::filesystem::directory_iterator(tbDir))
+      files.push_back(f.path().string());
     std::sort(files.begin(), files.end());
     QCOMPARE(files.size(), std::size_t{2});
-    std::map<std::pair<std::string, std::int64_t>, double> tb;  // (tag, step) -> value over both files
+    std::map<std::pair<std::string, std::int64_t>, double>
+        tb;  // (tag, step) -> value over both files
     for (const auto& f : files) {
       const auto read = runlog::readTensorBoardFile(f);
       QVERIFY2(read.error.empty(), read.error.c_str());
       QVERIFY(read.events.size() > 1);
       QCOMPARE(read.events.front().file_version, std::string("brain.Event:2"));
       for (const auto& e : read.events)
-        for (const auto& s : e.scalars) QVERIFY2(tb.emplace(std::make_pair(s.tag, e.step), s.value).second, s.tag.c_str());
+        for (const auto& s : e.scalars)
+          QVERIFY2(tb.emplace(std::make_pair(s.tag, e.step), s.value).second, s.tag.c_str());
     }
 
-    // Training: one value per tag and step, PySlowFast's global_step = data_size * cur_epoch + cur_iter
-    // (5 steps of 3 of the 16 clips an epoch: the metrics log's step - 1), equal to its values as floats.
+    // Training: one value per tag and step, PySlowFast's global_step = data_size * cur_epoch +
+    // cur_iter (5 steps of 3 of the 16 clips an epoch: the metrics log's step - 1), equal to its
+    // values as floats.
     const auto events = runlog::MetricsReader::readAll(runlog::RunDirectory(out).metricsPath());
     int trainSteps = 0;
     std::vector<double> valTop1;
@@ -365,8 +433,11 @@ class TestTrainer : public QObject {
       if (e.kind == runlog::kind::kVal) valTop1.push_back(*e.value("top1_err"));
       if (e.kind != runlog::kind::kTrain) continue;
       ++trainSteps;
-      for (const auto& [tag, key] : std::vector<std::pair<std::string, std::string>>{
-               {"Train/loss", "loss"}, {"Train/lr", "lr"}, {"Train/Top1_err", "top1_err"}, {"Train/Top5_err", "top5_err"}}) {
+      for (const auto& [tag, key] :
+           std::vector<std::pair<std::string, std::string>>{{"Train/loss", "loss"},
+                                                            {"Train/lr", "lr"},
+                                                            {"Train/Top1_err", "top1_err"},
+                                                            {"Train/Top5_err", "top5_err"}}) {
         const auto it = tb.find({tag, e.step - 1});
         QVERIFY2(it != tb.end(), (tag + " at " + std::to_string(e.step - 1)).c_str());
         QCOMPARE(it->second, static_cast<double>(static_cast<float>(*e.value(key))));
@@ -390,7 +461,8 @@ class TestTrainer : public QObject {
         QVERIFY(tb.count({"Val/Top5_err", std::int64_t{batches} * epoch + i}));
         wrong += it->second / 100.0 * (i + 1 < batches ? 3 : clips - 3 * (batches - 1));
       }
-      QVERIFY2(std::abs(100.0 * wrong / clips - valTop1[epoch]) < 1e-3, std::to_string(100.0 * wrong / clips).c_str());
+      QVERIFY2(std::abs(100.0 * wrong / clips - valTop1[epoch]) < 1e-3,
+               std::to_string(100.0 * wrong / clips).c_str());
     }
     std::size_t tags = 0;
     for (const auto& [key, value] : tb) tags += key.first.rfind("Val/", 0) == 0;
@@ -408,7 +480,8 @@ class TestTrainer : public QObject {
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Finished);
     int said = 0, steps = 0;
-    for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(blocked).metricsPath())) {
+    for (const auto& e :
+         runlog::MetricsReader::readAll(runlog::RunDirectory(blocked).metricsPath())) {
       steps += e.kind == runlog::kind::kTrain;
       if (e.kind == runlog::kind::kEvent && e.name == "tensorboard") {
         ++said;
@@ -420,14 +493,16 @@ class TestTrainer : public QObject {
 
     // With a gradient scaler (AMP.SCALER on: bfloat16 on the CPU) the loss scale too, every step.
     const std::string scaled = dir_.path().toStdString() + "/run-tensorboard-scaler";
-    train::Trainer s(demoConfig(scaled, {"TENSORBOARD.ENABLE", "True", "TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on",
-                                         "TEST.ENABLE", "False", "TRAIN.BATCH_SIZE", "3"}),
-                     "demo.yaml");
+    train::Trainer s(
+        demoConfig(scaled, {"TENSORBOARD.ENABLE", "True", "TRAIN.MIXED_PRECISION", "True",
+                            "AMP.SCALER", "on", "TEST.ENABLE", "False", "TRAIN.BATCH_SIZE", "3"}),
+        "demo.yaml");
     QVERIFY2(s.start(&error), error.c_str());
     s.wait();
     QCOMPARE(s.state(), train::TrainerState::Finished);
     std::vector<std::string> scaledFiles;
-    for (const auto& f : std::filesystem::directory_iterator(scaled + "/runs-kinetics")) scaledFiles.push_back(f.path().string());
+    for (const auto& f : std::filesystem::directory_iterator(scaled + "/runs-kinetics"))
+      scaledFiles.push_back(f.path().string());
     QCOMPARE(scaledFiles.size(), std::size_t{1});
     std::map<std::int64_t, double> scale;
     for (const auto& e : runlog::readTensorBoardFile(scaledFiles.front()).events)
@@ -435,7 +510,9 @@ class TestTrainer : public QObject {
         if (v.tag == "AMP/loss_scale") scale[e.step] = v.value;
     QCOMPARE(scale.size(), std::size_t{5});
     for (const auto& e : runlog::MetricsReader::readAll(runlog::RunDirectory(scaled).metricsPath()))
-      if (e.kind == runlog::kind::kTrain) QCOMPARE(scale.at(e.step - 1), static_cast<double>(static_cast<float>(*e.value("loss_scale"))));
+      if (e.kind == runlog::kind::kTrain)
+        QCOMPARE(scale.at(e.step - 1),
+                 static_cast<double>(static_cast<float>(*e.value("loss_scale"))));
   }
 
   // MODEL.HEAD_ACT acts at evaluation only (training is the same): the validation loss is the
@@ -444,7 +521,8 @@ class TestTrainer : public QObject {
   void validationLossFollowsTheHeadActivation() {
     auto runWith = [&](const char* act) {
       const std::string out = dir_.path().toStdString() + "/run-head-" + act;
-      train::Trainer t(demoConfig(out, {"MODEL.HEAD_ACT", act, "TRAIN.MIXED_PRECISION", "False", "TEST.ENABLE", "False"}),
+      train::Trainer t(demoConfig(out, {"MODEL.HEAD_ACT", act, "TRAIN.MIXED_PRECISION", "False",
+                                        "TEST.ENABLE", "False"}),
                        "demo.yaml");
       std::string error;
       if (!t.start(&error)) qFatal("%s", error.c_str());
@@ -457,8 +535,10 @@ class TestTrainer : public QObject {
     };
     const auto softmax = runWith("softmax"), none = runWith("none"), sigmoid = runWith("sigmoid");
     QVERIFY(softmax.value("loss") && none.value("loss"));
-    QVERIFY2(std::abs(*softmax.value("loss") - *none.value("loss")) <= 1e-4 * *softmax.value("loss"),
-             (std::to_string(*softmax.value("loss")) + " vs " + std::to_string(*none.value("loss"))).c_str());
+    QVERIFY2(
+        std::abs(*softmax.value("loss") - *none.value("loss")) <= 1e-4 * *softmax.value("loss"),
+        (std::to_string(*softmax.value("loss")) + " vs " + std::to_string(*none.value("loss")))
+            .c_str());
     QVERIFY(*softmax.value("loss") > 0);
     QVERIFY(!sigmoid.value("loss"));
     QCOMPARE(none.value("top1_err"), softmax.value("top1_err"));
@@ -470,37 +550,48 @@ class TestTrainer : public QObject {
     train::Trainer t(demoConfig(out, {"SOLVER.GRAD_ACCUM_STEPS", "2"}), "demo.yaml");
     std::vector<long> clipsPerStep;  // written on the engine thread, read after wait()
     t.setEventSink([&](const runlog::MetricEvent& e) {
-      if (e.kind == runlog::kind::kTrain) clipsPerStep.push_back(std::lround(*e.value("clips_per_s") * *e.value("iter_time_s")));
+      if (e.kind == runlog::kind::kTrain)
+        clipsPerStep.push_back(std::lround(*e.value("clips_per_s") * *e.value("iter_time_s")));
     });
     std::string error;
     QVERIFY(t.start(&error));
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Finished);
-    QCOMPARE(clipsPerStep, (std::vector<long>{8, 8}));  // 16 clips: two optimizer steps of 2 x 4 clips
+    QCOMPARE(clipsPerStep,
+             (std::vector<long>{8, 8}));  // 16 clips: two optimizer steps of 2 x 4 clips
   }
 
   void nonFiniteLossStopsFp32AndRepeatedSkipsStopAmp() {
-    // A learning rate of 3e38 (near float32's largest) blows the weights up in the first update; the next loss is NaN.
+    // A learning rate of 3e38 (near float32's largest) blows the weights up in the first update;
+    // the next loss is NaN.
     const std::string fp32 = dir_.path().toStdString() + "/run-nan-fp32";
-    train::Trainer a(demoConfig(fp32, {"TRAIN.MIXED_PRECISION", "False", "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38", "SOLVER.WARMUP_START_LR", "3e38",
-                                       "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
+    train::Trainer a(demoConfig(fp32, {"TRAIN.MIXED_PRECISION", "False", "SOLVER.OPTIMIZING_METHOD",
+                                       "sgd", "SOLVER.BASE_LR", "3e38", "SOLVER.WARMUP_START_LR",
+                                       "3e38", "SOLVER.MAX_EPOCH", "3"}),
+                     "demo.yaml");
     std::string error;
     QVERIFY(a.start(&error));
     a.wait();
     QCOMPARE(a.state(), train::TrainerState::Failed);
-    QVERIFY2(a.error().rfind("diverged: the loss is", 0) == 0 && a.error().find("FP32") != std::string::npos, a.error().c_str());
+    QVERIFY2(a.error().rfind("diverged: the loss is", 0) == 0 &&
+                 a.error().find("FP32") != std::string::npos,
+             a.error().c_str());
     QCOMPARE(runlog::RunDirectory(fp32).readMetadata()->status, runlog::RunStatus::Failed);
 
     const std::string amp = dir_.path().toStdString() + "/run-nan-amp";
-    train::Trainer b(demoConfig(amp, {"AMP.SCALER", "on", "AMP.MAX_SKIPPED_STEPS", "3", "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38",
-                                      "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
+    train::Trainer b(demoConfig(amp, {"AMP.SCALER", "on", "AMP.MAX_SKIPPED_STEPS", "3",
+                                      "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38",
+                                      "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}),
+                     "demo.yaml");
     std::atomic<int> backoffs{0}, named{0};
     b.setEventSink([&](const runlog::MetricEvent& e) {
       if (e.kind == runlog::kind::kEvent && e.name == "scaler_backoff") {
         ++backoffs;
         // The weights are NaN after the first update, so every gradient is: the first layer in
         // backward order is the head's projection.
-        if (e.message.find("; first in head.projection") != std::string::npos && e.layer == "head.projection") ++named;
+        if (e.message.find("; first in head.projection") != std::string::npos &&
+            e.layer == "head.projection")
+          ++named;
       }
     });
     QVERIFY(b.start(&error));
@@ -512,12 +603,15 @@ class TestTrainer : public QObject {
 
     // bfloat16 runs no scaler: a NaN loss has nothing to skip either and stops the run, saying why.
     const std::string bf16 = dir_.path().toStdString() + "/run-nan-bf16";
-    train::Trainer d(demoConfig(bf16, {"AMP.DTYPE", "bfloat16", "AMP.SCALER", "auto", "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38",
-                                       "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}), "demo.yaml");
+    train::Trainer d(demoConfig(bf16, {"AMP.DTYPE", "bfloat16", "AMP.SCALER", "auto",
+                                       "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.BASE_LR", "3e38",
+                                       "SOLVER.WARMUP_START_LR", "3e38", "SOLVER.MAX_EPOCH", "3"}),
+                     "demo.yaml");
     QVERIFY(d.start(&error));
     d.wait();
     QCOMPARE(d.state(), train::TrainerState::Failed);
-    QVERIFY2(d.error().rfind("diverged: the loss is", 0) == 0 && d.error().find("autocast without a loss scaler") != std::string::npos,
+    QVERIFY2(d.error().rfind("diverged: the loss is", 0) == 0 &&
+                 d.error().find("autocast without a loss scaler") != std::string::npos,
              d.error().c_str());
   }
 
@@ -537,12 +631,15 @@ class TestTrainer : public QObject {
       std::ifstream in(data + "/" + split + ".csv");
       std::string all, line;
       while (std::getline(in, line))
-        if (line.size() > 2 && (line.substr(line.size() - 2) == " 0" || line.substr(line.size() - 2) == " 1")) all += line + "\n";
+        if (line.size() > 2 &&
+            (line.substr(line.size() - 2) == " 0" || line.substr(line.size() - 2) == " 1"))
+          all += line + "\n";
       std::ofstream(data + "/" + split + ".csv") << all;
     }
     const std::string out = dir_.path().toStdString() + "/run-learn";
-    train::Trainer t(demoConfig(out, {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data, "MODEL.NUM_CLASSES", "2",
-                                      "TRAIN.BATCH_SIZE", "8", "SOLVER.MAX_EPOCH", "16", "X3D.DIM_C5", "256",
+    train::Trainer t(demoConfig(out, {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data,
+                                      "MODEL.NUM_CLASSES", "2", "TRAIN.BATCH_SIZE", "8",
+                                      "SOLVER.MAX_EPOCH", "16", "X3D.DIM_C5", "256",
                                       "DATA_LOADER.NUM_WORKERS", "2", "TRAIN.EVAL_PERIOD", "4"}),
                      "demo.yaml");
     std::vector<double> losses, valErrors;
@@ -554,8 +651,8 @@ class TestTrainer : public QObject {
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Finished);
     QCOMPARE(losses.size(), size_t(16));
-    qInfo("epoch losses %.3f -> %.3f, val top-1 errors %.1f %.1f %.1f %.1f", losses.front(), losses.back(), valErrors[0],
-          valErrors[1], valErrors[2], valErrors[3]);
+    qInfo("epoch losses %.3f -> %.3f, val top-1 errors %.1f %.1f %.1f %.1f", losses.front(),
+          losses.back(), valErrors[0], valErrors[1], valErrors[2], valErrors[3]);
     QVERIFY(losses.back() < 0.6 * losses.front());
     QVERIFY2(valErrors.back() <= 25.0, std::to_string(valErrors.back()).c_str());
   }
@@ -602,8 +699,11 @@ class TestTrainer : public QObject {
     QVERIFY(t.start(&error));
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Failed);
-    QVERIFY2(t.error().find("Expected more than 1 value per channel") != std::string::npos, t.error().c_str());
-    QVERIFY2(t.error().find("frame #") == std::string::npos && t.error().find('\n') == std::string::npos, t.error().c_str());
+    QVERIFY2(t.error().find("Expected more than 1 value per channel") != std::string::npos,
+             t.error().c_str());
+    QVERIFY2(
+        t.error().find("frame #") == std::string::npos && t.error().find('\n') == std::string::npos,
+        t.error().c_str());
     QCOMPARE(runlog::RunDirectory(out).readMetadata()->error, t.error());
   }
 
@@ -615,11 +715,14 @@ class TestTrainer : public QObject {
     QTest::newRow("detection") << QStringList{"DETECTION.ENABLE", "True"} << "DETECTION.ENABLE";
     QTest::newRow("multi-label") << QStringList{"DATA.MULTI_LABEL", "True"} << "DATA.MULTI_LABEL";
     QTest::newRow("ssv2") << QStringList{"TRAIN.DATASET", "ssv2"} << "TRAIN.DATASET: 'ssv2'";
-    QTest::newRow("charades test") << QStringList{"TEST.DATASET", "charades"} << "TEST.DATASET: 'charades'";
+    QTest::newRow("charades test")
+        << QStringList{"TEST.DATASET", "charades"} << "TEST.DATASET: 'charades'";
     QTest::newRow("ssl") << QStringList{"TASK", "ssl"} << "TASK: 'ssl'";
     QTest::newRow("masked") << QStringList{"MASK.ENABLE", "True"} << "MASK.ENABLE";
-    QTest::newRow("contrastive") << QStringList{"MODEL.MODEL_NAME", "ContrastiveModel"} << "MODEL.MODEL_NAME: 'ContrastiveModel'";
-    QTest::newRow("maskfeat") << QStringList{"MODEL.MODEL_NAME", "MaskMViT"} << "MODEL.MODEL_NAME: 'MaskMViT'";
+    QTest::newRow("contrastive") << QStringList{"MODEL.MODEL_NAME", "ContrastiveModel"}
+                                 << "MODEL.MODEL_NAME: 'ContrastiveModel'";
+    QTest::newRow("maskfeat") << QStringList{"MODEL.MODEL_NAME", "MaskMViT"}
+                              << "MODEL.MODEL_NAME: 'MaskMViT'";
   }
   void otherTasksAreRefusedAtStart() {
     QFETCH(QStringList, overrides);
@@ -632,7 +735,8 @@ class TestTrainer : public QObject {
     QVERIFY(!t.start(&error));
     QVERIFY2(QString::fromStdString(error).startsWith(key), error.c_str());
     QVERIFY(!std::filesystem::exists(out));
-    QVERIFY(train::unsupportedTask(demoConfig(out, {"TRAIN.DATASET", "Kinetics"}), true).empty());  // PySlowFast capitalises
+    QVERIFY(train::unsupportedTask(demoConfig(out, {"TRAIN.DATASET", "Kinetics"}), true)
+                .empty());  // PySlowFast capitalises
   }
 
   void unwritableOutputIsRefusedAtStart() {

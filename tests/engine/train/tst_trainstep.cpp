@@ -19,20 +19,52 @@ namespace {
 // A tiny MViT: layer norms only, so a batch split in micro-batches sees exactly the same model
 // (batch norm would not) and gradient accumulation must equal the big batch.
 config::Config tinyMViT(std::vector<std::string> extra = {}) {
-  std::vector<std::string> ov = {"MVIT.EMBED_DIM", "8", "MVIT.DEPTH", "2", "DATA.NUM_FRAMES", "4", "DATA.TRAIN_CROP_SIZE", "32",
-                                 "DATA.TEST_CROP_SIZE", "32", "MODEL.NUM_CLASSES", "4", "MVIT.DIM_MUL", "[[1, 2.0]]",
-                                 "MVIT.HEAD_MUL", "[[1, 2.0]]", "MVIT.POOL_Q_STRIDE", "[[1, 1, 2, 2]]",
-                                 "MVIT.POOL_KV_STRIDE_ADAPTIVE", "[1, 2, 2]", "MVIT.DROPPATH_RATE", "0.0",
-                                 "MODEL.DROPOUT_RATE", "0.0", "NUM_GPUS", "0", "SOLVER.OPTIMIZING_METHOD", "sgd",
-                                 "SOLVER.MOMENTUM", "0.9", "SOLVER.BASE_LR", "0.1", "SOLVER.WEIGHT_DECAY", "0.0",
-                                 "SOLVER.CLIP_GRAD_L2NORM", "None"};
+  std::vector<std::string> ov = {"MVIT.EMBED_DIM",
+                                 "8",
+                                 "MVIT.DEPTH",
+                                 "2",
+                                 "DATA.NUM_FRAMES",
+                                 "4",
+                                 "DATA.TRAIN_CROP_SIZE",
+                                 "32",
+                                 "DATA.TEST_CROP_SIZE",
+                                 "32",
+                                 "MODEL.NUM_CLASSES",
+                                 "4",
+                                 "MVIT.DIM_MUL",
+                                 "[[1, 2.0]]",
+                                 "MVIT.HEAD_MUL",
+                                 "[[1, 2.0]]",
+                                 "MVIT.POOL_Q_STRIDE",
+                                 "[[1, 1, 2, 2]]",
+                                 "MVIT.POOL_KV_STRIDE_ADAPTIVE",
+                                 "[1, 2, 2]",
+                                 "MVIT.DROPPATH_RATE",
+                                 "0.0",
+                                 "MODEL.DROPOUT_RATE",
+                                 "0.0",
+                                 "NUM_GPUS",
+                                 "0",
+                                 "SOLVER.OPTIMIZING_METHOD",
+                                 "sgd",
+                                 "SOLVER.MOMENTUM",
+                                 "0.9",
+                                 "SOLVER.BASE_LR",
+                                 "0.1",
+                                 "SOLVER.WEIGHT_DECAY",
+                                 "0.0",
+                                 "SOLVER.CLIP_GRAD_L2NORM",
+                                 "None"};
   ov.insert(ov.end(), extra.begin(), extra.end());
-  auto r = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
+  auto r = config::ConfigLoader().loadFile(
+      std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
   return r.config;
 }
 
-train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) { return {{x}, y, {}}; }
+train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) {
+  return {{x}, y, {}};
+}
 
 }  // namespace
 
@@ -46,7 +78,8 @@ class TestTrainStep : public QObject {
     const auto logp = torch::log_softmax(x, 1);
     const double ce = -(logp[0][0].item<double>() + logp[1][1].item<double>()) / 2;
     QVERIFY(std::abs(train::classificationLoss("cross_entropy", x, y).item<double>() - ce) < 1e-6);
-    QVERIFY(std::abs(train::classificationLoss("soft_cross_entropy", x, y).item<double>() - ce) < 1e-6);
+    QVERIFY(std::abs(train::classificationLoss("soft_cross_entropy", x, y).item<double>() - ce) <
+            1e-6);
     double bce = 0;  // mean over all 6 entries of -[t log s(x) + (1-t) log(1-s(x))]
     const float t[2][3] = {{1, 0, 0}, {0, 1, 0}};
     for (int i = 0; i < 2; ++i)
@@ -68,7 +101,8 @@ class TestTrainStep : public QObject {
     torch::manual_seed(0);
     auto net = models::buildVideoNet(c);
     auto opt = train::buildOptimizer(c, *net);
-    QVERIFY_EXCEPTION_THROWN(train::TrainStep(c, *net, *opt, train::PrecisionPolicy::fromConfig(c)), std::invalid_argument);
+    QVERIFY_EXCEPTION_THROWN(train::TrainStep(c, *net, *opt, train::PrecisionPolicy::fromConfig(c)),
+                             std::invalid_argument);
   }
 
   void initTestCase() { torch::set_num_threads(2); }
@@ -81,17 +115,20 @@ class TestTrainStep : public QObject {
     const int fromAffinity = train::cpuTrainingThreads();
     qunsetenv("OMP_NUM_THREADS");
     QCOMPARE(train::cpuTrainingThreads(), fromAffinity);
-    QVERIFY(fromAffinity >= 1 && fromAffinity <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    QVERIFY(fromAffinity >= 1 &&
+            fromAffinity <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     if (!saved.isNull()) qputenv("OMP_NUM_THREADS", saved);
   }
 
   void precisionPolicyFollowsTheConfig() {
     auto p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "True"}));
-    QCOMPARE(p.name, std::string("bf16"));  // auto on the CPU
+    QCOMPARE(p.name, std::string("bf16"));     // auto on the CPU
     QVERIFY(p.mixed && !p.fp16 && !p.scaler);  // AMP.SCALER auto: off for bfloat16
-    p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on"}));
+    p = train::PrecisionPolicy::fromConfig(
+        tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on"}));
     QVERIFY(p.scaler);
-    p = train::PrecisionPolicy::fromConfig(tinyMViT({"TRAIN.MIXED_PRECISION", "False", "AMP.SCALER", "on"}));
+    p = train::PrecisionPolicy::fromConfig(
+        tinyMViT({"TRAIN.MIXED_PRECISION", "False", "AMP.SCALER", "on"}));
     QVERIFY(!p.mixed && !p.scaler);
     QCOMPARE(p.name, std::string("fp32"));
     try {
@@ -113,8 +150,11 @@ class TestTrainStep : public QObject {
       auto opt = train::buildOptimizer(c, *net);
       train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
       std::vector<train::MicroBatch> micro;
-      if (split) micro = {batch(x.slice(0, 0, 2), y.slice(0, 0, 2)), batch(x.slice(0, 2, 4), y.slice(0, 2, 4))};
-      else micro = {batch(x, y)};
+      if (split)
+        micro = {batch(x.slice(0, 0, 2), y.slice(0, 0, 2)),
+                 batch(x.slice(0, 2, 4), y.slice(0, 2, 4))};
+      else
+        micro = {batch(x, y)};
       const auto out = step.run(micro);
       step.run(micro);  // a second step: momentum buffers agree too
       std::vector<torch::Tensor> params;
@@ -135,7 +175,8 @@ class TestTrainStep : public QObject {
   // update, so two steps from the same start give the same weights.
   void mtAdamwStepsAsAdamw() {
     auto run = [&](const char* method) {
-      const auto c = tinyMViT({"SOLVER.OPTIMIZING_METHOD", method, "SOLVER.BASE_LR", "0.01", "SOLVER.WEIGHT_DECAY", "0.05"});
+      const auto c = tinyMViT({"SOLVER.OPTIMIZING_METHOD", method, "SOLVER.BASE_LR", "0.01",
+                               "SOLVER.WEIGHT_DECAY", "0.05"});
       torch::manual_seed(3);
       auto net = models::buildVideoNet(c);
       auto opt = train::buildOptimizer(c, *net);
@@ -171,7 +212,8 @@ class TestTrainStep : public QObject {
   }
 
   void ampNonFiniteGradientsSkipTheStepAndBackOff() {
-    const auto c = tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "AMP.INIT_SCALE", "1024"});
+    const auto c =
+        tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "AMP.INIT_SCALE", "1024"});
     auto net = models::buildVideoNet(c);
     auto opt = train::buildOptimizer(c, *net);
     train::TrainStep step(c, *net, *opt, train::PrecisionPolicy::fromConfig(c));
@@ -185,8 +227,10 @@ class TestTrainStep : public QObject {
     QVERIFY(out.update.backed_off);
     QCOMPARE(out.update.scale_after, 512.0);
     const auto params = net->parameters();
-    for (size_t i = 0; i < params.size(); ++i) QVERIFY(torch::equal(before[i], params[i]));  // bit-identical
-    const auto ok = step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    for (size_t i = 0; i < params.size(); ++i)
+      QVERIFY(torch::equal(before[i], params[i]));  // bit-identical
+    const auto ok =
+        step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
     QVERIFY(ok.stepped);
     QVERIFY(std::isfinite(ok.grad_norm) && ok.grad_norm > 0);
   }
@@ -207,21 +251,27 @@ class TestTrainStep : public QObject {
     for (const auto& p : net->parameters()) before.push_back(p.detach().clone());
     // A finite loss whose gradients are not (as a faulty convolution backward returns them).
     auto target = net->parameters()[1];
-    const auto hook = target.register_hook([](torch::Tensor g) { return torch::full_like(g, std::numeric_limits<float>::quiet_NaN()); });
-    const auto bad = step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    const auto hook = target.register_hook([](torch::Tensor g) {
+      return torch::full_like(g, std::numeric_limits<float>::quiet_NaN());
+    });
+    const auto bad =
+        step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
     target.remove_hook(hook);
     QVERIFY(bad.finite_loss && std::isfinite(bad.loss));
     QVERIFY(!std::isfinite(bad.grad_norm));
     QVERIFY(!bad.stepped);
     QCOMPARE(bad.update.scale_after, 1.0);
     auto params = net->parameters();
-    for (size_t i = 0; i < params.size(); ++i) QVERIFY(torch::equal(before[i], params[i]));  // bit-identical
-    const auto ok = step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
+    for (size_t i = 0; i < params.size(); ++i)
+      QVERIFY(torch::equal(before[i], params[i]));  // bit-identical
+    const auto ok =
+        step.run({batch(torch::randn({2, 3, 4, 32, 32}), torch::tensor({0, 1}, torch::kLong))});
     QVERIFY(ok.stepped && std::isfinite(ok.grad_norm));
     QVERIFY(!torch::equal(before[1], net->parameters()[1]));
     for (const auto& p : net->parameters()) QVERIFY(torch::isfinite(p).all().item<bool>());
 
-    // A non-finite loss: nothing to skip without a scaler, the weights are kept and the caller told.
+    // A non-finite loss: nothing to skip without a scaler, the weights are kept and the caller
+    // told.
     for (const auto& p : net->parameters()) before.push_back(p.detach().clone());
     before.erase(before.begin(), before.begin() + static_cast<long>(params.size()));
     auto x = torch::randn({2, 3, 4, 32, 32});
@@ -234,8 +284,8 @@ class TestTrainStep : public QObject {
 
   // SOLVER.LAYER_DECAY: PySlowFast's get_param_groups, group by group, by hand for DEPTH 2.
   void layerDecayGroupsAsPySlowFast() {
-    const auto c = tinyMViT({"SOLVER.LAYER_DECAY", "0.5", "SOLVER.WEIGHT_DECAY", "0.05", "SOLVER.ZERO_WD_1D_PARAM", "True",
-                             "MVIT.ZERO_DECAY_POS_CLS", "True"});
+    const auto c = tinyMViT({"SOLVER.LAYER_DECAY", "0.5", "SOLVER.WEIGHT_DECAY", "0.05",
+                             "SOLVER.ZERO_WD_1D_PARAM", "True", "MVIT.ZERO_DECAY_POS_CLS", "True"});
     auto net = models::buildVideoNet(c);
     std::vector<double> decay;
     auto opt = train::buildOptimizer(c, *net, &decay);
@@ -255,19 +305,26 @@ class TestTrainStep : public QObject {
       double decay, wd;
     };
     const Expect expected[] = {
-        {"patch_embed.proj.weight", 0.125, 0.05}, {"patch_embed.proj.bias", 0.125, 0.0},
+        {"patch_embed.proj.weight", 0.125, 0.05},
+        {"patch_embed.proj.bias", 0.125, 0.0},
         {"cls_token", 0.125, 0.0},  // named by no_weight_decay: exact top-level name
-        {"blocks.0.norm1.weight", 0.25, 0.0},     {"blocks.0.attn.qkv.weight", 0.25, 0.05},
-        {"blocks.0.attn.rel_pos_h", 0.25, 0.05},  // 2-D and not an exact no_weight_decay name: decayed, as PySlowFast
-        {"blocks.1.mlp.fc1.weight", 0.5, 0.05},   {"blocks.1.mlp.fc1.bias", 0.5, 0.0},
-        {"norm.weight", 1.0, 0.0},                {"head.projection.weight", 1.0, 0.05},
+        {"blocks.0.norm1.weight", 0.25, 0.0},
+        {"blocks.0.attn.qkv.weight", 0.25, 0.05},
+        {"blocks.0.attn.rel_pos_h", 0.25,
+         0.05},  // 2-D and not an exact no_weight_decay name: decayed, as PySlowFast
+        {"blocks.1.mlp.fc1.weight", 0.5, 0.05},
+        {"blocks.1.mlp.fc1.bias", 0.5, 0.0},
+        {"norm.weight", 1.0, 0.0},
+        {"head.projection.weight", 1.0, 0.05},
     };
     for (const auto& e : expected) {
       const int g = groupOf(e.name);
       QVERIFY2(g >= 0, e.name);
       QVERIFY2(std::abs(decay[static_cast<size_t>(g)] - e.decay) < 1e-12, e.name);
-      QVERIFY2(std::abs(groups[static_cast<size_t>(g)].options().get_lr() - 0.1 * e.decay) < 1e-12, e.name);
-      const auto& o = static_cast<const torch::optim::SGDOptions&>(groups[static_cast<size_t>(g)].options());
+      QVERIFY2(std::abs(groups[static_cast<size_t>(g)].options().get_lr() - 0.1 * e.decay) < 1e-12,
+               e.name);
+      const auto& o =
+          static_cast<const torch::optim::SGDOptions&>(groups[static_cast<size_t>(g)].options());
       QVERIFY2(std::abs(o.weight_decay() - e.wd) < 1e-12, e.name);
     }
     // Groups in the order of their first parameter; as in torch, a module's own parameters (the
@@ -279,25 +336,37 @@ class TestTrainStep : public QObject {
     for (const auto& g : groups) total += g.params().size();
     QCOMPARE(total, net->parameters().size());
     train::setLearningRate(*opt, 0.2, decay);  // PySlowFast's set_lr: lr x layer_decay
-    QVERIFY(std::abs(groups[static_cast<size_t>(groupOf("blocks.0.norm1.weight"))].options().get_lr() - 0.05) < 1e-12);
-    QVERIFY(std::abs(groups[static_cast<size_t>(groupOf("head.projection.weight"))].options().get_lr() - 0.2) < 1e-12);
+    QVERIFY(
+        std::abs(groups[static_cast<size_t>(groupOf("blocks.0.norm1.weight"))].options().get_lr() -
+                 0.05) < 1e-12);
+    QVERIFY(
+        std::abs(groups[static_cast<size_t>(groupOf("head.projection.weight"))].options().get_lr() -
+                 0.2) < 1e-12);
 
     // The multipliers go into the checkpoint's param_groups, where PySlowFast's set_lr reads them.
     QTemporaryDir dir;
     train::CheckpointInfo info;
     info.layer_decay = decay;
-    const auto path = train::saveCheckpoint(dir.path().toStdString(), *net, opt.get(), nullptr, info);
-    const auto saved = checkpoint::loadTorchFile(path).toGenericDict().at("optimizer_state").toGenericDict().at("param_groups").toList();
+    const auto path =
+        train::saveCheckpoint(dir.path().toStdString(), *net, opt.get(), nullptr, info);
+    const auto saved = checkpoint::loadTorchFile(path)
+                           .toGenericDict()
+                           .at("optimizer_state")
+                           .toGenericDict()
+                           .at("param_groups")
+                           .toList();
     QCOMPARE(saved.size(), groups.size());
-    for (size_t g = 0; g < saved.size(); ++g) QCOMPARE(saved.get(g).toGenericDict().at("layer_decay").toDouble(), decay[g]);
+    for (size_t g = 0; g < saved.size(); ++g)
+      QCOMPARE(saved.get(g).toGenericDict().at("layer_decay").toDouble(), decay[g]);
 
     // 1.0 is the three PySlowFast groups at multiplier 1; batch norm is refused with layer decay.
     const auto plain = tinyMViT({"SOLVER.ZERO_WD_1D_PARAM", "True"});
     auto net2 = models::buildVideoNet(plain);
     train::buildOptimizer(plain, *net2, &decay);
     QCOMPARE(decay, std::vector<double>(decay.size(), 1.0));
-    auto x3d = config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
-                                               {"SOLVER.LAYER_DECAY", "0.75"});
+    auto x3d = config::ConfigLoader().loadFile(
+        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
+        {"SOLVER.LAYER_DECAY", "0.75"});
     QVERIFY(x3d.ok());
     auto bnNet = models::buildVideoNet(x3d.config);
     try {
@@ -310,7 +379,8 @@ class TestTrainStep : public QObject {
 
   void checkpointRoundTrip() {
     QTemporaryDir dir;
-    const auto c = tinyMViT({"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "SOLVER.OPTIMIZING_METHOD", "adamw"});
+    const auto c = tinyMViT(
+        {"TRAIN.MIXED_PRECISION", "True", "AMP.SCALER", "on", "SOLVER.OPTIMIZING_METHOD", "adamw"});
     torch::manual_seed(3);
     auto net = models::buildVideoNet(c);
     auto opt = train::buildOptimizer(c, *net);
@@ -322,15 +392,19 @@ class TestTrainStep : public QObject {
     info.iter_in_epoch = 5;
     info.best_top1_err = 12.5;
     info.cfg_yaml = "TRAIN:\n  ENABLE: True\n";
-    const std::string path = train::saveCheckpoint(dir.path().toStdString(), *net, opt.get(), &step.scaler(), info);
-    QVERIFY2(path.find("checkpoints/checkpoint_epoch_00003_step_00000042.pyth") != std::string::npos, path.c_str());
+    const std::string path =
+        train::saveCheckpoint(dir.path().toStdString(), *net, opt.get(), &step.scaler(), info);
+    QVERIFY2(
+        path.find("checkpoints/checkpoint_epoch_00003_step_00000042.pyth") != std::string::npos,
+        path.c_str());
     QCOMPARE(train::latestCheckpoint(dir.path().toStdString()), path);
 
     torch::manual_seed(4);
     auto net2 = models::buildVideoNet(c);
     auto opt2 = train::buildOptimizer(c, *net2);
     train::TrainStep step2(c, *net2, *opt2, train::PrecisionPolicy::fromConfig(c));
-    const auto back = train::loadCheckpoint(path, {net2.get(), opt2.get(), &step2.scaler(), true, {}});
+    const auto back =
+        train::loadCheckpoint(path, {net2.get(), opt2.get(), &step2.scaler(), true, {}});
     QCOMPARE(back.epochs_done, 3);
     QCOMPARE(back.global_step, std::int64_t(42));
     QCOMPARE(back.iter_in_epoch, std::int64_t(5));
@@ -345,7 +419,8 @@ class TestTrainStep : public QObject {
     const auto y = torch::tensor({2, 3}, torch::kLong);
     step.run({batch(x, y)});
     step2.run({batch(x, y)});
-    for (const auto& p : a) QVERIFY2(torch::allclose(p.value(), b[p.key()], 1e-6, 1e-7), p.key().c_str());
+    for (const auto& p : a)
+      QVERIFY2(torch::allclose(p.value(), b[p.key()], 1e-6, 1e-7), p.key().c_str());
 
     // A checkpoint of another model is refused with the file and the entries named.
     auto other = models::buildVideoNet(tinyMViT({"MVIT.EMBED_DIM", "16"}));
@@ -354,7 +429,8 @@ class TestTrainStep : public QObject {
       QFAIL("a mismatching checkpoint must be refused");
     } catch (const std::runtime_error& e) {
       const std::string what = e.what();
-      QVERIFY2(what.rfind(path + ": ", 0) == 0 && what.find("wrong shape") != std::string::npos, e.what());
+      QVERIFY2(what.rfind(path + ": ", 0) == 0 && what.find("wrong shape") != std::string::npos,
+               e.what());
     }
   }
 };
