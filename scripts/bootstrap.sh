@@ -14,7 +14,7 @@ for arg in "$@"; do
 done
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git clang-format
   libtorch-dev libopenblas0-pthread libgloo-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
