@@ -24,7 +24,7 @@ kind=${1:-}
 asan_ubsan_suites=(tst_pyliteral tst_keyschema tst_configloader tst_configwriter tst_yamledit tst_metricslog tst_rundirectory
         tst_runrecord tst_pyslowfastlog tst_sampling tst_videodecoder tst_demodata tst_kineticscsv tst_clipsampler
         tst_videoloader tst_pilops tst_augment tst_clippreview tst_distenv tst_multigridschedule tst_auditjson
-        tst_lrschedule tst_lossexplosion tst_pickle tst_fuzzcorpus tst_tensorboardwriter tst_classnames tst_boundedinput)
+        tst_lrschedule tst_lossexplosion tst_pickle tst_fuzzcorpus tst_tensorboardwriter tst_classnames tst_boundedinput tst_appendonlyfile)
 gui=OFF
 case "$kind" in
   asan) flags="-fsanitize=address -fno-omit-frame-pointer"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "checkpoint/ImportedRun.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::widgets {

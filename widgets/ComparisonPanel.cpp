@@ -26,7 +26,7 @@
 #include "MetricChart.h"
 #include "checkpoint/ImportedRun.h"
 #include "config/ConfigDiff.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::widgets {

@@ -203,8 +203,8 @@ bool ConfigEditorPanel::save(QString* error) {
     return false;
   }
   const QString text = edit_->toPlainText();
-  const std::string why = util::writeFileAtomically(path_.toStdString(), text.toStdString());
-  if (!why.empty()) {
+  std::string why;
+  if (!util::writeFileAtomically(path_.toStdString(), text.toStdString(), &why)) {
     if (error) *error = QString::fromStdString(why);
     return false;
   }

@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <optional>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 
 class QLabel;
 

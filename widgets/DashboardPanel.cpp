@@ -480,9 +480,10 @@ void DashboardPanel::pollFollowed() {
 }
 
 bool DashboardPanel::exportCsv(const QString& path, QString* error) const {
-  const std::string why = util::writeFileAtomically(path.toStdString(), record_.toCsv());
-  if (!why.empty() && error) *error = QString::fromStdString(why);
-  return why.empty();
+  std::string why;
+  if (util::writeFileAtomically(path.toStdString(), record_.toCsv(), &why)) return true;
+  if (error) *error = QString::fromStdString(why);
+  return false;
 }
 
 QStringList DashboardPanel::exportCharts(const QString& folder, const QString& suffix) const {

@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
@@ -45,7 +45,7 @@ bool LaunchedRun::start(QString* error) {
     return false;
   }
   runlog::RunDirectory dir(runDir_.toStdString());
-  if (const std::string why = dir.ensureExists(); !why.empty()) {
+  if (std::string why; !dir.ensureExists(&why)) {
     if (error) *error = QString::fromStdString("OUTPUT_DIR: " + why);
     return false;
   }
@@ -56,8 +56,7 @@ bool LaunchedRun::start(QString* error) {
   }
   // The launcher trains from a file: the resolved config.
   const QString configPath = scratch_.filePath("config.yaml");
-  if (const std::string why = config::saveConfigFile(cfg_, configPath.toStdString());
-      !why.empty()) {
+  if (std::string why; !config::saveConfigFile(cfg_, configPath.toStdString(), &why)) {
     if (error) *error = QString::fromStdString(why);
     return false;
   }

@@ -27,7 +27,7 @@
 #include "MetricChart.h"
 #include "audit/AuditJson.h"
 #include "checkpoint/ImportedRun.h"
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 #include "runlog/CheckpointFiles.h"
 
 namespace amp::widgets {
@@ -497,7 +497,7 @@ void PrecisionAuditPanel::start(const Request& request) {
       return;
     }
     cfgPath = scratch_.filePath("config.yaml");
-    if (const std::string why = config::saveConfigFile(*cfg, cfgPath.toStdString()); !why.empty()) {
+    if (std::string why; !config::saveConfigFile(*cfg, cfgPath.toStdString(), &why)) {
       setStatus(QString::fromStdString(why), true);
       return;
     }

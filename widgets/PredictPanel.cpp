@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checkpoint/ImportedRun.h"
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 #include "runlog/CheckpointFiles.h"
 #include "system/DeviceInfo.h"
 
@@ -224,7 +224,7 @@ void PredictPanel::predict() {
       return;
     }
     cfgPath = scratch_.filePath("editor-config.yaml");
-    if (const std::string why = config::saveConfigFile(*cfg, cfgPath.toStdString()); !why.empty()) {
+    if (std::string why; !config::saveConfigFile(*cfg, cfgPath.toStdString(), &why)) {
       setStatus(QString::fromStdString(why), true);
       return;
     }

@@ -97,9 +97,9 @@ bool RunListPanel::exportRunCsv(const QString& runDir, const QString& path, QStr
     if (error) *error = QString::fromStdString(why);
     return false;
   }
-  why = util::writeFileAtomically(path.toStdString(), record.toCsv());
-  if (!why.empty() && error) *error = QString::fromStdString(why);
-  return why.empty();
+  if (util::writeFileAtomically(path.toStdString(), record.toCsv(), &why)) return true;
+  if (error) *error = QString::fromStdString(why);
+  return false;
 }
 
 void RunListPanel::setRunsFolder(const QString& folder) {

@@ -3,7 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
-#include "dist/DistEnv.h"
+#include "config/BatchLayout.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
@@ -88,7 +88,7 @@ bool TrainingController::start(const config::Config& cfgIn, const QString& confi
   }
   pace_.clear();
   eta_.reset();
-  if (dist::configuredWorldSize(cfg) > 1) {
+  if (config::configuredWorldSize(cfg) > 1) {
     launched_ = std::make_unique<LaunchedRun>(LaunchedRun::findCli(), cfg, configSource);
     if (!launched_->start(error)) {
       lastState_ = train::TrainerState::Failed;

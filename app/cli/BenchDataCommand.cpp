@@ -31,7 +31,8 @@ data::AugmentParams mvitRecipe() {
   a.relative_scale = {0.08, 1.0};
   a.relative_aspect = {0.75, 1.3333};
   a.enabled = a.rand_augment = a.erase = true;
-  data::parseRandAugment("rand-m7-n4-mstd0.5-inc1", a.policy, nullptr);
+  if (!data::parseRandAugment("rand-m7-n4-mstd0.5-inc1", a.policy, nullptr))
+    throw std::logic_error("the MViT recipe's RandAugment policy no longer parses");
   a.interpolation = data::AugInterpolation::Bicubic;
   a.erasing.probability = 0.25;
   a.erasing.mode = data::EraseMode::Pixel;

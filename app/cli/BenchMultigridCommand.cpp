@@ -58,18 +58,15 @@ RunResult runOne(const config::Config& base, const std::string& dir, bool mixed,
   r.name = std::string(multigrid ? "multigrid" : "plain") + "-" + (mixed ? "mixed" : "fp32") +
            (seed ? "-seed" + std::to_string(*seed) : std::string());
   config::Config c = base;
-  auto put = [&](const char* key, const config::Value& v) {
-    if (const auto problem = c.set(key, v))
-      throw std::invalid_argument(std::string(key) + ": " + *problem);
-  };
-  if (seed) put("RNG_SEED", *seed);
+  if (seed) c.setOrThrow("RNG_SEED", *seed);
   r.seed = c.getInt("RNG_SEED");
-  put("OUTPUT_DIR", dir + "/" + r.name);
-  put("TRAIN.MIXED_PRECISION", mixed);
-  put("TEST.ENABLE", false);  // the multi-view test is the same work with and without multigrid
-  put("TRAIN.AUTO_RESUME", false);
-  put("MULTIGRID.LONG_CYCLE", multigrid && a.cycles != "short");
-  put("MULTIGRID.SHORT_CYCLE", multigrid && a.cycles != "long");
+  c.setOrThrow("OUTPUT_DIR", dir + "/" + r.name);
+  c.setOrThrow("TRAIN.MIXED_PRECISION", mixed);
+  c.setOrThrow("TEST.ENABLE",
+               false);  // the multi-view test is the same work with and without multigrid
+  c.setOrThrow("TRAIN.AUTO_RESUME", false);
+  c.setOrThrow("MULTIGRID.LONG_CYCLE", multigrid && a.cycles != "short");
+  c.setOrThrow("MULTIGRID.SHORT_CYCLE", multigrid && a.cycles != "long");
   if (multigrid)
     r.epochs = static_cast<int>(multigrid::buildSchedule(c).max_epoch);
   else

@@ -18,11 +18,12 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "config/BatchLayout.h"
 #include "data/KineticsCsv.h"
-#include "dist/DistEnv.h"
 #include "multigrid/Schedule.h"
 #include "multigrid/TrainingSteps.h"
 #include "system/DeviceInfo.h"
+#include "train/MultigridTiming.h"
 #include "train/StepBenchmark.h"
 
 namespace amp::cli {
@@ -71,31 +72,6 @@ std::string cyclesText(const config::Config& c) {
   return l && s ? "long and short cycles" : l ? "long cycles" : "short cycles";
 }
 
-// The config a shape's step is timed with: the multigrid run's (its head pools globally, as
-// PySlowFast's heads do with multigrid), or the plain run's for a shape only the plain run has.
-// sync_batchnorm needs the processes it synchronises; one device times plain batch norm.
-config::Config shapeConfig(const config::Config& plain, const config::Config& mg, bool inMultigrid,
-                           const multigrid::StepShape& sh) {
-  config::Config c = inMultigrid ? mg : plain;
-  auto put = [&](const char* key, const config::Value& v) {
-    if (const auto problem = c.set(key, v))
-      throw std::invalid_argument(std::string(key) + ": " + *problem);
-  };
-  put("DATA.NUM_FRAMES", sh.frames);
-  put("DATA.TRAIN_CROP_SIZE", sh.crop);
-  const bool sub = sh.norm_type == "sub_batchnorm";
-  put("BN.NORM_TYPE", sub ? std::string("sub_batchnorm") : std::string("batchnorm"));
-  put("BN.NUM_SPLITS", sub ? sh.bn_count : std::int64_t{1});
-  return c;
-}
-
-bool contains(const multigrid::RunSteps& r, const multigrid::StepShape& sh) {
-  for (const auto& p : r.phases)
-    for (const auto& e : p.per_epoch)
-      if (e.shape == sh && e.steps > 0) return true;
-  return false;
-}
-
 int runTime(const TimeArgs& a) {
   auto loaded = loadConfigForCommand(a.cfg, a.overrides);
   if (!loaded) return 2;
@@ -107,15 +83,11 @@ int runTime(const TimeArgs& a) {
     const std::string cycles = a.cycles == "config"
                                    ? (fileHasCycles ? std::string("config") : std::string("both"))
                                    : a.cycles;
-    auto put = [](config::Config& c, const char* key, bool v) {
-      if (const auto problem = c.set(key, v))
-        throw std::invalid_argument(std::string(key) + ": " + *problem);
-    };
-    put(plain, "MULTIGRID.LONG_CYCLE", false);
-    put(plain, "MULTIGRID.SHORT_CYCLE", false);
+    plain.setOrThrow("MULTIGRID.LONG_CYCLE", false);
+    plain.setOrThrow("MULTIGRID.SHORT_CYCLE", false);
     if (cycles != "config") {
-      put(mg, "MULTIGRID.LONG_CYCLE", cycles != "short");
-      put(mg, "MULTIGRID.SHORT_CYCLE", cycles != "long");
+      mg.setOrThrow("MULTIGRID.LONG_CYCLE", cycles != "short");
+      mg.setOrThrow("MULTIGRID.SHORT_CYCLE", cycles != "long");
     }
   } catch (const std::exception& e) {
     std::cerr << a.cfg << ": " << e.what() << "\n";
@@ -153,7 +125,7 @@ int runTime(const TimeArgs& a) {
     }
     samples = static_cast<std::int64_t>(list.videos.size());
   }
-  const int world = dist::configuredWorldSize(cfg);
+  const int world = config::configuredWorldSize(cfg);
   const auto plainSteps = multigrid::plainRunSteps(plain, samples);
   const auto mgSteps = multigrid::multigridRunSteps(mg, schedule, samples);
   if (plainSteps.totalSteps() == 0 || mgSteps.totalSteps() == 0) {
@@ -169,7 +141,6 @@ int runTime(const TimeArgs& a) {
                 << " clips per process, and training would stop there; pass a larger --samples\n";
       return 2;
     }
-  const auto shapes = multigrid::distinctShapes({&plainSteps, &mgSteps});
 
   const bool cuda = cfg.getInt("NUM_GPUS") > 0;
   std::vector<std::string> precisions;
@@ -181,78 +152,36 @@ int runTime(const TimeArgs& a) {
   else
     precisions = {a.precision};
 
-  // Time every shape in every precision, the shapes one after another in each of --rounds
-  // rounds: this machine's speed drifts, and a shape timed only early or only late would carry
-  // the drift into the ratio. A shape's step time is the median of its rounds' medians.
-  std::vector<std::string>
-      labels;  // the dtype each precision ran as (amp is fp16 on CUDA, bf16 on the CPU)
-  std::vector<std::vector<train::StepBenchResult>> timed(shapes.size());  // [shape][precision]
-  std::vector<std::vector<std::vector<double>>> roundSeconds(
-      shapes.size());  // [shape][precision][round]
-  std::string device;
-  for (int round = 0; round < a.rounds; ++round)
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      const auto& sh = shapes[i];
-      if (!a.json)
-        std::cerr << "round " << round + 1 << "/" << a.rounds << ", timing " << sh.text() << " ..."
-                  << std::flush;
-      train::StepBenchOptions o;
-      o.batch = static_cast<int>(sh.clips);
-      o.iterations = a.iterations;
-      o.warmup = a.warmup;
-      o.precisions = precisions;
-      std::vector<train::StepBenchResult> results;
-      std::string error;
-      bool ok = false;
-      try {
-        ok = train::benchmarkTrainingStep(shapeConfig(plain, mg, contains(mgSteps, sh), sh), o,
-                                          results, &error);
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      if (ok)
-        for (const auto& r : results)
-          if (!r.finite) {
-            ok = false;
-            error = r.precision + ": the loss is not finite";
-          }
-      if (!ok) {
-        if (!a.json) std::cerr << "\n";
-        std::cerr << "bench multigrid-time: " << sh.text() << ": " << error << "\n";
-        return 1;
-      }
-      if (!a.json) {
-        for (const auto& r : results)
-          std::cerr << " " << r.precision << " " << std::fixed << std::setprecision(3)
-                    << r.median_step_s << " s";
-        std::cerr << "\n";
-      }
-      if (labels.empty())
-        for (const auto& r : results) labels.push_back(r.precision);
-      device = results.front().device;
-      roundSeconds[i].resize(results.size());
-      for (size_t k = 0; k < results.size(); ++k) {
-        roundSeconds[i][k].push_back(results[k].median_step_s);
-        if (round == 0)
-          timed[i].push_back(results[k]);
-        else
-          timed[i][k].peak_bytes = std::max(timed[i][k].peak_bytes, results[k].peak_bytes);
-      }
-    }
-  for (size_t i = 0; i < shapes.size(); ++i)
-    for (size_t k = 0; k < timed[i].size(); ++k) {
-      auto v = roundSeconds[i][k];
-      std::sort(v.begin(), v.end());
-      const size_t n = v.size();
-      timed[i][k].median_step_s = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-      timed[i][k].clips_per_s = static_cast<double>(shapes[i].clips) / timed[i][k].median_step_s;
-    }
-  auto stepSeconds = [&](size_t precision) {
-    return [&, precision](const multigrid::StepShape& sh) {
-      const auto at = std::find(shapes.begin(), shapes.end(), sh);
-      return timed[static_cast<size_t>(at - shapes.begin())][precision].median_step_s;
+  train::MultigridTimingOptions o;
+  o.iterations = a.iterations;
+  o.warmup = a.warmup;
+  o.rounds = a.rounds;
+  o.precisions = precisions;
+  if (!a.json) {
+    o.on_shape = [&](int round, const multigrid::StepShape& sh) {
+      std::cerr << "round " << round + 1 << "/" << a.rounds << ", timing " << sh.text() << " ..."
+                << std::flush;
     };
-  };
+    o.on_shape_timed = [](const std::vector<train::StepBenchResult>& results) {
+      for (const auto& r : results)
+        std::cerr << " " << r.precision << " " << std::fixed << std::setprecision(3)
+                  << r.median_step_s << " s";
+      std::cerr << "\n";
+    };
+  }
+  train::MultigridTiming timing;
+  std::string error;
+  if (!train::timeMultigridShapes(plain, mg, plainSteps, mgSteps, o, timing, &error)) {
+    if (!a.json) std::cerr << "\n";
+    std::cerr << "bench multigrid-time: " << error << "\n";
+    return 1;
+  }
+  const auto& shapes = timing.shapes;
+  const auto& labels = timing.labels;
+  const auto& timed = timing.timed;
+  const auto& roundSeconds = timing.round_seconds;
+  const std::string& device = timing.device;
+  auto stepSeconds = [&](std::size_t k) { return timing.stepSeconds(k); };
   const bool onCuda = device != "cpu";
   std::vector<double> plainS, mgS;
   for (size_t k = 0; k < labels.size(); ++k) {

@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 
 namespace amp::cli {
 

@@ -6,9 +6,9 @@
 #include "CliConfig.h"
 #include "Commands.h"
 #include "PreflightReport.h"
-#include "config/ConfigLoader.h"
-#include "config/ConfigWriter.h"
 #include "config/ValueFormat.h"
+#include "configfile/ConfigLoader.h"
+#include "configfile/ConfigWriter.h"
 
 namespace amp::cli {
 namespace {

@@ -21,8 +21,8 @@ void addInfoCommand(CLI::App& app, int& exitCode) {
               << "BLAS            " << d.blas << "\n"
               << "FFmpeg          " << d.ffmpeg_version << "\n"
               << "TensorBoard     "
-              << (runlog::tensorBoardSupport().empty() ? "event files with TENSORBOARD.ENABLE"
-                                                       : "none: " + runlog::tensorBoardSupport())
+              << (runlog::tensorBoardSupport() ? "none: " + *runlog::tensorBoardSupport()
+                                               : std::string("event files with TENSORBOARD.ENABLE"))
               << "\n"
               << "Processes       "
               << (d.gloo && d.nccl ? "c10d Gloo (CPU and GPU) and NCCL (GPU)"

@@ -15,6 +15,7 @@
 #include "Commands.h"
 #include "Launcher.h"
 #include "PreflightReport.h"
+#include "config/BatchLayout.h"
 #include "dist/DistEnv.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
@@ -58,7 +59,7 @@ std::optional<int> joinOrLaunch(const char* command, const std::string& path,
     return 2;
   }
   if (!env &&
-      dist::configuredWorldSize(cfg) > 1) {  // this process starts the workers of its machine
+      config::configuredWorldSize(cfg) > 1) {  // this process starts the workers of its machine
     std::string why;
     if (flags.init_method.rfind("file://", 0) != 0) {
       std::string host;
@@ -69,7 +70,7 @@ std::optional<int> joinOrLaunch(const char* command, const std::string& path,
       }
     }
     LaunchPlan plan;
-    plan.processes = dist::processesPerShard(cfg);
+    plan.processes = config::processesPerShard(cfg);
     plan.shard_id = static_cast<int>(cfg.getInt("SHARD_ID"));
     plan.num_shards = static_cast<int>(cfg.getInt("NUM_SHARDS"));
     plan.init_method = flags.init_method;
@@ -79,8 +80,8 @@ std::optional<int> joinOrLaunch(const char* command, const std::string& path,
     return launchWorkers(plan);
   }
   if (env) {  // refused before anything is written: the config decides the layout, not the launcher
-    if (const std::string misfit = dist::checkAgainstConfig(*env, cfg); !misfit.empty()) {
-      std::cerr << path << ": " << misfit << "\n";
+    if (const auto misfit = dist::checkAgainstConfig(*env, cfg)) {
+      std::cerr << path << ": " << *misfit << "\n";
       return 2;
     }
   }

@@ -39,7 +39,7 @@
 #include "SchemaBrowser.h"
 #include "StartPage.h"
 #include "TrainingController.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"

@@ -24,7 +24,7 @@
 #include "LaunchedRun.h"
 #include "MetricChart.h"
 #include "TrainingController.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 
 using amp::widgets::MetricChart;
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "audit/PrecisionAudit.h"
+#include "audit/AuditReport.h"
 
 namespace amp::audit {
 
@@ -16,6 +16,7 @@ nlohmann::json auditReportToJson(const PrecisionAuditReport& report);
 
 /// Reads what auditReportToJson wrote. False with `error` saying what is missing or mistyped
 /// ("layers[3].headroom_log2: not a number"). Fields it does not know are ignored.
-bool auditReportFromJson(const nlohmann::json& j, PrecisionAuditReport& report, std::string* error);
+[[nodiscard]] bool auditReportFromJson(const nlohmann::json& j, PrecisionAuditReport& report,
+                                       std::string* error);
 
 }  // namespace amp::audit

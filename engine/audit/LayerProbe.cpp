@@ -9,7 +9,7 @@
 #include <mutex>
 #include <set>
 
-#include "audit/NonFiniteGrad.h"
+#include "amp/NonFiniteGrad.h"
 
 namespace amp::audit {
 
@@ -235,100 +235,11 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext* c) {
 
 }  // namespace
 
-void GradStats::add(const GradStats& o) {
-  if (!(absmax >= o.absmax)) absmax = o.absmax;  // NaN wins
-  elements += o.elements;
-  nonzero += o.nonzero;
-  zero16 += o.zero16;
-  subnormal16 += o.subnormal16;
-  nonfinite = nonfinite || o.nonfinite;
-}
-
-namespace {
-
-// One pass over a CPU tensor's values (the tensor ops below take a dozen passes and as many
-// temporaries: on SlowFast they cost more than the backward itself).
-template <typename T>
-void countCpu(const T* v, std::int64_t n, double raw0, double raw1, GradStats& s) {
-  const auto t0 = static_cast<float>(raw0), t1 = static_cast<float>(raw1);
-  std::mutex m;
-  float absmax = 0;
-  bool nan = false;
-  at::parallel_for(0, n, 1 << 15, [&](std::int64_t begin, std::int64_t end) {
-    float mx = 0;
-    bool sawNan = false;
-    std::int64_t nonzero = 0, zero16 = 0, sub16 = 0;
-    for (std::int64_t i = begin; i < end; ++i) {
-      const float a = std::fabs(static_cast<float>(v[i]));
-      if (a > mx)
-        mx = a;
-      else if (std::isnan(a))
-        sawNan = true;
-      if (a > 0) {
-        ++nonzero;
-        zero16 += a < t0;
-        sub16 += a < t1;
-      }
-    }
-    std::lock_guard<std::mutex> lock(m);
-    absmax = std::max(absmax, mx);
-    nan = nan || sawNan;
-    s.nonzero += nonzero;
-    s.zero16 += zero16;
-    s.subnormal16 += sub16;
-  });
-  s.absmax = nan ? std::numeric_limits<double>::quiet_NaN() : absmax;
-  s.nonfinite = nan || std::isinf(absmax);
-}
-
-}  // namespace
-
-GradStats gradStats(const torch::Tensor& grad, double appliedScale, double reportScale) {
-  GradStats s;
-  if (!grad.defined() || grad.numel() == 0) return s;
-  torch::NoGradGuard noGrad;
-  at::DisableRecordFunctionGuard notObserved;
-  const double toRawCpu = appliedScale / reportScale;
-  if (grad.is_cpu() && !grad.is_sparse()) {
-    const auto c = grad.detach().contiguous();
-    const auto type = c.scalar_type();
-    if (type == torch::kFloat || type == torch::kBFloat16 || type == torch::kHalf) {
-      const double raw0 = kFp16MinSubnormal * toRawCpu, raw1 = kFp16MinNormal * toRawCpu;
-      if (type == torch::kFloat)
-        countCpu(c.data_ptr<float>(), c.numel(), raw0, raw1, s);
-      else if (type == torch::kBFloat16)
-        countCpu(c.data_ptr<c10::BFloat16>(), c.numel(), raw0, raw1, s);
-      else
-        countCpu(c.data_ptr<c10::Half>(), c.numel(), raw0, raw1, s);
-      s.absmax /= appliedScale;
-      s.elements = c.numel();
-      return s;
-    }
-  }
-  // |g / applied| x report < t  <=>  |g| < t x applied / report: the thresholds move, the gradient
-  // is read as it is (float32 holds every float16 and bfloat16 value exactly).
-  const auto a = grad.detach().abs().to(torch::kFloat);
-  const auto nz = a > 0;
-  const double toRaw = appliedScale / reportScale;
-  const auto v = torch::stack({a.max().to(torch::kDouble), nz.sum().to(torch::kDouble),
-                               (nz & (a < kFp16MinSubnormal * toRaw)).sum().to(torch::kDouble),
-                               (nz & (a < kFp16MinNormal * toRaw)).sum().to(torch::kDouble)})
-                     .cpu();
-  const double* p = v.data_ptr<double>();
-  s.absmax = p[0] / appliedScale;
-  s.elements = grad.numel();
-  s.nonzero = static_cast<std::int64_t>(p[1]);
-  s.zero16 = static_cast<std::int64_t>(p[2]);
-  s.subnormal16 = static_cast<std::int64_t>(p[3]);
-  s.nonfinite = !std::isfinite(p[0]);  // max() propagates NaN
-  return s;
-}
-
 LayerProbe::LayerProbe(torch::nn::Module& net, precision::AutocastDevice device, double reportScale)
     : device_(device), reportScale_(reportScale) {
   for (const auto& item : net.named_parameters(/*recurse=*/true)) {
     torch::Tensor p = item.value();
-    const std::string path = moduleOfParameter(item.key());
+    const std::string path = precision::moduleOfParameter(item.key());
     paramModule_[p.unsafeGetTensorImpl()] = path;
     if (!p.requires_grad()) continue;
     const unsigned h = p.register_hook([this, path](const at::TensorBase& g) {
@@ -533,90 +444,6 @@ std::vector<LayerAudit> LayerProbe::layers() const {
     out.push_back(a);
   }
   return out;
-}
-
-ModelAuditResult auditModel(torch::nn::Module& net, int batches,
-                            const std::function<ModelAuditBatch(int)>& batchAt,
-                            const ModelAuditOptions& o) {
-  LayerProbe probe(net, o.device, o.report_scale);
-  ModelAuditResult r;
-  const auto params = net.parameters();
-  const bool cuda = !params.empty() && params.front().device().is_cuda();
-  auto generators = [&] {
-    std::vector<at::Generator> g{at::globalContext().defaultGenerator(c10::Device(c10::kCPU))};
-    if (cuda) g.push_back(at::globalContext().defaultGenerator(params.front().device()));
-    return g;
-  }();
-  for (int b = 0; b < batches; ++b) {
-    const ModelAuditBatch batch = batchAt(b);
-    // Dropout and drop-path draw the same masks in all three forwards of the batch.
-    std::vector<torch::Tensor> rng;
-    for (auto& g : generators) rng.push_back(g.get_state());
-    auto restoreRng = [&] {
-      for (std::size_t i = 0; i < generators.size(); ++i) generators[i].set_state(rng[i]);
-    };
-    if (b < o.compare_batches) {
-      std::vector<torch::Tensor>
-          buffers;  // batch norm's running statistics: updated once per batch, as in training
-      {
-        torch::NoGradGuard noGrad;
-        for (const auto& buf : net.buffers()) buffers.push_back(buf.clone());
-        {
-          LayerProbe::Recording rec(probe, LayerProbe::Pass::Reference);
-          batch.forward();
-        }
-        restoreRng();
-        {
-          LayerProbe::Recording rec(probe, LayerProbe::Pass::Compare);
-          precision::AutocastGuard bf16(true, o.device, precision::AutocastType::BFloat16);
-          batch.forward();
-        }
-        restoreRng();
-        auto live = net.buffers();
-        for (std::size_t i = 0; i < live.size() && i < buffers.size(); ++i)
-          live[i].copy_(buffers[i]);
-      }
-    }
-    const bool scaling = o.scaler && o.scaler->enabled();
-    const double applied = scaling ? o.scaler->currentScale() : 1.0;
-    r.applied_scale = applied;
-    if (o.optimizer) o.optimizer->zero_grad();
-    for (auto& p : net.parameters())
-      if (p.grad().defined()) p.mutable_grad() = torch::Tensor();
-    torch::Tensor y;
-    {
-      LayerProbe::Recording rec(probe, LayerProbe::Pass::Train, applied);
-      precision::AutocastGuard guard(o.mixed, o.device, o.type);
-      y = batch.forward();
-    }
-    const torch::Tensor loss = batch.loss(y);
-    r.losses.push_back(loss.item<double>());
-    (o.scaler ? o.scaler->scale(loss) : loss).backward();
-    probe.endBackward();
-    const bool finite = firstNonFiniteGradLayer(net).empty();
-    if (!finite && r.nonfinite_layer.empty()) {
-      std::vector<std::string> order;
-      for (const auto& l : probe.layers())
-        if (!l.module.empty()) order.push_back(l.module);
-      r.nonfinite_layer = firstNonFiniteGradLayer(net, order);
-    }
-    if (o.optimizer) {
-      bool stepped = false;
-      if (o.scaler) {
-        stepped = o.scaler->step(*o.optimizer);
-        o.scaler->update();
-      } else if (finite) {
-        o.optimizer->step();
-        stepped = true;
-      }
-      if (!stepped) ++r.skipped_steps;
-    } else if (!finite) {
-      ++r.skipped_steps;
-    }
-  }
-  r.layers = probe.layers();
-  r.notes = probe.notes();
-  return r;
 }
 
 }  // namespace amp::audit

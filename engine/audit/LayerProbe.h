@@ -18,21 +18,10 @@
 
 #include "amp/AutocastGuard.h"
 #include "amp/GradScaler.h"
-#include "audit/PrecisionAudit.h"
+#include "audit/AuditReport.h"
+#include "audit/GradStats.h"
 
 namespace amp::audit {
-
-/// Gradient statistics of some tensors, unscaled, at a report scale.
-struct GradStats {
-  double absmax = 0;
-  std::int64_t elements = 0, nonzero = 0;
-  std::int64_t zero16 = 0;       ///< nonzero elements with |g x s| < 2^-24
-  std::int64_t subnormal16 = 0;  ///< nonzero elements with |g x s| < 2^-14 (zero16 included)
-  bool nonfinite = false;
-  void add(const GradStats& o);
-};
-/// `grad` was computed at loss scale `appliedScale`; the fractions are for `reportScale`.
-GradStats gradStats(const torch::Tensor& grad, double appliedScale, double reportScale);
 
 class LayerProbe {
  public:
@@ -112,39 +101,5 @@ class LayerProbe {
   torch::Tensor pendingOut_;              ///< the current row's latest output (Train)
   std::vector<torch::Tensor> reference_;  ///< float32 outputs of the reference pass
 };
-
-/// One batch for auditModel: the forward (called under the audit's autocast and grad modes)
-/// and the loss of its output.
-struct ModelAuditBatch {
-  std::function<torch::Tensor()> forward;
-  std::function<torch::Tensor(const torch::Tensor&)> loss;
-};
-
-struct ModelAuditOptions {
-  bool mixed = false;  ///< the audited training batches run under autocast
-  precision::AutocastDevice device = precision::AutocastDevice::CPU;
-  precision::AutocastType type = precision::AutocastType::BFloat16;
-  int compare_batches = 1 << 30;  ///< the first N batches also run a float32 and a bfloat16 forward
-  double report_scale = 65536;
-  precision::GradScaler* scaler = nullptr;       ///< scales the loss (null: scale 1)
-  torch::optim::Optimizer* optimizer = nullptr;  ///< steps after each batch (null: no step)
-};
-
-struct ModelAuditResult {
-  std::vector<LayerAudit> layers;
-  std::vector<std::string> notes;
-  std::vector<double> losses;
-  int skipped_steps = 0;
-  double applied_scale = 1;  ///< the loss scale of the last backward
-  std::string nonfinite_layer;
-};
-
-/// Trains `batches` batches of `net` with the probe attached. Each batch: (the first
-/// compare_batches) a float32 and a bfloat16 forward without gradients, dropout drawing the same
-/// masks as the training forward and batch-norm statistics restored afterwards; then forward under
-/// the audited precision, loss, scaled backward, scaler step and update.
-ModelAuditResult auditModel(torch::nn::Module& net, int batches,
-                            const std::function<ModelAuditBatch(int)>& batchAt,
-                            const ModelAuditOptions& options);
 
 }  // namespace amp::audit

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "checkpoint/TorchFile.h"
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 #include "runlog/CheckpointFiles.h"
 #include "runlog/RunDirectory.h"
 
@@ -100,10 +100,7 @@ std::string runConfigFile(const std::string& runDir, const std::string& scratchD
   std::string name = fs::path(runDir).filename().string();
   if (name.empty()) name = fs::path(runDir).parent_path().filename().string();
   const std::string path = (fs::path(scratchDir) / (name + "-config.yaml")).string();
-  if (const std::string why = config::saveConfigFile(imported->loaded.config, path); !why.empty()) {
-    if (error) *error = why;
-    return {};
-  }
+  if (!config::saveConfigFile(imported->loaded.config, path, error)) return {};
   return path;
 }
 

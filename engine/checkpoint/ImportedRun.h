@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "runlog/RunMetadata.h"
 
 namespace amp::checkpoint {
@@ -22,8 +22,8 @@ struct ImportedConfig {
 /// checkpoint cannot be read or holds no "cfg" string. Keys this studio does not know (another
 /// PySlowFast version) are errors in `loaded.diagnostics`; `loaded.config` still holds every key it
 /// knows. Cached per checkpoint file and modification time.
-std::optional<ImportedConfig> readImportedRunConfig(const std::string& runDir,
-                                                    std::string* error = nullptr);
+[[nodiscard]] std::optional<ImportedConfig> readImportedRunConfig(const std::string& runDir,
+                                                                  std::string* error = nullptr);
 
 /// Completes a PySlowFast run's metadata from its checkpoint config: model "<MODEL_NAME> (<ARCH>)"
 /// and precision "fp16" when TRAIN.MIXED_PRECISION is on (PySlowFast's autocast is float16),

@@ -171,6 +171,11 @@ std::optional<std::string> Config::set(std::string_view key, const Value& raw, O
   return std::nullopt;
 }
 
+void Config::setOrThrow(std::string_view key, const Value& raw) {
+  if (const auto problem = set(key, raw))
+    throw std::invalid_argument(std::string(key) + ": " + *problem);
+}
+
 void Config::reset(std::string_view key) {
   const KeyDef* def = schema_->find(key);
   if (!def) throw std::out_of_range("unknown config key " + std::string(key));

@@ -38,7 +38,13 @@ class Config {
 
   /// Sets a key from a raw value, coercing it to the key's type. Returns the problem when the
   /// key is unknown or the value has the wrong type; the config is then unchanged.
-  std::optional<std::string> set(std::string_view key, const Value& raw, Origin origin = {});
+  [[nodiscard]] std::optional<std::string> set(std::string_view key, const Value& raw,
+                                               Origin origin = {});
+  /// set() for values the program computes itself (a phase's frames, a benchmark's OUTPUT_DIR):
+  /// a refusal is a bug, thrown as std::invalid_argument "KEY: problem".
+  ///
+  ///   c.setOrThrow("DATA.NUM_FRAMES", std::int64_t{16});
+  void setOrThrow(std::string_view key, const Value& raw);
   /// Back to the schema default.
   void reset(std::string_view key);
 

@@ -18,7 +18,9 @@ std::string yamlScalarText(const Value& v);
 /// key at the end of its section, or adds the section at the end. Returns the new text; nullopt
 /// with `error` when the key sits inside a flow mapping ("SOLVER: {BASE_LR: 1}") or under a key
 /// that holds a value rather than a section.
-std::optional<std::string> setYamlKey(const std::string& text, const std::string& dottedKey,
-                                      const std::string& valueText, std::string* error = nullptr);
+[[nodiscard]] std::optional<std::string> setYamlKey(const std::string& text,
+                                                    const std::string& dottedKey,
+                                                    const std::string& valueText,
+                                                    std::string* error = nullptr);
 
 }  // namespace amp::config

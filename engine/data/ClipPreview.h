@@ -39,8 +39,8 @@ struct PreviewClip {
 /// shuffled by RNG_SEED and the epoch as the loader does; one process). With multigrid's cycles,
 /// training and validation clips have the shape of the epoch's long-cycle phase. False with `error`
 /// naming the list or video.
-bool previewClips(const config::Config& cfg, Split split, int epoch, int first, int count,
-                  std::vector<PreviewClip>& out, std::string* error);
+[[nodiscard]] bool previewClips(const config::Config& cfg, Split split, int epoch, int first,
+                                int count, std::vector<PreviewClip>& out, std::string* error);
 
 /// Normalised C x T x H x W floats back to T x H x W x 3 RGB bytes: x * std + mean, x 255,
 /// rounded and clamped; DATA.REVERSE_INPUT_CHANNEL undone.

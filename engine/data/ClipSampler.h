@@ -116,16 +116,17 @@ class ClipSampler {
 
   /// One clip of `path`. In Test, `view` picks the temporal view (view / test_crops) and the
   /// spatial crop (view % test_crops). False with `error` naming the path when it cannot decode.
-  bool sample(const std::string& path, Split split, int view, const ClipDraws& draws, Clip& out,
-              std::string* error);
+  [[nodiscard]] bool sample(const std::string& path, Split split, int view, const ClipDraws& draws,
+                            Clip& out, std::string* error);
 
   /// `copies` clips of one decode of `path`, as PySlowFast's repeated augmentation: the temporal
   /// position from draws[0], everything spatial from each copy's own draws. With
   /// DATA.TRAIN_CROP_NUM_TEMPORAL windows (copies a multiple of it), copies come window by
   /// window, window k's position from the draws of its first copy (draws[k x copies / windows]).
   /// Decode time is counted on each window's first copy.
-  bool sampleCopies(const std::string& path, Split split, int view, const ClipDraws* draws,
-                    Clip* outs, int copies, std::string* error);
+  [[nodiscard]] bool sampleCopies(const std::string& path, Split split, int view,
+                                  const ClipDraws* draws, Clip* outs, int copies,
+                                  std::string* error);
 
  private:
   ClipParams params_;

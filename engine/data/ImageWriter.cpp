@@ -65,12 +65,7 @@ bool writePng(const std::string& path, const std::uint8_t* rgb, int width, int h
     if (error) *error = path + ": " + *error;
     return false;
   }
-  const std::string why = util::writeFileAtomically(path, png);
-  if (!why.empty()) {
-    if (error) *error = why;
-    return false;
-  }
-  return true;
+  return util::writeFileAtomically(path, png, error);
 }
 
 }  // namespace amp::data

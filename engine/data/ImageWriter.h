@@ -7,10 +7,10 @@
 namespace amp::data {
 
 /// `rgb` (width x height x 3, rows top to bottom) as PNG bytes. False with `error` saying why.
-bool encodePng(const std::uint8_t* rgb, int width, int height, std::string& png,
-               std::string* error);
+[[nodiscard]] bool encodePng(const std::uint8_t* rgb, int width, int height, std::string& png,
+                             std::string* error);
 /// encodePng written to `path` atomically. False with `error` naming the path.
-bool writePng(const std::string& path, const std::uint8_t* rgb, int width, int height,
-              std::string* error);
+[[nodiscard]] bool writePng(const std::string& path, const std::uint8_t* rgb, int width, int height,
+                            std::string* error);
 
 }  // namespace amp::data

@@ -25,8 +25,8 @@ struct KineticsList {
 /// says how many more there are). Blank lines are skipped (PySlowFast would read them as an empty
 /// path); `skipRows` leading rows are ignored (PySlowFast's DATA.SKIP_ROWS applies only to its
 /// chunked loading, so the engine passes 0).
-bool readKineticsList(const std::string& dataDir, const std::string& split,
-                      const std::string& separator, const std::string& pathPrefix, int skipRows,
-                      KineticsList& out, std::string* error);
+[[nodiscard]] bool readKineticsList(const std::string& dataDir, const std::string& split,
+                                    const std::string& separator, const std::string& pathPrefix,
+                                    int skipRows, KineticsList& out, std::string* error);
 
 }  // namespace amp::data

@@ -56,7 +56,8 @@ struct RandAugmentPolicy {
 /// true), w (only 0). Sections PySlowFast ignores (no digit, or another key such as timm's mmax
 /// or p) are refused here, as they would silently do nothing. False with `error` naming the
 /// section and what to write instead.
-bool parseRandAugment(const std::string& text, RandAugmentPolicy& out, std::string* error);
+[[nodiscard]] bool parseRandAugment(const std::string& text, RandAugmentPolicy& out,
+                                    std::string* error);
 
 /// The magnitude -> argument function of `op` (rand_augment.py's LEVEL_TO_ARG) for a magnitude
 /// already clipped to [0, 10]; `negate` is the sign draw of the ops that take one.

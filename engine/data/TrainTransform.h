@@ -13,7 +13,8 @@ namespace amp::data {
 /// Writes one augmented copy of `frames` (T x H x W x 3, as decoded) as C x T x crop x crop
 /// floats into `out`, and what was drawn into `info` (region, scaled, box, flipped, augment_ops,
 /// erased_boxes). False with `error` when the frames are too small for the crop.
-bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames, const ClipDraws& draws,
-                        DrawSource& more, float* out, Clip& info, std::string* error);
+[[nodiscard]] bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames,
+                                      const ClipDraws& draws, DrawSource& more, float* out,
+                                      Clip& info, std::string* error);
 
 }  // namespace amp::data

@@ -63,15 +63,15 @@ class VideoDecoder {
   VideoDecoder& operator=(const VideoDecoder&) = delete;
 
   /// Opens `path`; false with `error` naming the path and the reason.
-  bool open(const std::string& path, std::string* error);
+  [[nodiscard]] bool open(const std::string& path, std::string* error);
   const VideoInfo& info() const { return info_; }
 
   /// Decodes the frames with the given indices (any order, repeats allowed) scaled to
   /// outHeight x outWidth (0 x 0: native size); `out`'s pixel buffer is reused when it has one.
   /// Indices past the real end of the stream get its last frame, as PySlowFast's clamping
   /// does. False with `error` when nothing decodes.
-  bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
-              DecodedClip& out, std::string* error);
+  [[nodiscard]] bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
+                            DecodedClip& out, std::string* error);
 
   /// Decodes the whole stream once, counting frames (for checks; slow for long videos).
   std::int64_t countFrames(int* corruptPackets, std::string* error);
@@ -85,6 +85,6 @@ class VideoDecoder {
 };
 
 /// Probes a file (open + stream info) without decoding.
-bool probeVideo(const std::string& path, VideoInfo& info, std::string* error);
+[[nodiscard]] bool probeVideo(const std::string& path, VideoInfo& info, std::string* error);
 
 }  // namespace amp::data

@@ -4,9 +4,9 @@
 #include <cstring>
 #include <new>
 
+#include "config/BatchLayout.h"
 #include "config/Config.h"
 #include "data/Draws.h"
-#include "dist/DistEnv.h"
 #include "util/FaultInjection.h"
 
 namespace amp::data {
@@ -21,7 +21,7 @@ constexpr std::uint64_t kAugmentStream = 0x4155474d454e54ULL;
 LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, int rank,
                                         int worldSize) {
   LoaderOptions o;
-  o.batch_size = dist::perProcessBatch(c, split == Split::Test);
+  o.batch_size = config::perProcessBatch(c, split == Split::Test);
   o.workers = static_cast<int>(c.getInt("DATA_LOADER.NUM_WORKERS"));
   o.shuffle = split == Split::Train;
   o.drop_last = split == Split::Train;
@@ -136,6 +136,15 @@ void VideoLoader::stop() {
   threads_.clear();
 }
 
+bool VideoLoader::buildBatchCaught(int batchIndex, Batch& out, std::string* fatal) {
+  try {  // an exception leaving a worker thread would end the process (the studio with it)
+    return buildBatch(batchIndex, out, fatal);
+  } catch (const std::exception& e) {
+    *fatal = "building batch " + std::to_string(batchIndex) + " failed: " + e.what();
+    return false;
+  }
+}
+
 void VideoLoader::worker() {
   const int ahead = std::max(1, options_.prefetch) * std::max(1, options_.workers);
   while (true) {
@@ -151,12 +160,7 @@ void VideoLoader::worker() {
     }
     Batch batch;
     std::string fatal;
-    bool ok = false;
-    try {  // an exception leaving a worker thread would end the process (the studio with it)
-      ok = buildBatch(k, batch, &fatal);
-    } catch (const std::exception& e) {
-      fatal = "building batch " + std::to_string(k) + " failed: " + e.what();
-    }
+    const bool ok = buildBatchCaught(k, batch, &fatal);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (ok)
@@ -176,12 +180,7 @@ std::optional<Batch> VideoLoader::next() {
     lock.unlock();
     Batch batch;
     std::string fatal;
-    bool ok = false;
-    try {  // an exception leaving a worker thread would end the process (the studio with it)
-      ok = buildBatch(k, batch, &fatal);
-    } catch (const std::exception& e) {
-      fatal = "building batch " + std::to_string(k) + " failed: " + e.what();
-    }
+    const bool ok = buildBatchCaught(k, batch, &fatal);
     lock.lock();
     if (!ok) {
       error_ = fatal;

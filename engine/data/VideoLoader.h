@@ -119,6 +119,8 @@ class VideoLoader {
   };
   void worker();
   bool buildBatch(int batchIndex, Batch& out, std::string* fatal);
+  /// buildBatch with any exception turned into `fatal`.
+  bool buildBatchCaught(int batchIndex, Batch& out, std::string* fatal);
   /// Position in the epoch's items of batch k's first video, and its videos.
   std::pair<std::size_t, std::size_t> batchSpan(int k) const;
   std::vector<Item> epochItems(int epoch) const;

@@ -41,7 +41,7 @@ VideoWriter::VideoWriter() {
   installFfmpegLogHook();
 }
 VideoWriter::~VideoWriter() {
-  close(nullptr);
+  (void)close(nullptr);  // a writer abandoned on an error path: nobody is left to tell
 }
 
 std::string VideoWriter::codecName() const {

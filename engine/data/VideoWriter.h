@@ -23,17 +23,18 @@ class VideoWriter {
   VideoWriter& operator=(const VideoWriter&) = delete;
 
   /// Creates `path` (the container follows the extension). False with `error` naming the path.
-  bool open(const std::string& path, const VideoWriterOptions& options, std::string* error);
+  [[nodiscard]] bool open(const std::string& path, const VideoWriterOptions& options,
+                          std::string* error);
   /// Appends one packed RGB24 frame of width x height.
-  bool write(const std::uint8_t* rgb, std::string* error);
+  [[nodiscard]] bool write(const std::uint8_t* rgb, std::string* error);
   /// Flushes the encoder and finishes the file.
-  bool close(std::string* error);
+  [[nodiscard]] bool close(std::string* error);
   /// The encoder in use, e.g. "libx264".
   std::string codecName() const;
 
  private:
   struct State;
-  bool encode(bool flush, std::string* error);
+  [[nodiscard]] bool encode(bool flush, std::string* error);
   std::unique_ptr<State> s_;
   std::string path_;
 };

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "config/BatchLayout.h"
 #include "config/Config.h"
 
 namespace amp::dist {
@@ -199,39 +200,19 @@ bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
   return true;
 }
 
-int processesPerShard(const config::Config& c) {
-  const auto gpus = c.getInt("NUM_GPUS");
-  return static_cast<int>(gpus > 0 ? gpus
-                                   : std::max<std::int64_t>(1, c.getInt("DIST.CPU_PROCESSES")));
-}
-
-int configuredWorldSize(const config::Config& c) {
-  return processesPerShard(c) * static_cast<int>(c.getInt("NUM_SHARDS"));
-}
-
-int clipsPerTrainVideo(const config::Config& c) {
-  return static_cast<int>(c.getInt("AUG.NUM_SAMPLE") * c.getInt("DATA.TRAIN_CROP_NUM_SPATIAL") *
-                          c.getInt("DATA.TRAIN_CROP_NUM_TEMPORAL"));
-}
-
-int perProcessBatch(const config::Config& c, bool test) {
-  const auto total = c.getInt(test ? "TEST.BATCH_SIZE" : "TRAIN.BATCH_SIZE");
-  return static_cast<int>(std::max<std::int64_t>(1, total / processesPerShard(c)));
-}
-
-std::string checkAgainstConfig(const DistEnv& env, const config::Config& c) {
-  const int perShard = processesPerShard(c);
+std::optional<std::string> checkAgainstConfig(const DistEnv& env, const config::Config& c) {
+  const int perShard = config::processesPerShard(c);
   const std::string what = c.getInt("NUM_GPUS") > 0 ? "NUM_GPUS" : "DIST.CPU_PROCESSES";
-  if (env.world_size != configuredWorldSize(c))
+  if (env.world_size != config::configuredWorldSize(c))
     return "this process is " + env.describe() + ", but the config asks for " + what + " " +
            std::to_string(perShard) + " x NUM_SHARDS " + std::to_string(c.getInt("NUM_SHARDS")) +
-           " = " + std::to_string(configuredWorldSize(c)) + " processes; set " + what +
+           " = " + std::to_string(config::configuredWorldSize(c)) + " processes; set " + what +
            " to the processes per machine and NUM_SHARDS to the machines";
   if (env.local_world_size != perShard)
     return "this machine runs " + std::to_string(env.local_world_size) +
            " processes (LOCAL_WORLD_SIZE), but " + what + " is " + std::to_string(perShard) +
            "; set " + what + " to the processes per machine";
-  return "";
+  return std::nullopt;
 }
 
 }  // namespace amp::dist

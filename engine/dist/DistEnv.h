@@ -41,7 +41,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// The launcher's variables (AMPSTUDIO_INIT_METHOD with RANK, WORLD_SIZE, LOCAL_RANK,
 /// LOCAL_WORLD_SIZE), torchrun's or Slurm's, in that order of precedence; nullopt when none is set
 /// (a single process). Malformed values are an error naming the variable.
-std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env, std::string* error);
+[[nodiscard]] std::optional<DistEnv> distEnvFromEnvironment(const EnvLookup& env,
+                                                            std::string* error);
 /// The first host of a Slurm node list: "gpu[03-05,09],cpu1" -> "gpu03", "a,b" -> "a".
 std::string firstSlurmHost(const std::string& nodelist);
 /// Tasks on node `node` of a Slurm tasks-per-node list: "2(x3),1" -> 2, 2, 2, 1 for nodes 0-3;
@@ -52,22 +53,10 @@ int slurmTasksOnNode(const std::string& tasksPerNode, int node);
 /// CUDA_VISIBLE_DEVICES per rank), as `torch.cuda.set_device(local_rank % device_count)`.
 int cudaDeviceOfLocalRank(int localRank, int visibleDevices);
 /// Splits "tcp://HOST:PORT" into host and port. False with `error` naming the text otherwise.
-bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
-                        std::string* error);
+[[nodiscard]] bool parseTcpInitMethod(const std::string& method, std::string& host, int& port,
+                                      std::string* error);
 
-/// Processes per machine the config asks for: NUM_GPUS, or DIST.CPU_PROCESSES when NUM_GPUS is 0.
-int processesPerShard(const config::Config& c);
-/// processesPerShard x NUM_SHARDS.
-int configuredWorldSize(const config::Config& c);
-/// Clips per process and iteration: TRAIN.BATCH_SIZE (or TEST.BATCH_SIZE) / processesPerShard,
-/// as PySlowFast (the batch size is per machine; the global batch is it x NUM_SHARDS).
-int perProcessBatch(const config::Config& c, bool test);
-/// Training clips each video gives: AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL x
-/// DATA.TRAIN_CROP_NUM_TEMPORAL (side by side in the batch, as PySlowFast's
-/// multiple_samples_collate).
-int clipsPerTrainVideo(const config::Config& c);
-
-/// "" when `env` fits the config's layout, else why, naming the keys to change.
-std::string checkAgainstConfig(const DistEnv& env, const config::Config& c);
+/// Why `env` does not fit the config's layout, naming the keys to change; nullopt when it fits.
+std::optional<std::string> checkAgainstConfig(const DistEnv& env, const config::Config& c);
 
 }  // namespace amp::dist

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config/BatchLayout.h"
 #include "config/Config.h"
-#include "dist/DistEnv.h"
 
 namespace amp::multigrid {
 namespace {
@@ -67,7 +67,7 @@ Inputs readInputs(const config::Config& c) {
   const auto jitter = c.getIntList("DATA.TRAIN_JITTER_SCALES");
   in.jitterMin = jitter.empty() ? 0 : jitter.front();
   in.maxEpoch = c.getInt("SOLVER.MAX_EPOCH");
-  in.procs = dist::processesPerShard(c);
+  in.procs = config::processesPerShard(c);
   in.bnBase = c.getInt("MULTIGRID.BN_BASE_SIZE");
   in.epochFactor = c.getFloat("MULTIGRID.EPOCH_FACTOR");
   in.gamma = c.getFloat("SOLVER.GAMMA");
@@ -414,21 +414,17 @@ bool isPhaseEvalEpoch(const Schedule& s, std::int64_t epoch, std::int64_t eval_f
 config::Config phaseConfig(const config::Config& base, const Schedule& s, const Phase& p,
                            int processes, std::string* note) {
   config::Config c = base;
-  auto put = [&](const char* key, const config::Value& v) {
-    if (const auto problem = c.set(key, v))
-      throw std::invalid_argument(std::string(key) + ": " + *problem);
-  };
-  put("MULTIGRID.DEFAULT_B", s.default_b);
-  put("MULTIGRID.DEFAULT_T", s.default_t);
-  put("MULTIGRID.DEFAULT_S", s.default_s);
-  put("SOLVER.STEPS", s.steps);
-  put("SOLVER.LRS", s.lrs);
-  put("SOLVER.MAX_EPOCH", s.max_epoch);
+  c.setOrThrow("MULTIGRID.DEFAULT_B", s.default_b);
+  c.setOrThrow("MULTIGRID.DEFAULT_T", s.default_t);
+  c.setOrThrow("MULTIGRID.DEFAULT_S", s.default_s);
+  c.setOrThrow("SOLVER.STEPS", s.steps);
+  c.setOrThrow("SOLVER.LRS", s.lrs);
+  c.setOrThrow("SOLVER.MAX_EPOCH", s.max_epoch);
   if (!s.long_cycle) return c;
-  put("DATA.NUM_FRAMES", p.t);
-  put("DATA.TRAIN_CROP_SIZE", p.s);
-  put("TRAIN.BATCH_SIZE", p.batch_size);
-  put("MULTIGRID.LONG_CYCLE_SAMPLING_RATE", p.long_cycle_sampling_rate);
+  c.setOrThrow("DATA.NUM_FRAMES", p.t);
+  c.setOrThrow("DATA.TRAIN_CROP_SIZE", p.s);
+  c.setOrThrow("TRAIN.BATCH_SIZE", p.batch_size);
+  c.setOrThrow("MULTIGRID.LONG_CYCLE_SAMPLING_RATE", p.long_cycle_sampling_rate);
   std::string norm = p.bn.norm_type;
   if (norm == "sync_batchnorm" && p.bn.num_sync_devices > processes) {
     if (note)
@@ -441,9 +437,9 @@ config::Config phaseConfig(const config::Config& base, const Schedule& s, const 
               "; it uses plain batchnorm";
     norm = "batchnorm";
   }
-  put("BN.NORM_TYPE", norm);
-  put("BN.NUM_SPLITS", norm == "sub_batchnorm" ? p.bn.num_splits : std::int64_t{1});
-  if (norm == "sync_batchnorm") put("BN.NUM_SYNC_DEVICES", p.bn.num_sync_devices);
+  c.setOrThrow("BN.NORM_TYPE", norm);
+  c.setOrThrow("BN.NUM_SPLITS", norm == "sub_batchnorm" ? p.bn.num_splits : std::int64_t{1});
+  if (norm == "sync_batchnorm") c.setOrThrow("BN.NUM_SYNC_DEVICES", p.bn.num_sync_devices);
   return c;
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "dist/DistEnv.h"
+#include "config/BatchLayout.h"
 
 namespace amp::multigrid {
 namespace {
@@ -75,11 +75,11 @@ std::int64_t samplesPerProcess(std::int64_t samples, int world) {
 
 RunSteps plainRunSteps(const config::Config& c, std::int64_t samples) {
   RunSteps r;
-  r.samples_per_process = samplesPerProcess(samples, dist::configuredWorldSize(c));
-  const std::int64_t batch = dist::perProcessBatch(c, /*test=*/false);
+  r.samples_per_process = samplesPerProcess(samples, config::configuredWorldSize(c));
+  const std::int64_t batch = config::perProcessBatch(c, /*test=*/false);
   const std::string norm = c.getString("BN.NORM_TYPE");
   StepShape shape;
-  shape.clips = batch * dist::clipsPerTrainVideo(c);
+  shape.clips = batch * config::clipsPerTrainVideo(c);
   shape.frames = c.getInt("DATA.NUM_FRAMES");
   shape.crop = c.getInt("DATA.TRAIN_CROP_SIZE");
   shape.norm_type = norm;
@@ -93,8 +93,8 @@ RunSteps plainRunSteps(const config::Config& c, std::int64_t samples) {
 
 RunSteps multigridRunSteps(const config::Config& c, const Schedule& s, std::int64_t samples) {
   RunSteps r;
-  r.samples_per_process = samplesPerProcess(samples, dist::configuredWorldSize(c));
-  const std::int64_t perVideo = dist::clipsPerTrainVideo(c);
+  r.samples_per_process = samplesPerProcess(samples, config::configuredWorldSize(c));
+  const std::int64_t perVideo = config::clipsPerTrainVideo(c);
   for (const auto& ph : s.phases) {
     if (ph.end_epoch <= ph.start_epoch) continue;  // a phase rounding left empty is never trained
     PhaseSteps p;
@@ -107,7 +107,7 @@ RunSteps multigridRunSteps(const config::Config& c, const Schedule& s, std::int6
       base.norm_type = ph.bn.norm_type;
       base.bn_count = bnCountOf(ph.bn.norm_type, ph.bn.num_splits, ph.bn.num_sync_devices);
       // As phaseConfig: a sync group larger than the machine's processes trains with plain BN.
-      if (base.norm_type == "sync_batchnorm" && base.bn_count > dist::processesPerShard(c)) {
+      if (base.norm_type == "sync_batchnorm" && base.bn_count > config::processesPerShard(c)) {
         base.norm_type = "batchnorm";
         base.bn_count = 1;
       }

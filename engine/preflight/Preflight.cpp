@@ -9,7 +9,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "dist/DistEnv.h"
+#include "config/BatchLayout.h"
 #include "runlog/RunLock.h"
 
 namespace amp::preflight {
@@ -67,9 +67,9 @@ void checkOutputDir(const config::Config& cfg, const std::string& file, config::
             "'" + dir + "' is not writable by this user; choose another OUTPUT_DIR");
       return;
     }
-    if (std::string busy = runlog::RunLock::probe(dir); !busy.empty()) {
-      if (busy.rfind("OUTPUT_DIR ", 0) == 0) busy.erase(0, 11);  // the key leads the line already
-      error(out, cfg, file, "OUTPUT_DIR", busy);
+    if (auto busy = runlog::RunLock::probe(dir)) {
+      if (busy->rfind("OUTPUT_DIR ", 0) == 0) busy->erase(0, 11);  // the key leads the line already
+      error(out, cfg, file, "OUTPUT_DIR", *busy);
     }
     return;
   }
@@ -101,8 +101,8 @@ void checkCheckpoint(const config::Config& cfg, const std::string& file, const c
 }  // namespace
 
 std::int64_t clipsPerProcessStep(const config::Config& cfg) {
-  return static_cast<std::int64_t>(dist::perProcessBatch(cfg, false)) *
-         dist::clipsPerTrainVideo(cfg);
+  return static_cast<std::int64_t>(config::perProcessBatch(cfg, false)) *
+         config::clipsPerTrainVideo(cfg);
 }
 
 std::int64_t stepPeakBytes(const config::Config& cfg, const MemoryEstimate& e) {
@@ -185,7 +185,7 @@ void checkMemory(const config::Config& cfg, const std::string& file, const Machi
     where = "RAM";
   }
   if (free < 0) return;
-  const std::int64_t processes = e.cuda ? 1 : dist::processesPerShard(cfg);
+  const std::int64_t processes = e.cuda ? 1 : config::processesPerShard(cfg);
   const std::int64_t total = need * processes;
   if (total <= free) return;
   std::ostringstream m;

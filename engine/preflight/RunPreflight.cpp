@@ -11,11 +11,10 @@
 
 #include "config/Config.h"
 #include "config/Refusals.h"
-#include "dist/DistEnv.h"
 #include "models/VideoModels.h"
 #include "runlog/TensorBoardWriter.h"
+#include "system/ErrorText.h"
 #include "system/MemoryProbe.h"
-#include "train/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/Tester.h"
 #include "train/TrainStep.h"
@@ -123,7 +122,7 @@ MemoryEstimate measure(const config::Config& cfg) {
     e.per_clip_bytes = std::max<std::int64_t>(0, growth - gradsAndState) / clips;
   } catch (const std::exception& ex) {
     e.measured = false;
-    e.note = train::errorText(ex);
+    e.note = system::errorText(ex);
   }
   if (cuda) system::releaseCudaCache();
   malloc_trim(0);
@@ -140,7 +139,7 @@ MachineFacts probeMachine() {
   m.cpu_bf16_kernels = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                        __builtin_cpu_supports("avx512dq");
 #endif
-  m.tensorboard_support = runlog::tensorBoardSupport();
+  m.tensorboard_support = runlog::tensorBoardSupport().value_or("");
   m.cuda_devices = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
 #ifdef AMPSTUDIO_WITH_CUDA
   for (int i = 0; i < m.cuda_devices; ++i) {

@@ -4,8 +4,6 @@
 
 #include "util/FaultInjection.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,57 +15,47 @@ MetricsWriter::~MetricsWriter() {
   close();
 }
 
-std::string MetricsWriter::open(const std::string& path) {
+bool MetricsWriter::open(const std::string& path, std::string* error) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ >= 0) ::close(fd_);
-  path_ = path;
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) return "cannot open metrics log '" + path + "': " + std::strerror(errno);
-  struct stat st {};
-  if (::fstat(fd_, &st) == 0 && st.st_size > 0) {
-    char last = '\n';
-    if (::pread(fd_, &last, 1, st.st_size - 1) == 1 && last != '\n') return writeRaw("\n");
+  std::string why;
+  if (!file_.open(path, /*createNew=*/false, &why)) {
+    if (error) *error = "cannot open metrics log '" + path + "': " + why;
+    return false;
   }
-  return "";
+  return !file_.endsInsideALine() || writeRaw("\n", error);
 }
 
-std::string MetricsWriter::write(const MetricEvent& event) {
+bool MetricsWriter::write(const MetricEvent& event, std::string* error) {
   std::string line = toJsonLine(event);
   line += '\n';
   std::lock_guard<std::mutex> lock(mutex_);
   if (const auto fault = util::injectedFault("metrics");
       fault != util::FaultAction::None) {  // drills: a torn line
-    writeRaw(line.substr(0, line.size() / 2));
+    (void)writeRaw(line.substr(0, line.size() / 2), nullptr);
     if (fault == util::FaultAction::Kill) ::kill(::getpid(), SIGKILL);
-    return "cannot append to '" + path_ + "': " + std::strerror(ENOSPC);
+    if (error) *error = "cannot append to '" + file_.path() + "': " + std::strerror(ENOSPC);
+    return false;
   }
-  return writeRaw(line);
+  return writeRaw(line, error);
 }
 
-std::string MetricsWriter::writeRaw(const std::string& bytes) {
-  if (fd_ < 0) return "metrics log is not open";
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return "cannot append to '" + path_ + "': " + std::strerror(errno);
-    done += static_cast<size_t>(n);
+bool MetricsWriter::writeRaw(const std::string& bytes, std::string* error) {
+  if (!file_.isOpen()) {
+    if (error) *error = "metrics log is not open";
+    return false;
   }
-  return "";
+  return file_.append(bytes, error);
 }
 
 void MetricsWriter::sync() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ >= 0) ::fdatasync(fd_);
+  file_.sync();
 }
 
 void MetricsWriter::close() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ >= 0) {
-    ::fdatasync(fd_);
-    ::close(fd_);
-    fd_ = -1;
-  }
+  file_.sync();  // a finished run's records are on disk
+  file_.close();
 }
 
 }  // namespace amp::runlog

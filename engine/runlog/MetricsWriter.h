@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runlog/MetricEvent.h"
+#include "util/AppendOnlyFile.h"
 
 namespace amp::runlog {
 
@@ -16,21 +17,21 @@ class MetricsWriter {
   MetricsWriter& operator=(const MetricsWriter&) = delete;
 
   /// Opens (creating or appending to) `path`. If an earlier writer died mid-line, the torn line
-  /// is ended first so it stays isolated. Returns "" or the reason, naming the path.
-  std::string open(const std::string& path);
-  bool isOpen() const { return fd_ >= 0; }
-  /// Appends one event; thread-safe. Returns "" or the reason (e.g. disk full).
-  std::string write(const MetricEvent& event);
+  /// is ended first so it stays isolated. False with `error` naming the path and the reason.
+  [[nodiscard]] bool open(const std::string& path, std::string* error);
+  bool isOpen() const { return file_.isOpen(); }
+  /// Appends one event; thread-safe. False with `error` naming the path and the reason (e.g.
+  /// disk full).
+  [[nodiscard]] bool write(const MetricEvent& event, std::string* error);
   /// Forces written lines to disk (fdatasync); call at checkpoints and at the end.
   void sync();
   void close();
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.path(); }
 
  private:
-  std::string writeRaw(const std::string& bytes);
+  [[nodiscard]] bool writeRaw(const std::string& bytes, std::string* error);
   std::mutex mutex_;
-  int fd_ = -1;
-  std::string path_;
+  util::AppendOnlyFile file_;
 };
 
 }  // namespace amp::runlog

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "util/AppendOnlyFile.h"
 #include "util/AtomicFile.h"
 #include "util/BoundedInput.h"
 
@@ -20,11 +21,11 @@ namespace fs = std::filesystem;
 
 namespace amp::runlog {
 
-std::string RunDirectory::ensureExists() const {
+bool RunDirectory::ensureExists(std::string* error) const {
   std::error_code ec;
   fs::create_directories(fs::path(dir_) / kCheckpointsDir, ec);
-  if (ec) return "cannot create run directory '" + dir_ + "': " + ec.message();
-  return "";
+  if (ec && error) *error = "cannot create run directory '" + dir_ + "': " + ec.message();
+  return !ec;
 }
 
 bool RunDirectory::exists() const {
@@ -89,11 +90,11 @@ std::optional<RunMetadata> RunDirectory::readMetadata(std::string* error) const 
   return m;
 }
 
-std::string RunDirectory::writeMetadata(const RunMetadata& m) const {
-  return util::writeFileAtomically(metadataPath(), m.toJson().dump(2) + "\n");
+bool RunDirectory::writeMetadata(const RunMetadata& m, std::string* error) const {
+  return util::writeFileAtomically(metadataPath(), m.toJson().dump(2) + "\n", error);
 }
 
-std::string RunDirectory::appendLog(const std::string& line) const {
+bool RunDirectory::appendLog(const std::string& line, std::string* error) const {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   localtime_r(&now, &tm);
@@ -101,14 +102,13 @@ std::string RunDirectory::appendLog(const std::string& line) const {
   std::strftime(stamp, sizeof stamp, "[%Y-%m-%d %H:%M:%S] ", &tm);
   std::string text = stamp + line;
   if (text.empty() || text.back() != '\n') text += '\n';
-  const int fd = ::open(logPath().c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return "cannot append to '" + logPath() + "': " + std::strerror(errno);
-  const ssize_t n = ::write(fd, text.data(), text.size());
-  const int err = errno;
-  ::close(fd);
-  if (n != static_cast<ssize_t>(text.size()))
-    return "cannot append to '" + logPath() + "': " + std::strerror(err);
-  return "";
+  util::AppendOnlyFile log;
+  std::string why;
+  if (!log.open(logPath(), /*createNew=*/false, &why)) {
+    if (error) *error = "cannot append to '" + logPath() + "': " + why;
+    return false;
+  }
+  return log.append(text, error);  // a human's log: not synced line by line
 }
 
 bool RunDirectory::isAbandoned(const RunMetadata& m) {

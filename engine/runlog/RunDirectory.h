@@ -23,8 +23,8 @@ class RunDirectory {
 
   explicit RunDirectory(std::string dir) : dir_(std::move(dir)) {}
 
-  /// Creates the folder and checkpoints/ if missing. Returns "" or the reason.
-  std::string ensureExists() const;
+  /// Creates the folder and checkpoints/ if missing. False with `error` naming the folder.
+  [[nodiscard]] bool ensureExists(std::string* error) const;
   /// True when the folder holds a run.json, or is a PySlowFast OUTPUT_DIR (isPySlowFast).
   bool exists() const;
   /// A PySlowFast OUTPUT_DIR (json_stats.log, or stdout.log with json_stats lines; no run.json):
@@ -39,11 +39,11 @@ class RunDirectory {
   std::string checkpointsDir() const;
 
   /// Reads run.json; nullopt with `error` naming the file when missing or malformed.
-  std::optional<RunMetadata> readMetadata(std::string* error = nullptr) const;
-  /// Rewrites run.json atomically. Returns "" or the reason.
-  std::string writeMetadata(const RunMetadata& m) const;
-  /// Appends a line to log.txt (prefixed with the local time). Returns "" or the reason.
-  std::string appendLog(const std::string& line) const;
+  [[nodiscard]] std::optional<RunMetadata> readMetadata(std::string* error = nullptr) const;
+  /// Rewrites run.json atomically. False with `error` naming the file.
+  [[nodiscard]] bool writeMetadata(const RunMetadata& m, std::string* error) const;
+  /// Appends a line to log.txt (prefixed with the local time). False with `error` naming it.
+  [[nodiscard]] bool appendLog(const std::string& line, std::string* error) const;
 
   /// A run whose run.json says running but whose writer is gone (same host, process dead).
   static bool isAbandoned(const RunMetadata& m);

@@ -82,12 +82,12 @@ bool RunLock::acquire(const std::string& dir, std::string* error) {
   return true;
 }
 
-std::string RunLock::probe(const std::string& dir) {
+std::optional<std::string> RunLock::probe(const std::string& dir) {
   const std::string path = lockPath(dir);
   // Read-only and never O_CREAT: a check writes nothing. flock works on a read-only descriptor.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  std::string busy;
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> busy;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK)
       busy = "OUTPUT_DIR '" + dir + "' is being written by another trainer (" + readHolder(fd) +

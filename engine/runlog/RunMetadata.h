@@ -36,7 +36,8 @@ struct RunMetadata {
 
   nlohmann::json toJson() const;
   /// Parses run.json; nullopt with `error` set when it is not a run metadata object.
-  static std::optional<RunMetadata> fromJson(const nlohmann::json& j, std::string* error);
+  [[nodiscard]] static std::optional<RunMetadata> fromJson(const nlohmann::json& j,
+                                                           std::string* error);
 };
 
 }  // namespace amp::runlog

@@ -78,7 +78,7 @@ class RunRecord {
   std::string toCsv() const;
 
   /// Reads a run directory's metrics.jsonl (resume rule applied). False with `error`.
-  bool loadRunDirectory(const std::string& dir, std::string* error);
+  [[nodiscard]] bool loadRunDirectory(const std::string& dir, std::string* error);
   /// What the last loadRunDirectory skipped, each naming the file and line (e.g. an over-long
   /// line): the run loaded, but not all of its log.
   const std::vector<std::string>& readProblems() const { return readProblems_; }

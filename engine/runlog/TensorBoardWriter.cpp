@@ -31,8 +31,8 @@ std::string tensorBoardLogDir(const std::string& outputDir, const std::string& l
 
 #if AMPSTUDIO_WITH_TENSORBOARD
 
-std::string tensorBoardSupport() {
-  return "";
+std::optional<std::string> tensorBoardSupport() {
+  return std::nullopt;
 }
 
 std::uint32_t crc32c(const void* data, std::size_t size) {
@@ -84,31 +84,34 @@ TensorBoardWriter::~TensorBoardWriter() {
   close();
 }
 
-std::string TensorBoardWriter::open(const std::string& logDir, double wallTime) {
+bool TensorBoardWriter::open(const std::string& logDir, double wallTime, std::string* error) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ >= 0) ::close(fd_), fd_ = -1;
+  file_.close();
+  auto fail = [&](const std::string& why) {
+    if (error) *error = why;
+    return false;
+  };
   std::error_code ec;
   fs::create_directories(logDir, ec);
-  if (ec) return "cannot create the TensorBoard folder '" + logDir + "': " + ec.message();
+  if (ec) return fail("cannot create the TensorBoard folder '" + logDir + "': " + ec.message());
   char name[64];
   std::snprintf(name, sizeof name, "events.out.tfevents.%010lld.",
                 static_cast<long long>(wallTime));
   path_ = (fs::path(logDir) / (name + hostName() + "." + std::to_string(::getpid()) + "." +
                                std::to_string(fileCounter++)))
               .string();
-  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    return "cannot create the TensorBoard events file '" + path_ + "': " + std::strerror(errno);
+  if (std::string why; !file_.open(path_, /*createNew=*/true, &why))
+    return fail("cannot create the TensorBoard events file '" + path_ + "': " + why);
   tb::Event e;
   e.set_wall_time(wallTime);
   e.set_file_version("brain.Event:2");
   std::string bytes;
   appendRecord(bytes, e.SerializeAsString());
-  return append(bytes);
+  return append(bytes, error);
 }
 
-std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
-                                   double wallTime) {
+bool TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
+                            double wallTime, std::string* error) {
   std::string bytes;
   for (const auto& s : scalars) {
     tb::Event e;
@@ -120,35 +123,26 @@ std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars
     appendRecord(bytes, e.SerializeAsString());
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  return append(bytes);
+  return append(bytes, error);
 }
 
 bool TensorBoardWriter::isOpen() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return fd_ >= 0;
+  return file_.isOpen();
 }
 
-std::string TensorBoardWriter::append(const std::string& bytes) {
-  if (fd_ < 0) return "the TensorBoard events file is not open";
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      return "cannot append to '" + path_ +
-             "': " + (n < 0 ? std::strerror(errno) : "nothing was written");
-    done += static_cast<std::size_t>(n);
+bool TensorBoardWriter::append(const std::string& bytes, std::string* error) {
+  if (!file_.isOpen()) {
+    if (error) *error = "the TensorBoard events file is not open";
+    return false;
   }
-  return "";
+  return file_.append(bytes, error);
 }
 
 void TensorBoardWriter::close() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fd_ >= 0) {
-    ::fdatasync(fd_);
-    ::close(fd_);
-    fd_ = -1;
-  }
+  file_.sync();
+  file_.close();
 }
 
 TensorBoardFile readTensorBoardFile(const std::string& path) {
@@ -209,7 +203,7 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
 
 #else  // built without protobuf or ISA-L
 
-std::string tensorBoardSupport() {
+std::optional<std::string> tensorBoardSupport() {
   return "this build writes no TensorBoard event files (configured with AMPSTUDIO_WITH_TENSORBOARD "
          "OFF: no protobuf and ISA-L)";
 }
@@ -221,21 +215,25 @@ std::uint32_t maskedCrc32c(const void*, std::size_t) {
 }
 TensorBoardWriter::TensorBoardWriter() = default;
 TensorBoardWriter::~TensorBoardWriter() = default;
-std::string TensorBoardWriter::open(const std::string&, double) {
-  return tensorBoardSupport();
+bool TensorBoardWriter::open(const std::string&, double, std::string* error) {
+  if (error) *error = *tensorBoardSupport();
+  return false;
 }
-std::string TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t, double) {
-  return tensorBoardSupport();
+bool TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t, double,
+                            std::string* error) {
+  if (error) *error = *tensorBoardSupport();
+  return false;
 }
 bool TensorBoardWriter::isOpen() const {
   return false;
 }
-std::string TensorBoardWriter::append(const std::string&) {
-  return tensorBoardSupport();
+bool TensorBoardWriter::append(const std::string&, std::string* error) {
+  if (error) *error = *tensorBoardSupport();
+  return false;
 }
 void TensorBoardWriter::close() {}
 TensorBoardFile readTensorBoardFile(const std::string&) {
-  return {{}, tensorBoardSupport()};
+  return {{}, *tensorBoardSupport()};
 }
 
 #endif

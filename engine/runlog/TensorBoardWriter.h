@@ -10,13 +10,16 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "util/AppendOnlyFile.h"
+
 namespace amp::runlog {
 
-/// "" when event files can be written, else why not (this build has no protobuf / ISA-L).
-std::string tensorBoardSupport();
+/// Why this build writes no event files (it has no protobuf / ISA-L); nullopt when it does.
+std::optional<std::string> tensorBoardSupport();
 
 struct TensorBoardScalar {
   std::string tag;   ///< e.g. "Train/loss"
@@ -32,22 +35,22 @@ class TensorBoardWriter {
 
   /// Creates `logDir` if needed and a new events file in it, named as TensorBoard's writers name
   /// theirs (events.out.tfevents.<unix seconds>.<host>.<pid>.<n>; every start of a run adds a file
-  /// and TensorBoard reads them as one run), and writes its file-version record. Returns "" or
-  /// the reason, naming the path.
-  std::string open(const std::string& logDir, double wallTime);
+  /// and TensorBoard reads them as one run), and writes its file-version record. False with
+  /// `error` naming the path and the reason.
+  [[nodiscard]] bool open(const std::string& logDir, double wallTime, std::string* error);
   bool isOpen() const;
-  /// One Event per scalar at `step`, appended with one write(2). "" or the reason.
-  std::string add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
-                  double wallTime);
+  /// One Event per scalar at `step`, appended with one write(2). False with `error`.
+  [[nodiscard]] bool add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
+                         double wallTime, std::string* error);
   void close();
   /// The file's path (set by open). The writer's calls may come from several threads; open and
   /// close are not to race with them.
   const std::string& path() const { return path_; }
 
  private:
-  std::string append(const std::string& bytes);
+  [[nodiscard]] bool append(const std::string& bytes, std::string* error);
   mutable std::mutex mutex_;
-  int fd_ = -1;
+  util::AppendOnlyFile file_;
   std::string path_;
 };
 

@@ -14,7 +14,7 @@
 
 #include "checkpoint/TorchFile.h"
 #include "runlog/CheckpointFiles.h"
-#include "train/ErrorText.h"
+#include "system/ErrorText.h"
 #include "util/AtomicFile.h"
 
 namespace amp::train {
@@ -298,9 +298,10 @@ std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net,
   const fs::path path = fs::path(runDir) / "checkpoints" / checkpointFileName(info);
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  const std::string err = util::writeFileAtomically(
-      path.string(), std::string(bytes.begin(), bytes.end()), "checkpoint");
-  if (!err.empty()) throw std::runtime_error(err);
+  std::string err;
+  if (!util::writeFileAtomically(path.string(), std::string(bytes.begin(), bytes.end()), &err,
+                                 "checkpoint"))
+    throw std::runtime_error(err);
   return path.string();
 }
 

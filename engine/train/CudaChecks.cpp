@@ -5,9 +5,9 @@
 
 #include "amp/AutocastGuard.h"
 #include "amp/GradScaler.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "models/VideoModels.h"
-#include "train/ErrorText.h"
+#include "system/ErrorText.h"
 #include "train/TrainStep.h"
 
 namespace amp::train {
@@ -134,7 +134,7 @@ std::vector<CudaCheck> runCudaChecks(const std::string& configDir, std::string* 
     try {
       out.push_back(fn());
     } catch (const std::exception& e) {
-      out.push_back({name, false, errorText(e)});
+      out.push_back({name, false, system::errorText(e)});
     }
   };
   guarded("gradient scaler", scalerCheck);

@@ -3,8 +3,9 @@
 #include <chrono>
 #include <functional>
 
+#include "config/BatchLayout.h"
 #include "config/Config.h"
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 #include "dist/Communicator.h"
 #include "dist/GradientReducer.h"
 #include "dist/SyncBatchNorm.h"
@@ -17,15 +18,14 @@ DataParallel::DataParallel(const dist::DistEnv& env, const config::Config& c,
     : env_(env) {
   if (!env.distributed()) {
     // One process of a config that asks for several would train on a share of each batch.
-    if (dist::configuredWorldSize(c) > 1)
+    if (config::configuredWorldSize(c) > 1)
       throw std::runtime_error(
-          "the config asks for " + std::to_string(dist::configuredWorldSize(c)) +
+          "the config asks for " + std::to_string(config::configuredWorldSize(c)) +
           " processes (NUM_GPUS or DIST.CPU_PROCESSES x NUM_SHARDS) but this is a single process; "
           "ampstudio-cli train and test start them (or torchrun / srun)");
     return;
   }
-  const std::string misfit = dist::checkAgainstConfig(env, c);
-  if (!misfit.empty()) throw std::runtime_error(misfit);
+  if (const auto misfit = dist::checkAgainstConfig(env, c)) throw std::runtime_error(*misfit);
   // DIST_BACKEND defaults to nccl (PySlowFast's); CPU tensors go over Gloo whatever it says.
   const std::string backend = device.is_cuda() ? c.getString("DIST_BACKEND") : "gloo";
   syncBatchNorm_ = c.getString("BN.NORM_TYPE") == "sync_batchnorm";

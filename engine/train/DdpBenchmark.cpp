@@ -7,7 +7,7 @@
 #include "dist/Communicator.h"
 #include "dist/GradientReducer.h"
 #include "models/VideoModels.h"
-#include "train/ErrorText.h"
+#include "system/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
 
@@ -93,7 +93,7 @@ bool benchmarkDataParallelWorker(const config::Config& c, const dist::DistEnv& e
     }
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = system::errorText(e);
     return false;
   }
 }

@@ -39,8 +39,8 @@ struct DdpBenchResult {
 };
 
 /// Runs this process's share. False with `error` naming the problem.
-bool benchmarkDataParallelWorker(const config::Config& cfg, const dist::DistEnv& env,
-                                 const DdpBenchOptions& options, DdpBenchResult& out,
-                                 std::string* error);
+[[nodiscard]] bool benchmarkDataParallelWorker(const config::Config& cfg, const dist::DistEnv& env,
+                                               const DdpBenchOptions& options, DdpBenchResult& out,
+                                               std::string* error);
 
 }  // namespace amp::train

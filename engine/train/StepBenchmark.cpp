@@ -7,13 +7,13 @@
 #include <filesystem>
 #include <mutex>
 #include "config/Config.h"
-#include "config/ConfigLoader.h"
-#include "data/VideoLoader.h"
+#include "config/LrSchedule.h"
+#include "configfile/ConfigLoader.h"
 #include "models/VideoModels.h"
 #include "runlog/MetricEvent.h"
+#include "system/ErrorText.h"
 #include "system/MemoryProbe.h"
-#include "train/ErrorText.h"
-#include "train/LrSchedule.h"
+#include "train/BatchSource.h"
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
 #include "train/Trainer.h"
@@ -111,56 +111,15 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       auto optimizer = buildOptimizer(cfg, *net, &layerDecay);
       TrainStep step(cfg, *net, *optimizer, policy);
       step.synchronizePhases(true);
-      const LrSchedule schedule(cfg);
+      const config::LrSchedule schedule(cfg);
 
-      std::unique_ptr<data::VideoLoader> loader;
-      double itersPerEpoch = 1;
-      if (o.real_data) {
-        data::KineticsList list;
-        std::string err;
-        if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train",
-                                    cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
-                                    cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
-          return fail(err);
-        auto lo = data::LoaderOptions::fromConfig(cfg, data::Split::Train);
-        lo.batch_size = o.batch;
-        loader = std::make_unique<data::VideoLoader>(
-            std::move(list), data::ClipParams::fromConfig(cfg), data::Split::Train, lo);
-        if (loader->batchesPerEpoch() == 0)
-          return fail("--batch: " + std::to_string(o.batch) +
-                      " clips is more than the training set holds");
-        itersPerEpoch = static_cast<double>(loader->batchesPerEpoch());
-        loader->startEpoch(0);
-      }
-      int epoch = 0;
-      auto nextBatch = [&]() -> MicroBatch {
-        if (!loader) return randomMicroBatch(cfg, o.batch, device, channelsLast);
-        auto b = loader->next();
-        if (!b) {
-          if (!loader->error().empty()) throw std::runtime_error(loader->error());
-          loader->startEpoch(++epoch);
-          b = loader->next();
-          if (!b)
-            throw std::runtime_error(loader->error().empty()
-                                         ? "the training loader delivered nothing"
-                                         : loader->error());
-        }
-        MicroBatch mb;
-        if (b->slow_frames > 0)
-          mb.inputs.push_back(
-              torch::from_blob(b->slow.data(),
-                               {b->size, b->channels, b->slow_frames, b->height, b->width})
-                  .clone());
-        mb.inputs.push_back(
-            torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width})
-                .clone());
-        mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
-        mb.labels = torch::tensor(b->labels, torch::kLong).to(device);
-        loader->recycle(std::move(*b));
-        return mb;
-      };
+      std::string sourceError;
+      auto source =
+          BatchSource::open(cfg, o.batch, device, channelsLast, !o.real_data, &sourceError);
+      if (!source) return fail(sourceError);
+      const double itersPerEpoch = static_cast<double>(source->batchesPerEpoch());
       const MicroBatch fixed =
-          o.real_data ? MicroBatch{} : nextBatch();  // random clips: the same batch every step
+          o.real_data ? MicroBatch{} : source->next();  // random clips: the same batch every step
 
       StepBenchResult r;
       r.precision = policy.name;
@@ -190,7 +149,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
           system::resetCudaPeak(0);
         }
         const auto t0 = Clock::now();
-        MicroBatch mb = o.real_data ? nextBatch() : fixed;
+        MicroBatch mb = o.real_data ? source->next() : fixed;
         const double wait = std::chrono::duration<double>(Clock::now() - t0).count();
         const auto start = Clock::now();
         const double frac = o.real_data ? static_cast<double>(i) / itersPerEpoch
@@ -211,7 +170,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
           waitSum += wait;
         }
       }
-      if (loader) loader->stop();
+      source->stop();
       // The median step, and its own forward and backward (so that they add up within it).
       std::vector<size_t> order(times.size());
       for (size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -238,7 +197,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       out.push_back(r);
     }
   } catch (const std::exception& e) {
-    return fail(errorText(e));
+    return fail(system::errorText(e));
   }
   return true;
 }
@@ -294,12 +253,12 @@ double trainerLoop(const config::Config& base, const std::string& dir, int warmu
                    double& bookkeeping, std::string* error) {
   config::Config c = base;
   std::filesystem::remove_all(dir);
-  c.set("OUTPUT_DIR", dir);
-  c.set("TRAIN.AUTO_RESUME", false);
-  c.set("TRAIN.EVAL_PERIOD", 100000);
-  c.set("TRAIN.CHECKPOINT_PERIOD", 100000);
-  c.set("SOLVER.MAX_EPOCH", 100000);
-  c.set("RNG_SEED", 0);
+  c.setOrThrow("OUTPUT_DIR", dir);
+  c.setOrThrow("TRAIN.AUTO_RESUME", false);
+  c.setOrThrow("TRAIN.EVAL_PERIOD", 100000);
+  c.setOrThrow("TRAIN.CHECKPOINT_PERIOD", 100000);
+  c.setOrThrow("SOLVER.MAX_EPOCH", 100000);
+  c.setOrThrow("RNG_SEED", 0);
   Trainer t(c, "bench overhead");
   t.setSyntheticClips(true);
   std::mutex m;
@@ -364,7 +323,7 @@ bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& o
     out.bookkeeping_median_s = median(out.bookkeeping_s);
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = system::errorText(e);
     return false;
   }
 }

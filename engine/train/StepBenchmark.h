@@ -67,11 +67,12 @@ struct OverheadResult {
   double bare_median_s = 0, trainer_median_s = 0, bookkeeping_median_s = 0;
   double overhead = 0;  ///< median over rounds of trainer / bare, minus 1
 };
-bool benchmarkEngineOverhead(const config::Config& cfg, const OverheadOptions& options,
-                             OverheadResult& out, std::string* error);
+[[nodiscard]] bool benchmarkEngineOverhead(const config::Config& cfg,
+                                           const OverheadOptions& options, OverheadResult& out,
+                                           std::string* error);
 
 /// Runs the benchmark. False with `error` naming the config key or device problem.
-bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& options,
-                           std::vector<StepBenchResult>& out, std::string* error);
+[[nodiscard]] bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& options,
+                                         std::vector<StepBenchResult>& out, std::string* error);
 
 }  // namespace amp::train

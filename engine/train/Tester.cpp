@@ -13,18 +13,19 @@
 #include "config/Refusals.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
+#include "system/ErrorText.h"
 #include "train/Checkpoint.h"
 #include "train/DataParallel.h"
-#include "train/ErrorText.h"
 #include "train/MultiViewTest.h"
 #include "train/TrainStep.h"
 #include "util/FaultInjection.h"
 
 namespace amp::train {
 
-std::string unsupportedTask(const config::Config& c, bool training) {
+std::optional<std::string> unsupportedTask(const config::Config& c, bool training) {
   const auto refused = config::refusedSettings(c, training);
-  return refused.empty() ? std::string() : refused.front().key + ": " + refused.front().message;
+  if (refused.empty()) return std::nullopt;
+  return refused.front().key + ": " + refused.front().message;
 }
 
 std::string testCheckpoint(const config::Config& c) {
@@ -118,13 +119,7 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
       cancelled = true;
       break;
     }
-    std::vector<torch::Tensor> x;
-    if (b->slow_frames > 0)
-      x.push_back(torch::from_blob(b->slow.data(),
-                                   {b->size, b->channels, b->slow_frames, b->height, b->width}));
-    x.push_back(
-        torch::from_blob(b->fast.data(), {b->size, b->channels, b->frames, b->height, b->width}));
-    x = toDevice(std::move(x), device, channelsLast);
+    const auto x = batchTensors(*b, device, channelsLast);
     const auto probs = net.forward(x).to(torch::kCPU, torch::kDouble).contiguous();
     const auto best = probs.argmax(1);
     const auto p = probs.accessor<double, 2>();
@@ -196,8 +191,7 @@ bool predictVideos(const config::Config& c, const std::string& checkpoint,
                    std::string* error, int threads) {
   out.clear();
   try {
-    if (const std::string why = unsupportedTask(c, false); !why.empty())
-      throw std::runtime_error(why);
+    if (const auto why = unsupportedTask(c, false)) throw std::runtime_error(*why);
     const std::string path = checkpoint.empty() ? testCheckpoint(c) : checkpoint;
     if (path.empty())
       throw std::runtime_error(
@@ -240,14 +234,14 @@ bool predictVideos(const config::Config& c, const std::string& checkpoint,
         for (size_t k = 0; k < top; ++k) p.top.emplace_back(ranked[k].second, ranked[k].first);
         p.views = r.views_per_video;
       } catch (const std::exception& e) {
-        p.error = errorText(e);
+        p.error = system::errorText(e);
       }
       p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       out.push_back(std::move(p));
     }
     return true;
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = system::errorText(e);
     return false;
   }
 }
@@ -296,7 +290,7 @@ std::vector<int> temporalClipCounts(const config::Config& c) {
 
 config::Config withTemporalClips(const config::Config& c, int clips) {
   config::Config out = c;
-  out.set("TEST.NUM_ENSEMBLE_VIEWS", static_cast<std::int64_t>(clips));
+  out.setOrThrow("TEST.NUM_ENSEMBLE_VIEWS", static_cast<std::int64_t>(clips));
   return out;
 }
 
@@ -305,8 +299,7 @@ bool runMultiViewTests(const config::Config& cfg, const TestOptions& o,
   results.clear();
   try {
     const config::Config& c = cfg;
-    if (const std::string why = unsupportedTask(c, false); !why.empty())
-      throw std::runtime_error(why);
+    if (const auto why = unsupportedTask(c, false)) throw std::runtime_error(*why);
     const std::string path = o.checkpoint.empty() ? testCheckpoint(c) : o.checkpoint;
     if (path.empty())
       throw std::runtime_error(
@@ -331,7 +324,7 @@ bool runMultiViewTests(const config::Config& cfg, const TestOptions& o,
       results.push_back(std::move(r));
     }
   } catch (const std::exception& e) {
-    if (error) *error = errorText(e);
+    if (error) *error = system::errorText(e);
     return false;
   }
   return true;

@@ -56,7 +56,8 @@ struct TestResult {
 
 /// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...): what --scores
 /// writes. False with `error` naming the file.
-bool writeTestScores(const TestResult& r, const std::string& path, std::string* error);
+[[nodiscard]] bool writeTestScores(const TestResult& r, const std::string& path,
+                                   std::string* error);
 
 /// One video's prediction: the multi-view test protocol on it (TEST.NUM_ENSEMBLE_VIEWS x
 /// TEST.NUM_SPATIAL_CROPS views, DATA.ENSEMBLE_METHOD), the top classes with their probability
@@ -72,14 +73,14 @@ struct Prediction {
 /// Predicts each video with the weights of `checkpoint` ("" picks as the test does). False with
 /// `error` when the model or checkpoint cannot be set up; a bad video only fills its own error.
 /// `threads` > 0 caps LibTorch's CPU threads (beside a training run).
-bool predictVideos(const config::Config& cfg, const std::string& checkpoint,
-                   const std::vector<std::string>& videos, std::vector<Prediction>& out,
-                   std::string* error, int threads = 0);
+[[nodiscard]] bool predictVideos(const config::Config& cfg, const std::string& checkpoint,
+                                 const std::vector<std::string>& videos,
+                                 std::vector<Prediction>& out, std::string* error, int threads = 0);
 
-/// "" when the studio runs the task `cfg` describes, else one line "KEY: why" naming the first of
-/// config::refusedSettings (detection, multi-label, other tasks, datasets, losses, MViT variants
-/// not built). `training` checks TRAIN.DATASET and MODEL.LOSS_FUNC too.
-std::string unsupportedTask(const config::Config& cfg, bool training);
+/// One line "KEY: why" naming the first of config::refusedSettings when the studio does not run
+/// the task `cfg` describes (detection, multi-label, other tasks, datasets, losses, MViT variants
+/// not built); nullopt when it does. `training` checks TRAIN.DATASET and MODEL.LOSS_FUNC too.
+std::optional<std::string> unsupportedTask(const config::Config& cfg, bool training);
 
 /// The checkpoint a test of `cfg` loads, as PySlowFast's test_net: TEST.CHECKPOINT_FILE_PATH,
 /// else the newest checkpoint of OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH; "" when none.
@@ -90,8 +91,8 @@ std::string testCheckpoint(const config::Config& cfg);
 /// with the same weights and processes; one result per entry, in list order. False with `error`
 /// naming the key or file (no checkpoint, unreadable list, a test clip that cannot be decoded:
 /// test clips are never replaced).
-bool runMultiViewTests(const config::Config& cfg, const TestOptions& options,
-                       std::vector<TestResult>& results, std::string* error);
+[[nodiscard]] bool runMultiViewTests(const config::Config& cfg, const TestOptions& options,
+                                     std::vector<TestResult>& results, std::string* error);
 
 /// TEST.NUM_TEMPORAL_CLIPS, or [TEST.NUM_ENSEMBLE_VIEWS] when it is empty (as test_net.py).
 /// Throws std::invalid_argument naming the key for a count below 1.

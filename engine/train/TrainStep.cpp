@@ -1,113 +1,16 @@
 #include "train/TrainStep.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
-#include <thread>
 
 #include "config/Config.h"
-#include "dist/DistEnv.h"
 #include "dist/GradientReducer.h"
 #include "models/Net.h"
-#include "system/MemoryProbe.h"
 #include "train/Optimizer.h"
 
 namespace amp::train {
-
-PrecisionPolicy PrecisionPolicy::fromConfig(const config::Config& c) {
-  if (!c.getBool("TRAIN.MIXED_PRECISION")) {
-    PrecisionPolicy p;
-    p.cuda = c.getInt("NUM_GPUS") > 0;
-    return p;
-  }
-  return forced(c, "amp");
-}
-
-PrecisionPolicy PrecisionPolicy::forced(const config::Config& c, const std::string& precision) {
-  PrecisionPolicy p;
-  p.cuda = c.getInt("NUM_GPUS") > 0;
-  std::string name = precision;
-  if (name == "amp") {
-    const std::string dtype = c.getString("AMP.DTYPE");
-    name = dtype == "float16" ? "fp16" : dtype == "bfloat16" ? "bf16" : (p.cuda ? "fp16" : "bf16");
-  }
-  if (name != "fp32" && name != "bf16" && name != "fp16")
-    throw std::invalid_argument("precision: '" + precision +
-                                "' is not one of fp32, amp, bf16, fp16");
-  if (name == "fp16" && !p.cuda)
-    throw std::invalid_argument(
-        "AMP.DTYPE: float16 mixed precision needs CUDA (NUM_GPUS > 0); LibTorch's CPU autocast "
-        "takes bfloat16 only, so use AMP.DTYPE bfloat16 or auto");
-  p.name = name;
-  p.mixed = name != "fp32";
-  p.fp16 = name == "fp16";
-  const std::string scaler = c.getString("AMP.SCALER");
-  p.scaler = p.mixed && (scaler == "on" || (scaler == "auto" && p.fp16));
-  return p;
-}
-
-torch::Device trainingDevice(const config::Config& c, int localRank) {
-  if (c.getInt("NUM_GPUS") > 0) {
-    if (!torch::cuda::is_available())
-      throw std::runtime_error(
-          "NUM_GPUS: " + std::to_string(c.getInt("NUM_GPUS")) +
-          " but this LibTorch sees no CUDA device; set NUM_GPUS 0 to train on the CPU");
-    // Local rank r trains on device r; a process that sees one device (Slurm's --gpus-per-task, a
-    // CUDA_VISIBLE_DEVICES per rank) on that one.
-    const int visible = static_cast<int>(torch::cuda::device_count());
-    const int index = dist::cudaDeviceOfLocalRank(localRank, visible);
-    if (index >= visible)
-      throw std::runtime_error("NUM_GPUS: local rank " + std::to_string(localRank) +
-                               " needs CUDA device " + std::to_string(index) +
-                               " but this process sees " + std::to_string(visible) +
-                               "; set NUM_GPUS to the GPUs of one machine");
-    // cuDNN times its algorithms on each new shape and keeps the fastest. PySlowFast leaves
-    // torch.backends.cudnn.benchmark at PyTorch's default (off); the results are the same
-    // computation, the speed is not (docs/benchmarks.md).
-    at::globalContext().setBenchmarkCuDNN(true);
-    system::setCurrentCudaDevice(index);
-    return {torch::kCUDA, static_cast<c10::DeviceIndex>(index)};
-  }
-  torch::set_num_threads(cpuTrainingThreads());
-  return {torch::kCPU};
-}
-
-int cpuTrainingThreads() {
-  // OMP_NUM_THREADS as PyTorch reads it (a shared server's way to cap a job); else every core
-  // this process may run on (taskset / container limits, not the machine's total).
-  if (const char* env = std::getenv("OMP_NUM_THREADS")) {
-    char* end = nullptr;
-    const long n = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && n > 0) return static_cast<int>(n);
-  }
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-bool useChannelsLast3d(const config::Config& c, const torch::Device& device) {
-  return device.is_cuda() && c.getBool("AMP.CHANNELS_LAST_3D");
-}
-
-void toChannelsLast3d(torch::nn::Module& net) {
-  torch::NoGradGuard noGrad;
-  for (auto& p : net.parameters())
-    if (p.dim() == 5) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast3d));
-}
-
-std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device,
-                                    bool channelsLast) {
-  for (auto& t : clips) {
-    t = t.to(device, /*non_blocking=*/true);
-    if (channelsLast) t = t.contiguous(at::MemoryFormat::ChannelsLast3d);
-  }
-  return clips;
-}
 
 TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net,
                      torch::optim::Optimizer& optimizer, PrecisionPolicy policy)
@@ -120,39 +23,6 @@ TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net,
       clipNorm_(c.getOptionalFloat("SOLVER.CLIP_GRAD_L2NORM")),
       lossFunc_(c.getString("MODEL.LOSS_FUNC")) {
   checkLossFunc(lossFunc_);
-}
-
-void checkLossFunc(const std::string& f) {
-  if (f == "cross_entropy" || f == "soft_cross_entropy" || f == "bce_logit") return;
-  if (f == "bce")
-    throw std::invalid_argument(
-        "MODEL.LOSS_FUNC: bce takes probabilities and multi-hot labels (PySlowFast's multi-label "
-        "tasks), which the studio does not train; use cross_entropy or bce_logit");
-  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f +
-                              " belongs to a task the studio does not train (contrastive or "
-                              "regression); use cross_entropy, soft_cross_entropy or bce_logit");
-}
-
-torch::Tensor classificationLoss(const std::string& f, const torch::Tensor& logits,
-                                 const torch::Tensor& labels) {
-  const auto x = logits.to(torch::kFloat);
-  if (f == "cross_entropy") return torch::nn::functional::cross_entropy(x, labels);
-  const auto target = torch::one_hot(labels, x.size(1)).to(torch::kFloat);
-  if (f == "soft_cross_entropy") return torch::sum(-target * torch::log_softmax(x, -1), -1).mean();
-  if (f == "bce_logit") return torch::nn::functional::binary_cross_entropy_with_logits(x, target);
-  checkLossFunc(f);
-  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
-}
-
-torch::Tensor softTargetLoss(const std::string& f, const torch::Tensor& logits,
-                             const torch::Tensor& targets) {
-  const auto x = logits.to(torch::kFloat);
-  const auto t = targets.to(torch::kFloat);
-  if (f == "cross_entropy" || f == "soft_cross_entropy")
-    return torch::sum(-t * torch::log_softmax(x, -1), -1).mean();
-  if (f == "bce_logit") return torch::nn::functional::binary_cross_entropy_with_logits(x, t);
-  checkLossFunc(f);
-  throw std::invalid_argument("MODEL.LOSS_FUNC: " + f);
 }
 
 void TrainStep::setGradientReducer(dist::GradientReducer* reducer) {
@@ -239,22 +109,6 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
   out.update = scaler_.update();
   if (!scaler_.enabled()) out.update.scale_before = out.update.scale_after = 1.0;
   return out;
-}
-
-MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
-                            bool channelsLast) {
-  const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
-  const int64_t t = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
-  const bool slowfast = c.getString("MODEL.ARCH") == "slowfast";
-  MicroBatch mb;
-  for (size_t p = 0; p < channels.size(); ++p)
-    mb.inputs.push_back(torch::randn(
-        {batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
-  mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
-  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch},
-                             torch::TensorOptions().dtype(torch::kLong))
-                  .to(device);
-  return mb;
 }
 
 }  // namespace amp::train

@@ -1,17 +1,24 @@
 #pragma once
 // The training step every engine path shares (trainer, step benchmark, precision benchmark):
-// the precision policy of ARCHITECTURE.md, the device (CUDA with cudnn benchmark, or the CPU
-// with all its cores), channels-last-3d on CUDA, and one optimizer step over one or more
-// micro-batches: forward + loss under autocast, scaled backward, one unscale, grad norm,
-// clipping, step (skipped on inf/NaN), scaler update. Internal to the engine (LibTorch types).
+// one optimizer step over one or more micro-batches: forward + loss under autocast, scaled
+// backward, one unscale, grad norm, clipping, step (skipped on inf/NaN), scaler update. The
+// precision policy, the device, the losses and the batches it takes are their own headers,
+// included here because the step's interface uses them. Internal to the engine (LibTorch types).
+//
+//   train::TrainStep step(cfg, *net, *optimizer, train::PrecisionPolicy::fromConfig(cfg));
+//   const train::StepOutcome out = step.run({source.next()});
+//   if (!out.stepped) std::cout << "skipped: inf/NaN gradients\n";
 #include <torch/torch.h>
 
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "amp/AutocastGuard.h"
 #include "amp/GradScaler.h"
+#include "train/Losses.h"
+#include "train/MicroBatch.h"
+#include "train/PrecisionPolicy.h"
+#include "train/TrainingDevice.h"
 
 namespace amp::config {
 class Config;
@@ -24,53 +31,6 @@ class GradientReducer;
 }
 
 namespace amp::train {
-
-/// What TRAIN.MIXED_PRECISION, AMP.DTYPE and AMP.SCALER mean on the device NUM_GPUS picks:
-/// auto is float16 + scaler on CUDA (PySlowFast's MIXED_PRECISION) and bfloat16 on the CPU.
-struct PrecisionPolicy {
-  bool cuda = false;
-  bool mixed = false;
-  bool fp16 = false;
-  bool scaler = false;
-  std::string name = "fp32";  ///< "fp32", "fp16" or "bf16"
-
-  static PrecisionPolicy fromConfig(const config::Config& c);
-  /// The same config forced to one precision ("fp32", "bf16", "fp16" or "amp"); the scaler follows
-  /// AMP.SCALER. Throws std::invalid_argument naming the key for impossible requests.
-  static PrecisionPolicy forced(const config::Config& c, const std::string& precision);
-  precision::AutocastDevice autocastDevice() const {
-    return cuda ? precision::AutocastDevice::CUDA : precision::AutocastDevice::CPU;
-  }
-  precision::AutocastType autocastType() const {
-    return fp16 ? precision::AutocastType::Float16 : precision::AutocastType::BFloat16;
-  }
-};
-
-/// The device NUM_GPUS asks for: CUDA device `localRank` (a data-parallel process's own GPU)
-/// with cudnn benchmark mode (as PySlowFast), or the CPU with cpuTrainingThreads() LibTorch
-/// threads. Throws std::runtime_error naming NUM_GPUS when this LibTorch has no such CUDA device.
-torch::Device trainingDevice(const config::Config& c, int localRank = 0);
-/// LibTorch threads for CPU training: OMP_NUM_THREADS when set (as PyTorch), else the cores this
-/// process may run on (its CPU affinity).
-int cpuTrainingThreads();
-/// AMP.CHANNELS_LAST_3D and a CUDA device: convolution weights and clips in NDHWC order.
-bool useChannelsLast3d(const config::Config& c, const torch::Device& device);
-void toChannelsLast3d(torch::nn::Module& net);
-/// The clip tensors of a batch on the device (channels-last-3d when asked).
-std::vector<torch::Tensor> toDevice(std::vector<torch::Tensor> clips, const torch::Device& device,
-                                    bool channelsLast);
-
-/// One micro-batch: pathway tensors and labels, already on the device.
-struct MicroBatch {
-  std::vector<torch::Tensor> inputs;
-  torch::Tensor labels;  ///< class indices
-  torch::Tensor
-      targets;  ///< B x classes soft targets (MIXUP.*); undefined: the labels are the targets
-};
-
-/// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
-MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
-                            bool channelsLast);
 
 struct StepOutcome {
   double loss = 0;          ///< mean loss over the micro-batches (unscaled)
@@ -85,22 +45,6 @@ struct StepOutcome {
   double backward_s =
       0;  ///< seconds in backward (with activation checkpointing: the recomputation too)
 };
-
-/// MODEL.LOSS_FUNC on training logits and class-index labels, in float32, mean over the batch:
-/// cross_entropy (PySlowFast's nn.CrossEntropyLoss), soft_cross_entropy (its
-/// SoftTargetCrossEntropyLoss on one-hot targets) and bce_logit (nn.BCEWithLogitsLoss on one-hot
-/// targets). Throws std::invalid_argument naming the key for the losses of tasks the studio does
-/// not train (bce needs probabilities and multi-hot labels; contrastive_loss, mse, multi_mse).
-torch::Tensor classificationLoss(const std::string& lossFunc, const torch::Tensor& logits,
-                                 const torch::Tensor& labels);
-/// The same losses on soft targets (B x classes, e.g. mixup's): cross_entropy as torch's
-/// CrossEntropyLoss on class probabilities, which equals soft_cross_entropy (its
-/// SoftTargetCrossEntropyLoss without normalising the targets); bce_logit on the soft targets.
-torch::Tensor softTargetLoss(const std::string& lossFunc, const torch::Tensor& logits,
-                             const torch::Tensor& targets);
-
-/// Throws std::invalid_argument when MODEL.LOSS_FUNC is one classificationLoss refuses.
-void checkLossFunc(const std::string& lossFunc);
 
 class TrainStep {
  public:

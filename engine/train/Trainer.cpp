@@ -2,7 +2,7 @@
 // itself, on the engine thread, is in TrainerRun.cpp.
 #include "train/Trainer.h"
 
-#include "dist/DistEnv.h"
+#include "config/BatchLayout.h"
 #include "runlog/RunDirectory.h"
 #include "train/Tester.h"
 
@@ -68,13 +68,13 @@ bool Trainer::start(std::string* error) {
     return false;
   }
   // A task the studio does not run is refused before anything is written.
-  if (const std::string why = unsupportedTask(cfg_, cfg_.getBool("TRAIN.ENABLE")); !why.empty()) {
-    if (error) *error = why;
+  if (const auto why = unsupportedTask(cfg_, cfg_.getBool("TRAIN.ENABLE"))) {
+    if (error) *error = *why;
     return false;
   }
   // Clips per process batch: videos x the clips of each (repeated augmentation, temporal crops).
   if (cfg_.getBool("MIXUP.ENABLE") && cfg_.getBool("TRAIN.ENABLE") &&
-      dist::perProcessBatch(cfg_, false) * dist::clipsPerTrainVideo(cfg_) < 2) {
+      config::perProcessBatch(cfg_, false) * config::clipsPerTrainVideo(cfg_) < 2) {
     if (error)
       *error =
           "MIXUP.ENABLE: mixup and cutmix mix a batch with its own reverse, so each process needs "
@@ -85,8 +85,8 @@ bool Trainer::start(std::string* error) {
   if (dist_.rank ==
       0) {  // the run directory's one writer; other ranks only read checkpoints from it
     runlog::RunDirectory dir(runDir_);
-    const std::string why = dir.ensureExists();
-    if (!why.empty()) {
+    std::string why;
+    if (!dir.ensureExists(&why)) {
       if (error) *error = "OUTPUT_DIR: " + why;
       return false;
     }

@@ -56,7 +56,7 @@ class Trainer {
   /// ends) and starts the engine thread. False with `error` when it cannot: OUTPUT_DIR
   /// unwritable, or another trainer (this process or another, this host or another sharing the
   /// folder) is writing it, named by PID and host.
-  bool start(std::string* error);
+  [[nodiscard]] bool start(std::string* error);
   /// Takes effect between iterations.
   void pause();
   void resume();

@@ -107,7 +107,7 @@ void Trainer::Impl::enterPhase(int epoch) {
     t.progress_.steps_per_epoch = itersPerEpoch;
   }
   if (!note.empty()) rec.log("multigrid: " + note);
-  const std::int64_t perProcess = dist::perProcessBatch(pc, false);
+  const std::int64_t perProcess = config::perProcessBatch(pc, false);
   std::string msg = "multigrid phase " + std::to_string(ph.index + 1) + "/" +
                     std::to_string(mg->phases.size()) + " (epochs " +
                     std::to_string(ph.start_epoch) + "-" + std::to_string(ph.end_epoch) +
@@ -161,9 +161,7 @@ std::vector<MicroBatch> Trainer::Impl::nextMicroBatches(int epoch, std::int64_t 
     for (const auto& f : trainLoader->takeFailures())
       rec.event("decode_failure", f.path + ": " + f.reason, step, epoch,
                 {{"decode_failures_total", static_cast<double>(trainLoader->totalFailures())}});
-    MicroBatch mb;
-    mb.inputs = batchTensors(*batch, device, channelsLast);
-    mb.labels = torch::tensor(batch->labels, torch::kLong).to(device);
+    MicroBatch mb = toMicroBatch(*batch, device, channelsLast);
     trainLoader->recycle(std::move(*batch));
     if (mixup.enabled) {
       const auto& x = mb.inputs.front();

@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "config/Config.h"
+#include "config/LrSchedule.h"
 #include "data/KineticsCsv.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "multigrid/Schedule.h"
+#include "runlog/RunRecorder.h"
 #include "train/DataParallel.h"
 #include "train/LossExplosion.h"
-#include "train/LrSchedule.h"
 #include "train/Mixup.h"
-#include "train/RunRecorder.h"
 #include "train/TrainStep.h"
 #include "train/Trainer.h"
 
@@ -29,10 +29,10 @@ namespace amp::train {
 // The members are built in this order (prepare(), then the data, the model, the position) and
 // destroyed in reverse: the model and the loaders before the process group they use.
 struct Trainer::Impl {
-  Impl(Trainer& trainer, RunRecorder& record) : t(trainer), rec(record) {}
+  Impl(Trainer& trainer, runlog::RunRecorder& record) : t(trainer), rec(record) {}
 
   Trainer& t;
-  RunRecorder& rec;
+  runlog::RunRecorder& rec;
 
   using Clock = std::chrono::steady_clock;
   /// Seconds since `t0`.
@@ -42,8 +42,6 @@ struct Trainer::Impl {
                                              const torch::Tensor& labels);
   /// The batch's clips on the device, in tensors that own their memory (the batch's buffers go
   /// back to the loader): a copy to the GPU, a clone on the CPU.
-  static std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device,
-                                                 bool channelsLast);
 
   // An epoch's training averages (the "epoch" record).
   struct EpochTotals {
@@ -82,7 +80,7 @@ struct Trainer::Impl {
   bool scaling = false;
   std::string noScaler;
   MicroBatch syntheticBatch;
-  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<config::LrSchedule> schedule;
   MixupParams mixup;
   double killFactor = 0;
   int maxEpoch = 0, evalPeriod = 1, checkpointPeriod = 1;

@@ -11,13 +11,14 @@
 #include <thread>
 #include <tuple>
 
-#include "audit/NonFiniteGrad.h"
-#include "config/ConfigWriter.h"
+#include "amp/NonFiniteGrad.h"
+#include "config/BatchLayout.h"
+#include "configfile/ConfigWriter.h"
 #include "runlog/CheckpointFiles.h"
 #include "system/DeviceInfo.h"
+#include "system/ErrorText.h"
 #include "system/MemoryProbe.h"
 #include "train/Checkpoint.h"
-#include "train/ErrorText.h"
 #include "train/Optimizer.h"
 #include "train/TrainerImpl.h"
 #include "util/FaultInjection.h"
@@ -48,23 +49,13 @@ std::pair<double, double> Trainer::Impl::topErrors(const torch::Tensor& logits,
   return {100.0 * (1.0 - top1 / n), 100.0 * (1.0 - top5 / n)};
 }
 
-std::vector<torch::Tensor> Trainer::Impl::batchTensors(data::Batch& b, const torch::Device& device,
-                                                       bool channelsLast) {
-  std::vector<torch::Tensor> x;
-  if (b.slow_frames > 0)
-    x.push_back(
-        torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
-  x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}));
-  for (auto& v : x) v = device.is_cpu() ? v.clone() : v.to(device);
-  return toDevice(std::move(x), device, channelsLast);
-}
-
 void Trainer::run() {
   struct ReleaseLast {  // declared first: the run's files are closed before another writer may come
     runlog::RunLock& lock;
     ~ReleaseLast() { lock.release(); }
   } releaseLock{lock_};
-  RunRecorder rec(runDir_, dist_.rank == 0, sink_);  // only global rank 0 writes the run directory
+  runlog::RunRecorder rec(runDir_, dist_.rank == 0,
+                          sink_);  // only global rank 0 writes the run directory
   std::string failure;
   {
     std::optional<Impl> impl;  // built inside the try: a member that throws is a failed run too
@@ -73,7 +64,7 @@ void Trainer::run() {
       impl->run();
       return;
     } catch (const std::exception& e) {
-      failure = errorText(e);
+      failure = system::errorText(e);
     }
   }  // the run's loaders, model and process group are gone before the failure is recorded
   try {
@@ -154,7 +145,7 @@ void Trainer::Impl::prepare() {
   if ((cfg.getBool("MULTIGRID.LONG_CYCLE") || cfg.getBool("MULTIGRID.SHORT_CYCLE")) &&
       cfg.getBool("TRAIN.ENABLE") && !t.synthetic_)
     mg = multigrid::buildSchedule(cfg);
-  machineProcesses = dist::processesPerShard(cfg);
+  machineProcesses = config::processesPerShard(cfg);
   firstPhase = mg ? &multigrid::phaseAtEpoch(*mg, 0) : nullptr;
   c = mg ? multigrid::phaseConfig(cfg, *mg, *firstPhase, machineProcesses) : cfg;
   device = trainingDevice(c, t.dist_.local_rank);
@@ -213,7 +204,7 @@ void Trainer::Impl::buildModel() {
   noScaler = policy.mixed ? "autocast without a loss scaler" : "FP32";
   if (t.synthetic_)
     syntheticBatch = randomMicroBatch(c, c.getInt("TRAIN.BATCH_SIZE"), device, channelsLast);
-  schedule = std::make_unique<LrSchedule>(c);
+  schedule = std::make_unique<config::LrSchedule>(c);
   mixup = MixupParams::fromConfig(c);
   if (mixup.enabled && !t.synthetic_) {
     rec.log("mixup: ALPHA " + std::to_string(mixup.alpha) + ", CUTMIX_ALPHA " +
@@ -345,7 +336,7 @@ void Trainer::Impl::checkStep(const StepOutcome& out, double fracEpoch) {
   if (update.backed_off) {
     // Where the overflow starts: the skipped step's gradients are still in .grad (the next step
     // zeroes them); one isfinite reduction per parameter, only on skipped steps.
-    const std::string layer = audit::firstNonFiniteGradLayer(*net);
+    const std::string layer = precision::firstNonFiniteGradLayer(*net);
     rec.event("scaler_backoff",
               "inf/NaN gradients: step skipped, loss scale " + std::to_string(update.scale_before) +
                   " -> " + std::to_string(update.scale_after) +

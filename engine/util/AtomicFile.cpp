@@ -14,11 +14,15 @@
 
 namespace amp::util {
 
-std::string writeFileAtomically(const std::string& path, const std::string& contents,
-                                const char* faultSite) {
+bool writeFileAtomically(const std::string& path, const std::string& contents, std::string* error,
+                         const char* faultSite) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = why;
+    return false;
+  };
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return "cannot write '" + path + "': " + std::strerror(errno);
+  if (fd < 0) return fail("cannot write '" + path + "': " + std::strerror(errno));
   // Fault drills: a crash or a full disk half-way through the temporary file.
   const FaultAction fault = faultSite ? injectedFault(faultSite) : FaultAction::None;
   const size_t end = fault == FaultAction::None ? contents.size() : contents.size() / 2;
@@ -38,17 +42,17 @@ std::string writeFileAtomically(const std::string& path, const std::string& cont
   if (writeErrno != 0) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    return "cannot write '" + path + "': " + std::strerror(writeErrno);
+    return fail("cannot write '" + path + "': " + std::strerror(writeErrno));
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
-    return "cannot write '" + path + "': " + why;
+    return fail("cannot write '" + path + "': " + why);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(tmp.c_str());
-    return "cannot replace '" + path + "': " + why;
+    return fail("cannot replace '" + path + "': " + why);
   }
   // Make the rename itself durable.
   const std::string dir = std::filesystem::path(path).parent_path().string();
@@ -57,7 +61,7 @@ std::string writeFileAtomically(const std::string& path, const std::string& cont
     ::fsync(dfd);
     ::close(dfd);
   }
-  return "";
+  return true;
 }
 
 bool readFile(const std::string& path, std::string& contents, std::string* error,

@@ -7,11 +7,10 @@
 
 namespace amp::util {
 
-/// Returns "" on success, else a message naming the path and the reason. `faultSite`: the
-/// fault-drill site of this write (util/FaultInjection.h), which strikes half-way through the
-/// temporary file.
-std::string writeFileAtomically(const std::string& path, const std::string& contents,
-                                const char* faultSite = nullptr);
+/// False with `error` naming the path and the reason. `faultSite`: the fault-drill site of this
+/// write (util/FaultInjection.h), which strikes half-way through the temporary file.
+[[nodiscard]] bool writeFileAtomically(const std::string& path, const std::string& contents,
+                                       std::string* error, const char* faultSite = nullptr);
 
 /// What readFile takes unless its caller says otherwise: 16 MiB. The files read whole (run.json,
 /// a run's config.yaml, lock files, label files) are kilobytes; a file copied from a stranger must
@@ -23,7 +22,7 @@ inline constexpr std::size_t kNoReadCap = std::numeric_limits<std::size_t>::max(
 /// Reads a whole regular file of at most `maxBytes`; returns false and sets `error` (naming the
 /// path) when it cannot, when the file is larger, or when it is not a regular file (a FIFO, a
 /// device such as /dev/zero, a directory: reading one may never end).
-bool readFile(const std::string& path, std::string& contents, std::string* error = nullptr,
-              std::size_t maxBytes = kReadFileCap);
+[[nodiscard]] bool readFile(const std::string& path, std::string& contents,
+                            std::string* error = nullptr, std::size_t maxBytes = kReadFileCap);
 
 }  // namespace amp::util

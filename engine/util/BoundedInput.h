@@ -21,8 +21,9 @@ inline constexpr int kJsonMaxDepth = 64;
 /// The depth is checked by a scan before parsing (linear, no allocation): nlohmann's parser
 /// callback, which could refuse it too, erases discarded values by searching their parent, which
 /// is quadratic (300 KB of `[{},{},...]` took 46 s).
-std::optional<nlohmann::json> parseJson(std::string_view text, std::string* error = nullptr,
-                                        int maxDepth = kJsonMaxDepth);
+[[nodiscard]] std::optional<nlohmann::json> parseJson(std::string_view text,
+                                                      std::string* error = nullptr,
+                                                      int maxDepth = kJsonMaxDepth);
 
 /// True when `j` nests deeper than `maxDepth` (walked without recursion).
 bool jsonDeeperThan(const nlohmann::json& j, int maxDepth);
@@ -44,7 +45,7 @@ class LineReader {
   LineReader& operator=(const LineReader&) = delete;
 
   /// False with `error` as "path: why" when the file cannot be read or is not a regular file.
-  bool open(const std::string& path, std::string* error);
+  [[nodiscard]] bool open(const std::string& path, std::string* error);
   /// The next line, without its '\n' (a '\r' is left for the caller). TooLong: the line had more
   /// than maxLineBytes; `line` is empty and the reader is past its newline. End: no more lines
   /// (or a read error, then error() says it).

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "FuzzTarget.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string dir = [] {

@@ -19,17 +19,17 @@ inline void recordRun(const QString& dir, const std::string& name, const std::st
                       double speed, double memMiB, double finalErr, const std::string& yaml,
                       double lossScale = 1.0) {
   runlog::RunDirectory run(dir.toStdString());
-  run.ensureExists();
+  QVERIFY(run.ensureExists(nullptr));
   runlog::RunMetadata m;
   m.name = name;
   m.status = runlog::RunStatus::Finished;
   m.precision = precision;
   m.startedAt = 1.79e9;
   m.endedAt = 1.79e9 + 100;
-  run.writeMetadata(m);
+  QVERIFY(run.writeMetadata(m, nullptr));
   std::ofstream(run.configPath()) << yaml;
   runlog::MetricsWriter w;
-  w.open(run.metricsPath());
+  QVERIFY(w.open(run.metricsPath(), nullptr));
   for (int s = 1; s <= 20; ++s) {
     runlog::MetricEvent e;
     e.step = s;
@@ -42,7 +42,7 @@ inline void recordRun(const QString& dir, const std::string& name, const std::st
                 {"loss_scale", lossScale},
                 {"skipped", 0.0},
                 {"mem_peak_rss_bytes", memMiB * 1024 * 1024}};
-    w.write(e);
+    QVERIFY(w.write(e, nullptr));
   }
   runlog::MetricEvent val;
   val.kind = runlog::kind::kVal;
@@ -50,13 +50,13 @@ inline void recordRun(const QString& dir, const std::string& name, const std::st
   val.epoch = 2;
   val.time_s = 20.0 / speed;
   val.values = {{"top1_err", finalErr}};
-  w.write(val);
+  QVERIFY(w.write(val, nullptr));
   runlog::MetricEvent epoch;
   epoch.kind = runlog::kind::kEpoch;
   epoch.step = 20;
   epoch.epoch = 2;
   epoch.values = {{"loss", 1.0}};
-  w.write(epoch);
+  QVERIFY(w.write(epoch, nullptr));
 }
 
 }  // namespace amp::testsupport

@@ -11,8 +11,8 @@
 
 #include "ClipPreviewPanel.h"
 #include "NiceOf.h"
-#include "config/ConfigLoader.h"
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigLoader.h"
+#include "configfile/ConfigWriter.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
 
@@ -129,8 +129,8 @@ class TestClipPreviewPanel : public QObject {
     std::optional<config::Config> runCfg =
         demo({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
     QVERIFY(runCfg);
-    QCOMPARE(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath()),
-             std::string());
+    QVERIFY(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath(),
+                                   nullptr));
     widgets::ClipPreviewPanel panel;
     std::optional<config::Config> editor = demo();
     panel.setConfigSource([&] { return editor; });

@@ -9,7 +9,7 @@
 #include "DashboardPanel.h"
 #include "MetricChart.h"
 #include "TrainingController.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
@@ -102,8 +102,8 @@ class TestDashboardPanel : public QObject {
     // A finished run is kept: the next start of its config goes to a fresh folder beside it.
     const std::string done = dir_.path().toStdString() + "/run-done";
     config::Config oneEpoch = r.config;
-    oneEpoch.set("OUTPUT_DIR", done);
-    oneEpoch.set("SOLVER.MAX_EPOCH", 1);
+    oneEpoch.setOrThrow("OUTPUT_DIR", done);
+    oneEpoch.setOrThrow("SOLVER.MAX_EPOCH", 1);
     QVERIFY2(controller.start(oneEpoch, "demo.yaml", &why), qPrintable(why));
     controller.waitForEnd();
     QCOMPARE(controller.state(), train::TrainerState::Finished);
@@ -118,29 +118,29 @@ class TestDashboardPanel : public QObject {
   void followsARunAnotherProcessWrites() {
     const std::string out = dir_.path().toStdString() + "/run-cli";
     runlog::RunDirectory run(out);
-    QCOMPARE(run.ensureExists(), std::string());
+    QVERIFY(run.ensureExists(nullptr));
     runlog::RunMetadata m;
     m.name = "cli-run";
     m.status = runlog::RunStatus::Running;
     m.host = runlog::hostName();
     m.pid = getpid();
     m.updatedAt = runlog::unixTimeNow();
-    QCOMPARE(run.writeMetadata(m), std::string());
+    QVERIFY(run.writeMetadata(m, nullptr));
     runlog::MetricsWriter w;
-    QCOMPARE(w.open(run.metricsPath()), std::string());
-    for (int s = 1; s <= 10; ++s) w.write(trainEvent(s, 2.0 / s));
+    QVERIFY(w.open(run.metricsPath(), nullptr));
+    for (int s = 1; s <= 10; ++s) QVERIFY(w.write(trainEvent(s, 2.0 / s), nullptr));
     widgets::DashboardPanel dashboard;
     QString error;
     QVERIFY2(dashboard.openRunDirectory(QString::fromStdString(out), &error), qPrintable(error));
     QCOMPARE(dashboard.chart("Loss")->pointCount(0), std::size_t(10));
     QVERIFY(dashboard.stateText().contains("Running"));
-    for (int s = 11; s <= 15; ++s) w.write(trainEvent(s, 2.0 / s));
+    for (int s = 11; s <= 15; ++s) QVERIFY(w.write(trainEvent(s, 2.0 / s), nullptr));
     QTRY_COMPARE(dashboard.chart("Loss")->pointCount(0), std::size_t(15));
     // A skipped step is marked on the loss-scale chart.
     QCOMPARE(dashboard.chart("Loss scale")->pointCount(1), std::size_t(1));
     m.status = runlog::RunStatus::Finished;
     m.endedAt = runlog::unixTimeNow();
-    run.writeMetadata(m);
+    QVERIFY(run.writeMetadata(m, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(dashboard.stateText().contains("Finished"), 5000);
   }
 

@@ -22,7 +22,7 @@
 #include "NiceOf.h"
 #include "PrecisionAuditPanel.h"
 #include "audit/AuditJson.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
 #include "train/Trainer.h"

@@ -16,7 +16,7 @@
 
 #include "NiceOf.h"
 #include "PredictPanel.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
 #include "system/DeviceInfo.h"

@@ -13,7 +13,7 @@ namespace {
 void makeRun(const QString& dir, const std::string& name, runlog::RunStatus status,
              const std::string& precision) {
   runlog::RunDirectory run(dir.toStdString());
-  run.ensureExists();
+  QVERIFY(run.ensureExists(nullptr));
   runlog::RunMetadata m;
   m.name = name;
   m.status = status;
@@ -21,7 +21,7 @@ void makeRun(const QString& dir, const std::string& name, runlog::RunStatus stat
   m.model = "X3D";
   m.startedAt = 1.79e9;
   m.endedAt = 1.79e9 + 125;
-  run.writeMetadata(m);
+  QVERIFY(run.writeMetadata(m, nullptr));
 }
 }  // namespace
 
@@ -67,11 +67,11 @@ class TestRunListPanel : public QObject {
     QCOMPARE(widgets::RunListPanel::devicesLabel(m), QString("GPU"));
     QTemporaryDir dir;
     runlog::RunDirectory run((dir.path() + "/ddp").toStdString());
-    run.ensureExists();
+    QVERIFY(run.ensureExists(nullptr));
     m.name = "ddp";
     m.device = "2 x cpu (1 thread each, OpenBLAS)";
     m.worldSize = 2;
-    run.writeMetadata(m);
+    QVERIFY(run.writeMetadata(m, nullptr));
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->text(), QString("2 x CPU"));
@@ -85,17 +85,17 @@ class TestRunListPanel : public QObject {
     makeRun(dir.path() + "/b", "b", runlog::RunStatus::Finished, "bf16");
     {
       runlog::MetricsWriter w;
-      QCOMPARE(w.open(runlog::RunDirectory((dir.path() + "/b").toStdString()).metricsPath()),
-               std::string());
+      QVERIFY(
+          w.open(runlog::RunDirectory((dir.path() + "/b").toStdString()).metricsPath(), nullptr));
       runlog::MetricEvent t;
       t.step = 1;
       t.values = {{"loss", 2.0}, {"mem_peak_rss_bytes", 300.0 * 1024 * 1024}};
-      w.write(t);
+      QVERIFY(w.write(t, nullptr));
       runlog::MetricEvent v;
       v.kind = runlog::kind::kVal;
       v.step = 1;
       v.values = {{"top1_err", 12.5}};
-      w.write(v);
+      QVERIFY(w.write(v, nullptr));
     }
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());

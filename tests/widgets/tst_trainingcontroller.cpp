@@ -6,7 +6,7 @@
 #include <QTemporaryDir>
 
 #include "TrainingController.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
 #include "runlog/RunLock.h"
@@ -145,7 +145,7 @@ class TestTrainingController : public QObject {
 
   void aLockedRunDirectoryIsRefused() {
     const std::string out = dir_.path().toStdString() + "/locked";
-    runlog::RunDirectory(out).ensureExists();
+    QVERIFY(runlog::RunDirectory(out).ensureExists(nullptr));
     runlog::RunLock holder;  // another writer of the folder
     std::string error;
     QVERIFY2(holder.acquire(out, &error), error.c_str());

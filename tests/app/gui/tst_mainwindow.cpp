@@ -211,8 +211,8 @@ class TestMainWindow : public QObject {
     runlog::RunMetadata meta;
     meta.name = "old";
     meta.status = runlog::RunStatus::Finished;
-    QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists().empty());
-    QVERIFY(runlog::RunDirectory(run.toStdString()).writeMetadata(meta).empty());
+    QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists(nullptr));
+    QVERIFY(runlog::RunDirectory(run.toStdString()).writeMetadata(meta, nullptr));
     {
       gui::MainWindow first;
       first.setRunsFolder(dir_.filePath("runs"));
@@ -233,7 +233,7 @@ class TestMainWindow : public QObject {
   void aRunsClipsAndPrecisionOpenFromTheRunList() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
     const QString run = dir_.filePath("runs/audited");
-    QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists().empty());
+    QVERIFY(runlog::RunDirectory(run.toStdString()).ensureExists(nullptr));
     QVERIFY(
         QFile::copy(demoConfig("audited", "", 2),
                     QString::fromStdString(runlog::RunDirectory(run.toStdString()).configPath())));

@@ -8,8 +8,9 @@
 
 #include "amp/AutocastGuard.h"
 #include "amp/GradScaler.h"
+#include "amp/NonFiniteGrad.h"
 #include "audit/LayerProbe.h"
-#include "audit/NonFiniteGrad.h"
+#include "audit/ModelAudit.h"
 #include "audit/PrecisionAudit.h"
 #include "models/Net.h"
 
@@ -227,17 +228,17 @@ class TestPrecisionAudit : public QObject {
     (net->forward(chainInput()).sum() * std::ldexp(1.0, 120)).backward();
     QVERIFY(!torch::isfinite(net->input->weight.grad()).all().item<bool>());
     QVERIFY(torch::isfinite(net->gain->weight.grad()).all().item<bool>());
-    QCOMPARE(QString::fromStdString(audit::firstNonFiniteGradLayer(*net)), QString("stem"));
+    QCOMPARE(QString::fromStdString(precision::firstNonFiniteGradLayer(*net)), QString("stem"));
     // An explicit forward order reverses the search: "input" is then the closest to the loss.
     QCOMPARE(QString::fromStdString(
-                 audit::firstNonFiniteGradLayer(*net, {"head", "gain", "stem", "input"})),
+                 precision::firstNonFiniteGradLayer(*net, {"head", "gain", "stem", "input"})),
              QString("input"));
     net->zero_grad();
     (net->forward(chainInput()).sum()).backward();
-    QCOMPARE(QString::fromStdString(audit::firstNonFiniteGradLayer(*net)), QString());
+    QCOMPARE(QString::fromStdString(precision::firstNonFiniteGradLayer(*net)), QString());
     // A NaN planted in head's gradient: head is first in backward order.
     net->head->weight.mutable_grad()[0][0] = std::nan("");
-    QCOMPARE(QString::fromStdString(audit::firstNonFiniteGradLayer(*net)), QString("head"));
+    QCOMPARE(QString::fromStdString(precision::firstNonFiniteGradLayer(*net)), QString("head"));
   }
 
   void auditSkipsTheOverflowingStepAndNamesTheLayer() {

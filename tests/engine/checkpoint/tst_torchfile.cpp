@@ -8,7 +8,7 @@
 #include <random>
 
 #include "checkpoint/TorchFile.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
 #include "train/Optimizer.h"

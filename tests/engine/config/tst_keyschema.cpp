@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "config/Config.h"
 #include "config/KeySchema.h"
 
 using namespace amp::config;
@@ -195,6 +196,26 @@ class TestKeySchema : public QObject {
     QVERIFY(choices.check(json(2)));
     QCOMPARE(choices.text(), std::string("one of: 1, 3"));
     QVERIFY(!Constraint::parse("between 1 and 2"));
+  }
+
+  // set() gives the problem back for the caller to place; setOrThrow() is for values the program
+  // computed, where a refusal is a bug and must not pass silently.
+  void setReportsAndSetOrThrowThrows() {
+    Config c(KeySchema::builtin());
+    QVERIFY(!c.set("TRAIN.BATCH_SIZE", json(8)));
+    QCOMPARE(c.getInt("TRAIN.BATCH_SIZE"), std::int64_t{8});
+    const auto problem = c.set("TRAIN.BATCH_SIZE", json("eight"));
+    QVERIFY(problem);
+    QCOMPARE(c.getInt("TRAIN.BATCH_SIZE"), std::int64_t{8});  // unchanged
+    c.setOrThrow("DATA.NUM_FRAMES", json(4));
+    QCOMPARE(c.getInt("DATA.NUM_FRAMES"), std::int64_t{4});
+    try {
+      c.setOrThrow("TRAIN.BATCH_SIZE", json("eight"));
+      QFAIL("a refused value did not throw");
+    } catch (const std::invalid_argument& e) {
+      QCOMPARE(std::string(e.what()), "TRAIN.BATCH_SIZE: " + *problem);
+    }
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, c.setOrThrow("NO.SUCH_KEY", json(1)));
   }
 
   void malformedTableNamesTheLine() {

@@ -2,8 +2,8 @@
 // pre-flight checks (errors) and the trainer; and the schema's "refused" keys agree with it.
 #include <QtTest>
 
-#include "config/ConfigLoader.h"
 #include "config/Refusals.h"
+#include "configfile/ConfigLoader.h"
 
 using namespace amp::config;
 

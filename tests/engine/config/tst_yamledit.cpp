@@ -1,8 +1,8 @@
 // The form's edits of YAML text: one key changes, comments and layout stay.
 #include <QtTest>
 
-#include "config/ConfigLoader.h"
 #include "config/YamlEdit.h"
+#include "configfile/ConfigLoader.h"
 
 using namespace amp::config;
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/AugmentParams.h"
 #include "data/ClipSampler.h"
 #include "data/RandAugment.h"

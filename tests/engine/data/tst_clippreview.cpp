@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/ClipPreview.h"
 #include "data/DemoDataGenerator.h"
 #include "data/ImageWriter.h"

@@ -1,6 +1,6 @@
 #include <QtTest>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/ClipSampler.h"
 #include "data/RandAugment.h"
 

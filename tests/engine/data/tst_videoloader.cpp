@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "data/RandAugment.h"
 #include "data/VideoLoader.h"

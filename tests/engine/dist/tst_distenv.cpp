@@ -4,8 +4,9 @@
 
 #include <map>
 
-#include "config/ConfigLoader.h"
-#include "config/Validator.h"
+#include "config/BatchLayout.h"
+#include "configfile/ConfigLoader.h"
+#include "configfile/Validator.h"
 #include "dist/DistEnv.h"
 
 using namespace amp;
@@ -185,14 +186,14 @@ class TestDistEnv : public QObject {
   void batchIsPerMachineAsInPySlowFast() {
     // 64 clips per machine over its 8 GPUs: 8 per process whatever the number of machines.
     const auto one = load({"TRAIN.BATCH_SIZE", "64", "NUM_GPUS", "8"});
-    QCOMPARE(dist::perProcessBatch(one, false), 8);
-    QCOMPARE(dist::configuredWorldSize(one), 8);
+    QCOMPARE(config::perProcessBatch(one, false), 8);
+    QCOMPARE(config::configuredWorldSize(one), 8);
     const auto two = load({"TRAIN.BATCH_SIZE", "64", "NUM_GPUS", "8", "NUM_SHARDS", "2"});
-    QCOMPARE(dist::perProcessBatch(two, false), 8);
-    QCOMPARE(dist::configuredWorldSize(two), 16);
+    QCOMPARE(config::perProcessBatch(two, false), 8);
+    QCOMPARE(config::configuredWorldSize(two), 16);
     const auto cpu = load({"TRAIN.BATCH_SIZE", "8", "NUM_GPUS", "0", "DIST.CPU_PROCESSES", "2"});
-    QCOMPARE(dist::processesPerShard(cpu), 2);
-    QCOMPARE(dist::perProcessBatch(cpu, false), 4);
+    QCOMPARE(config::processesPerShard(cpu), 2);
+    QCOMPARE(config::perProcessBatch(cpu, false), 4);
   }
 
   void divisibilityRuleIsPerMachine() {
@@ -247,13 +248,14 @@ class TestDistEnv : public QObject {
     d.local_world_size = 4;
     d.rank = 5;
     d.local_rank = 1;
-    QCOMPARE(dist::checkAgainstConfig(d, c), std::string());
+    QVERIFY(!dist::checkAgainstConfig(d, c));
     d.world_size = 4;
-    const auto why = dist::checkAgainstConfig(d, c);
+    const auto why = dist::checkAgainstConfig(d, c).value_or("");
     QVERIFY2(why.find("NUM_GPUS 4 x NUM_SHARDS 2 = 8") != std::string::npos, why.c_str());
     d.world_size = 8;
     d.local_world_size = 2;
-    QVERIFY(dist::checkAgainstConfig(d, c).find("LOCAL_WORLD_SIZE") != std::string::npos);
+    QVERIFY(dist::checkAgainstConfig(d, c).value_or("").find("LOCAL_WORLD_SIZE") !=
+            std::string::npos);
   }
 };
 

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "dist/Communicator.h"
 #include "dist/GradientReducer.h"
 #include "dist/SyncBatchNorm.h"

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "amp/AutocastGuard.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "models/ActivationCheckpoint.h"
 #include "models/VideoModels.h"
 
@@ -93,7 +93,7 @@ struct Pass {
 // of the forward fixed by `rngSeed`.
 Pass trainPass(config::Config c, bool checkpoint, const std::vector<torch::Tensor>& input,
                bool bf16) {
-  c.set("MODEL.ACT_CHECKPOINT", checkpoint);
+  c.setOrThrow("MODEL.ACT_CHECKPOINT", checkpoint);
   torch::manual_seed(11);
   auto net = models::buildVideoNet(c);
   net->train();

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "amp/AutocastGuard.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "models/ModelFactory.h"
 #include "models/ResNetHelper.h"
 #include "models/VideoModels.h"

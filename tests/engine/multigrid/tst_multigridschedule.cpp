@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "multigrid/Schedule.h"
 
 using namespace amp;

@@ -1,6 +1,6 @@
 #include <QtTest>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "multigrid/Schedule.h"
 #include "multigrid/TrainingSteps.h"
 

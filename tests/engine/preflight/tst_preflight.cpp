@@ -7,7 +7,7 @@
 #include <QTemporaryDir>
 #include <filesystem>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
 #include "preflight/Preflight.h"
 #include "preflight/RunPreflight.h"

@@ -64,10 +64,10 @@ class TestMetricsLog : public QObject {
     std::vector<MetricEvent> written;
     {
       MetricsWriter w;
-      QCOMPARE(w.open(path), std::string());
+      QVERIFY(w.open(path, nullptr));
       for (int i = 1; i <= 50; ++i) {
         written.push_back(trainEvent(i, 2.0 / i));
-        QCOMPARE(w.write(written.back()), std::string());
+        QVERIFY(w.write(written.back(), nullptr));
       }
       MetricEvent ev;
       ev.kind = kind::kEvent;
@@ -77,7 +77,7 @@ class TestMetricsLog : public QObject {
       ev.layer = "s5.pathway0_res2.branch2.c";
       ev.values = {{"loss_scale", 32768.0}, {"nan_loss", std::nan("")}, {"inf", -INFINITY}};
       written.push_back(ev);
-      w.write(ev);
+      QVERIFY(w.write(ev, nullptr));
     }
     const auto read = MetricsReader::readAll(path);
     QCOMPARE(read.size(), written.size());
@@ -110,9 +110,9 @@ class TestMetricsLog : public QObject {
     const std::string path = dir.path().toStdString() + "/metrics.jsonl";
     {
       MetricsWriter w;
-      w.open(path);
-      w.write(trainEvent(1, 1.0));
-      w.write(trainEvent(2, 0.9));
+      QVERIFY(w.open(path, nullptr));
+      QVERIFY(w.write(trainEvent(1, 1.0), nullptr));
+      QVERIFY(w.write(trainEvent(2, 0.9), nullptr));
     }
     const std::string third = toJsonLine(trainEvent(3, 0.8));
     appendRaw(path, third.substr(0, third.size() / 2));  // the writer died mid-line
@@ -124,8 +124,8 @@ class TestMetricsLog : public QObject {
 
     // A new writer (e.g. the resumed run) seals the torn line, so its own lines stay readable.
     MetricsWriter w;
-    QCOMPARE(w.open(path), std::string());
-    w.write(trainEvent(3, 0.8));
+    QVERIFY(w.open(path, nullptr));
+    QVERIFY(w.write(trainEvent(3, 0.8), nullptr));
     w.close();
     events = MetricsReader::readAll(path, &stats);
     QCOMPARE(events.size(), size_t(3));
@@ -139,8 +139,8 @@ class TestMetricsLog : public QObject {
     MetricsReader reader(path);
     QVERIFY(reader.poll().empty());  // not created yet
     MetricsWriter w;
-    w.open(path);
-    w.write(trainEvent(1, 1.0));
+    QVERIFY(w.open(path, nullptr));
+    QVERIFY(w.write(trainEvent(1, 1.0), nullptr));
     QCOMPARE(reader.poll().size(), size_t(1));
     QVERIFY(reader.poll().empty());
     const std::string line = toJsonLine(trainEvent(2, 0.5)) + "\n";
@@ -158,15 +158,15 @@ class TestMetricsLog : public QObject {
     const std::string path = dir.path().toStdString() + "/metrics.jsonl";
     {
       MetricsWriter w;
-      w.open(path);
-      for (int i = 0; i < 5; ++i) w.write(trainEvent(i, 1.0));
+      QVERIFY(w.open(path, nullptr));
+      for (int i = 0; i < 5; ++i) QVERIFY(w.write(trainEvent(i, 1.0), nullptr));
     }
     MetricsReader reader(path);
     QCOMPARE(reader.poll().size(), size_t(5));
     std::remove(path.c_str());
     MetricsWriter w;
-    w.open(path);
-    w.write(trainEvent(100, 1.0));
+    QVERIFY(w.open(path, nullptr));
+    QVERIFY(w.write(trainEvent(100, 1.0), nullptr));
     auto got = reader.poll();
     QCOMPARE(got.size(), size_t(1));
     QCOMPARE(got[0].step, std::int64_t(100));
@@ -197,8 +197,9 @@ class TestMetricsLog : public QObject {
     QVERIFY(child >= 0);
     if (child == 0) {
       MetricsWriter w;
-      w.open(path);
-      for (std::int64_t i = 0;; ++i) w.write(trainEvent(i, 1.0 / static_cast<double>(i + 1)));
+      (void)w.open(path, nullptr);  // the child: killed while it writes; its parent checks the file
+      for (std::int64_t i = 0;; ++i)
+        (void)w.write(trainEvent(i, 1.0 / static_cast<double>(i + 1)), nullptr);
     }
     // Let it write a while, then kill it mid-stream.
     MetricsReader reader(path);
@@ -222,9 +223,11 @@ class TestMetricsLog : public QObject {
 
   void openErrorsNameThePath() {
     MetricsWriter w;
-    const std::string err = w.open("/nonexistent-dir/metrics.jsonl");
+    std::string err;
+    QVERIFY(!w.open("/nonexistent-dir/metrics.jsonl", &err));
     QVERIFY2(err.find("/nonexistent-dir/metrics.jsonl") != std::string::npos, err.c_str());
-    QVERIFY(!w.write(trainEvent(1, 1.0)).empty());
+    QVERIFY(!w.write(trainEvent(1, 1.0), &err));
+    QCOMPARE(err, std::string("metrics log is not open"));
   }
   // The test: a 100 MB metrics.jsonl of one line is refused by name (file and line),
   // without reading it whole into memory, and the lines around it are read.

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "config/ConfigDiff.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "runlog/RunRecord.h"
 
 using namespace amp::runlog;

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "checkpoint/TorchFile.h"
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "models/VideoModels.h"
 #include "train/Checkpoint.h"
 #include "train/Optimizer.h"

@@ -1,4 +1,4 @@
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "config/PyLiteral.h"
-#include "config/Validator.h"
 #include "config/ValueFormat.h"
+#include "configfile/Validator.h"
 
 namespace fs = std::filesystem;
 

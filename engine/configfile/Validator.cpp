@@ -1,11 +1,11 @@
-#include "config/Validator.h"
+#include "configfile/Validator.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "config/BatchLayout.h"
 #include "config/Refusals.h"
 #include "config/ValueFormat.h"
-#include "dist/DistEnv.h"
 #include "multigrid/Schedule.h"
 
 namespace amp::config {
@@ -188,7 +188,7 @@ void checkRun(Checker& ck) {
   const auto gpus = c.getInt("NUM_GPUS");
   // As PySlowFast: TRAIN.BATCH_SIZE is per machine, split over its processes (NUM_GPUS, or
   // DIST.CPU_PROCESSES on the CPU); the global batch is it x NUM_SHARDS.
-  const int perShard = dist::processesPerShard(c);
+  const int perShard = config::processesPerShard(c);
   const char* procKey = gpus > 0 ? "NUM_GPUS" : "DIST.CPU_PROCESSES";
   if (c.getInt("TRAIN.BATCH_SIZE") % perShard != 0)
     ck.error(ck.blame({"TRAIN.BATCH_SIZE", procKey}),
@@ -204,7 +204,8 @@ void checkRun(Checker& ck) {
                  ") into groups; choose a divisor, or set BN.GLOBAL_SYNC True");
   const bool longCycle = c.getBool("MULTIGRID.LONG_CYCLE"),
              shortCycle = c.getBool("MULTIGRID.SHORT_CYCLE");
-  const auto clipsPerDevice = c.getInt("TRAIN.BATCH_SIZE") / perShard * dist::clipsPerTrainVideo(c);
+  const auto clipsPerDevice =
+      c.getInt("TRAIN.BATCH_SIZE") / perShard * config::clipsPerTrainVideo(c);
   if (c.getString("BN.NORM_TYPE") == "sub_batchnorm" && !longCycle &&
       c.getInt("BN.NUM_SPLITS") > 0 && clipsPerDevice % c.getInt("BN.NUM_SPLITS") != 0)
     ck.error(ck.blame({"BN.NUM_SPLITS", "TRAIN.BATCH_SIZE"}),

@@ -1,4 +1,4 @@
-#include "train/RunRecorder.h"
+#include "runlog/RunRecorder.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,10 +6,10 @@
 #include <system_error>
 #include <utility>
 
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 #include "runlog/MetricsReader.h"
 
-namespace amp::train {
+namespace amp::runlog {
 
 RunRecorder::RunRecorder(const std::string& runDir, bool writes,
                          std::function<void(const runlog::MetricEvent&)> sink)
@@ -17,10 +17,9 @@ RunRecorder::RunRecorder(const std::string& runDir, bool writes,
 
 bool RunRecorder::open(const config::Config& userConfig) {
   if (!writes_) return false;
-  const std::string metaError = dir_.writeMetadata(meta);
-  if (!metaError.empty()) throw std::runtime_error(metaError);
-  if (const std::string why = config::saveConfigFile(userConfig, dir_.configPath()); !why.empty())
-    throw std::runtime_error(why);
+  std::string why;
+  if (!dir_.writeMetadata(meta, &why)) throw std::runtime_error(why);
+  if (!config::saveConfigFile(userConfig, dir_.configPath(), &why)) throw std::runtime_error(why);
   std::error_code sizeError;
   const bool earlierLog =
       std::filesystem::file_size(dir_.metricsPath(), sizeError) > 0 && !sizeError;
@@ -28,21 +27,22 @@ bool RunRecorder::open(const config::Config& userConfig) {
   if (earlierLog)
     for (const auto& e : runlog::MetricsReader(dir_.metricsPath()).pollFinal())
       timeOffset_ = std::max(timeOffset_, e.time_s);
-  const std::string openError = writer_.open(dir_.metricsPath());
-  if (!openError.empty()) throw std::runtime_error(openError);
+  if (!writer_.open(dir_.metricsPath(), &why)) throw std::runtime_error(why);
   return earlierLog;
 }
 
 void RunRecorder::writeMetadata() {
   meta.updatedAt = runlog::unixTimeNow();
-  if (writes_) dir_.writeMetadata(meta);
+  // Best effort: run.json is rewritten whole at every update, the next one replaces a failed one,
+  // and the metrics log (checked by checkLog) holds what matters.
+  if (writes_) (void)dir_.writeMetadata(meta, nullptr);
 }
 
 void RunRecorder::record(runlog::MetricEvent e) {
   e.time_s = timeOffset_ +
              std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   e.unix_time_s = runlog::unixTimeNow();
-  if (writes_ && logError_.empty()) logError_ = writer_.write(e);
+  if (writes_ && logError_.empty()) (void)writer_.write(e, &logError_);  // checkLog reports it
   if (sink_) sink_(e);
 }
 
@@ -54,7 +54,7 @@ void RunRecorder::checkLog() const {
 }
 
 void RunRecorder::log(const std::string& line) {
-  if (writes_) dir_.appendLog(line);
+  if (writes_) (void)dir_.appendLog(line, nullptr);  // the text log is for people; best effort
 }
 
 void RunRecorder::event(const std::string& name, const std::string& message, std::int64_t step,
@@ -73,15 +73,14 @@ void RunRecorder::event(const std::string& name, const std::string& message, std
 }
 
 void RunRecorder::openTensorBoard(const config::Config& userConfig, bool wanted) {
-  const std::string support = runlog::tensorBoardSupport();
-  if (userConfig.getBool("TENSORBOARD.ENABLE") && !support.empty())
-    event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + support, 0, 0);
-  if (!wanted || !writes_ || !support.empty()) return;
+  const auto unsupported = runlog::tensorBoardSupport();
+  if (userConfig.getBool("TENSORBOARD.ENABLE") && unsupported)
+    event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + *unsupported, 0, 0);
+  if (!wanted || !writes_ || unsupported) return;
   const std::string tbDir = runlog::tensorBoardLogDir(userConfig.getString("OUTPUT_DIR"),
                                                       userConfig.getString("TENSORBOARD.LOG_DIR"),
                                                       userConfig.getString("TRAIN.DATASET"));
-  tensorBoardError_ = tensorBoard_.open(tbDir, runlog::unixTimeNow());
-  if (tensorBoardError_.empty())
+  if (tensorBoard_.open(tbDir, runlog::unixTimeNow(), &tensorBoardError_))
     log("TensorBoard event file " + tensorBoard_.path() + " (tensorboard --logdir " + tbDir + ")");
   else
     event("tensorboard", "TENSORBOARD.ENABLE: no event files are written: " + tensorBoardError_, 0,
@@ -91,8 +90,7 @@ void RunRecorder::openTensorBoard(const config::Config& userConfig, bool wanted)
 void RunRecorder::toTensorBoard(const std::vector<runlog::TensorBoardScalar>& scalars,
                                 std::int64_t tbStep, std::int64_t step, double epoch) {
   if (!tensorBoard_.isOpen() || !tensorBoardError_.empty()) return;
-  tensorBoardError_ = tensorBoard_.add(scalars, tbStep, runlog::unixTimeNow());
-  if (!tensorBoardError_.empty())
+  if (!tensorBoard_.add(scalars, tbStep, runlog::unixTimeNow(), &tensorBoardError_))
     event("tensorboard",
           "TENSORBOARD.ENABLE: event file writing stopped: " + tensorBoardError_ +
               " (metrics.jsonl goes on)",
@@ -103,11 +101,11 @@ void RunRecorder::close(runlog::RunStatus status, const std::string& error, cons
   meta.status = status;
   meta.error = error;
   meta.endedAt = meta.updatedAt = runlog::unixTimeNow();
-  if (writes_) dir_.writeMetadata(meta);
+  if (writes_) (void)dir_.writeMetadata(meta, nullptr);  // best effort, as above
   if (!error.empty()) log("error: " + error);
   log(std::string("run ") + stateName);
   writer_.close();
   tensorBoard_.close();
 }
 
-}  // namespace amp::train
+}  // namespace amp::runlog

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/ConfigLoader.h"
+#include "configfile/ConfigLoader.h"
 #include "support/HostileInput.h"
 
 using namespace amp::config;

@@ -1,4 +1,4 @@
-#include "train/LrSchedule.h"
+#include "config/LrSchedule.h"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 
 #include "config/Config.h"
 
-namespace amp::train {
+namespace amp::config {
 
 LrSchedule::LrSchedule(const config::Config& c)
     : policy_(c.getString("SOLVER.LR_POLICY")),
@@ -59,4 +59,4 @@ double LrSchedule::at(double e) const {
   return lr * scale_;
 }
 
-}  // namespace amp::train
+}  // namespace amp::config

@@ -1,9 +1,9 @@
-#include "audit/NonFiniteGrad.h"
+#include "amp/NonFiniteGrad.h"
 
 #include <algorithm>
 #include <map>
 
-namespace amp::audit {
+namespace amp::precision {
 
 std::string moduleOfParameter(const std::string& name) {
   const auto dot = name.rfind('.');
@@ -47,4 +47,4 @@ std::string firstNonFiniteGradLayer(const torch::nn::Module& net,
   return {};
 }
 
-}  // namespace amp::audit
+}  // namespace amp::precision

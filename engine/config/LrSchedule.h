@@ -6,9 +6,6 @@
 
 namespace amp::config {
 class Config;
-}
-
-namespace amp::train {
 
 class LrSchedule {
  public:
@@ -27,4 +24,4 @@ class LrSchedule {
   std::vector<double> steps_, lrs_;
 };
 
-}  // namespace amp::train
+}  // namespace amp::config

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace amp::audit {
+namespace amp::precision {
 
 /// The module path of a parameter name: "s2.pathway0_res0.branch2.a.weight" ->
 /// "s2.pathway0_res0.branch2.a"; a parameter of the root module keeps its own name ("cls_token").
@@ -22,4 +22,4 @@ std::string moduleOfParameter(const std::string& parameterName);
 std::string firstNonFiniteGradLayer(const torch::nn::Module& net,
                                     const std::vector<std::string>& forwardOrder = {});
 
-}  // namespace amp::audit
+}  // namespace amp::precision

@@ -6,7 +6,7 @@
 #include <exception>
 #include <string>
 
-namespace amp::train {
+namespace amp::system {
 
 /// The message of an exception for a person: LibTorch's errors without their C++ backtrace
 /// (c10::Error::what() appends dozens of stack frames that say nothing to a user).
@@ -19,4 +19,4 @@ inline std::string errorText(const std::exception& e) {
   return e.what();
 }
 
-}  // namespace amp::train
+}  // namespace amp::system

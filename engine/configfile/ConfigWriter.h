@@ -16,9 +16,9 @@ struct WriteOptions {
 /// Nested YAML of the config, keys in schema order. loadText(toYaml(c)) reproduces c.
 std::string toYaml(const Config& config, const WriteOptions& options = {});
 
-/// Writes toYaml(config) to `path` atomically (temporary file + rename). Returns "" on success,
-/// else the reason, naming the path.
-std::string saveConfigFile(const Config& config, const std::string& path,
-                           const WriteOptions& options = {});
+/// Writes toYaml(config) to `path` atomically (temporary file + rename). False with `error`
+/// naming the path and the reason.
+[[nodiscard]] bool saveConfigFile(const Config& config, const std::string& path, std::string* error,
+                                  const WriteOptions& options = {});
 
 }  // namespace amp::config

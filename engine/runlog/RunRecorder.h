@@ -17,7 +17,7 @@
 #include "runlog/RunMetadata.h"
 #include "runlog/TensorBoardWriter.h"
 
-namespace amp::train {
+namespace amp::runlog {
 
 class RunRecorder {
  public:
@@ -72,4 +72,4 @@ class RunRecorder {
   std::string logError_;
 };
 
-}  // namespace amp::train
+}  // namespace amp::runlog

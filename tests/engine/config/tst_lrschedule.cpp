@@ -1,15 +1,15 @@
 #include <QtTest>
 
-#include "config/ConfigLoader.h"
-#include "train/LrSchedule.h"
+#include "config/LrSchedule.h"
+#include "configfile/ConfigLoader.h"
 
 using namespace amp;
 
 namespace {
-train::LrSchedule schedule(const std::vector<std::string>& overrides) {
+config::LrSchedule schedule(const std::vector<std::string>& overrides) {
   auto r = config::ConfigLoader().loadText("", "lr.yaml", ".", overrides);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-  return train::LrSchedule(r.config);
+  return config::LrSchedule(r.config);
 }
 bool near(double a, double b) {
   return std::abs(a - b) < 1e-9;

@@ -1,10 +1,10 @@
-#include "config/ConfigWriter.h"
+#include "configfile/ConfigWriter.h"
 
 #include <cmath>
 #include <sstream>
 
-#include "config/ConfigLoader.h"
 #include "config/ValueFormat.h"
+#include "configfile/ConfigLoader.h"
 #include "util/AtomicFile.h"
 
 namespace amp::config {
@@ -113,9 +113,9 @@ std::string toYaml(const Config& config, const WriteOptions& options) {
   return out.str();
 }
 
-std::string saveConfigFile(const Config& config, const std::string& path,
-                           const WriteOptions& options) {
-  return util::writeFileAtomically(path, toYaml(config, options));
+bool saveConfigFile(const Config& config, const std::string& path, std::string* error,
+                    const WriteOptions& options) {
+  return util::writeFileAtomically(path, toYaml(config, options), error);
 }
 
 }  // namespace amp::config

@@ -1,0 +1,45 @@
+#include "train/MicroBatch.h"
+
+#include "config/Config.h"
+#include "data/VideoLoader.h"
+#include "train/TrainingDevice.h"
+
+namespace amp::train {
+
+MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
+                            bool channelsLast) {
+  const auto channels = c.getIntList("DATA.INPUT_CHANNEL_NUM");
+  const int64_t t = c.getInt("DATA.NUM_FRAMES"), crop = c.getInt("DATA.TRAIN_CROP_SIZE");
+  const bool slowfast = c.getString("MODEL.ARCH") == "slowfast";
+  MicroBatch mb;
+  for (size_t p = 0; p < channels.size(); ++p)
+    mb.inputs.push_back(torch::randn(
+        {batch, channels[p], slowfast && p == 0 ? t / c.getInt("SLOWFAST.ALPHA") : t, crop, crop}));
+  mb.inputs = toDevice(std::move(mb.inputs), device, channelsLast);
+  mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch},
+                             torch::TensorOptions().dtype(torch::kLong))
+                  .to(device);
+  return mb;
+}
+
+std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device,
+                                        bool channelsLast) {
+  std::vector<torch::Tensor> x;
+  if (b.slow_frames > 0)
+    x.push_back(
+        torch::from_blob(b.slow.data(), {b.size, b.channels, b.slow_frames, b.height, b.width}));
+  x.push_back(torch::from_blob(b.fast.data(), {b.size, b.channels, b.frames, b.height, b.width}));
+  // A CUDA copy leaves the host buffer at once; on the CPU the tensors would alias the batch's
+  // buffers, which the loader reuses after recycle().
+  for (auto& v : x) v = device.is_cpu() ? v.clone() : v.to(device);
+  return toDevice(std::move(x), device, channelsLast);
+}
+
+MicroBatch toMicroBatch(data::Batch& b, const torch::Device& device, bool channelsLast) {
+  MicroBatch mb;
+  mb.inputs = batchTensors(b, device, channelsLast);
+  mb.labels = torch::tensor(b.labels, torch::kLong).to(device);
+  return mb;
+}
+
+}  // namespace amp::train

@@ -1,0 +1,43 @@
+#pragma once
+// One micro-batch of clips on the training device, made from a loader's batch or from random
+// numbers of the config's shape: the one place a data::Batch becomes tensors (the trainer, the
+// tester, the audits and the benchmarks all come through here). Internal to the engine (LibTorch
+// types).
+//
+//   auto b = loader.next();                                    // a data::Batch on the host
+//   train::MicroBatch mb = train::toMicroBatch(*b, device, channelsLast);
+//   loader.recycle(std::move(*b));                             // its buffers are free again
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace amp::config {
+class Config;
+}
+namespace amp::data {
+struct Batch;
+}
+
+namespace amp::train {
+
+/// One micro-batch: pathway tensors and labels, already on the device.
+struct MicroBatch {
+  std::vector<torch::Tensor> inputs;
+  torch::Tensor labels;  ///< class indices
+  torch::Tensor
+      targets;  ///< B x classes soft targets (MIXUP.*); undefined: the labels are the targets
+};
+
+/// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
+MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
+                            bool channelsLast);
+
+/// The clips of a loader batch as the model's inputs on `device` (the slow pathway first when the
+/// batch has one): copied out of the batch's buffers, so the batch may be recycled at once.
+std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device,
+                                        bool channelsLast);
+/// batchTensors and the batch's labels as class indices on `device`.
+MicroBatch toMicroBatch(data::Batch& b, const torch::Device& device, bool channelsLast);
+
+}  // namespace amp::train
