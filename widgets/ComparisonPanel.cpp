@@ -43,6 +43,7 @@ struct ComparisonPanel::Run {
 
 namespace {
 struct ChartSpec {
+  const char* id;  ///< what chart() finds it by, the same in every language
   const char* title;
   const char* unit;
   const char* kind;
@@ -55,7 +56,8 @@ struct ChartSpec {
 };
 const std::vector<ChartSpec>& chartSpecs() {
   static const std::vector<ChartSpec> specs = {
-      {"Training loss (smoothed)",
+      {"train_loss",
+       "Training loss (smoothed)",
        "cross entropy",
        "train",
        {"loss"},
@@ -64,8 +66,9 @@ const std::vector<ChartSpec>& chartSpecs() {
        1,
        false,
        false},
-      {"Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false, true},
-      {"Peak memory",
+      {"val_top1", "Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false, true},
+      {"peak_memory",
+       "Peak memory",
        "MiB",
        "train",
        {"mem_peak_bytes", "mem_peak_rss_bytes"},
@@ -74,9 +77,27 @@ const std::vector<ChartSpec>& chartSpecs() {
        1024.0 * 1024.0,
        false,
        true},
-      {"Loss scale", "factor (log2)", "train", {"loss_scale"}, false, false, 1, true, false},
-      {"Throughput (smoothed)", "clips/s", "train", {"clips_per_s"}, true, false, 1, false, true},
-      {"Learning rate", "", "train", {"lr"}, false, false, 1, false, false},
+      {"loss_scale",
+       "Loss scale",
+       "factor (log2)",
+       "train",
+       {"loss_scale"},
+       false,
+       false,
+       1,
+       true,
+       false},
+      {"throughput",
+       "Throughput (smoothed)",
+       "clips/s",
+       "train",
+       {"clips_per_s"},
+       true,
+       false,
+       1,
+       false,
+       true},
+      {"learning_rate", "Learning rate", "", "train", {"lr"}, false, false, 1, false, false},
   };
   return specs;
 }
@@ -112,7 +133,8 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   grid->setContentsMargins(0, 0, 0, 0);
   grid->setSpacing(4);
   for (std::size_t i = 0; i < chartSpecs().size(); ++i) {
-    auto* c = new MetricChart(tr(chartSpecs()[i].title), tr(chartSpecs()[i].unit));
+    auto* c = new MetricChart(QString::fromLatin1(chartSpecs()[i].id), tr(chartSpecs()[i].title),
+                              tr(chartSpecs()[i].unit));
     if (chartSpecs()[i].log2) c->setYScale(MetricChart::YScale::Log2);
     if (chartSpecs()[i].accuracy) c->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
     if (chartSpecs()[i].readoutUnit) c->setValueUnit(tr(chartSpecs()[i].unit));
@@ -254,6 +276,12 @@ void ComparisonPanel::reload() {
   rebuildCharts();
   rebuildSummary();
   rebuildDiff();
+}
+
+MetricChart* ComparisonPanel::chart(const QString& id) const {
+  for (MetricChart* c : charts_)
+    if (c->id() == id) return c;
+  return nullptr;
 }
 
 void ComparisonPanel::setAlign(Align a) {

@@ -36,6 +36,9 @@ class ComparisonPanel : public QWidget {
   void reload();
 
   const std::vector<MetricChart*>& charts() const { return charts_; }
+  /// The chart with this id ("train_loss", "val_top1", "peak_memory", "loss_scale",
+  /// "throughput", "learning_rate"); nullptr for another.
+  MetricChart* chart(const QString& id) const;
   QTableWidget* summaryTable() const { return summary_; }
   QTableWidget* diffTable() const { return diff_; }
   /// The summary as a Markdown table (what "Copy as Markdown" puts on the clipboard).

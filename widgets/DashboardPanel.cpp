@@ -22,6 +22,16 @@ namespace amp::widgets {
 namespace {
 enum class Transform { Raw, Ema, Accuracy, AccuracyEma, MiB };
 constexpr double kMiB = 1024.0 * 1024.0;
+// The charts' ids: what chart() finds them by and what exported files are called, the same in
+// every language (their titles are translated).
+constexpr char kLoss[] = "loss";
+constexpr char kAccuracy[] = "accuracy";
+constexpr char kMemory[] = "memory";
+constexpr char kLossScale[] = "loss_scale";
+constexpr char kLearningRate[] = "learning_rate";
+constexpr char kGradientNorm[] = "gradient_norm";
+constexpr char kThroughput[] = "throughput";
+constexpr char kIterationTime[] = "iteration_time";
 }  // namespace
 
 struct DashboardPanel::Binding {
@@ -130,8 +140,8 @@ DashboardPanel::DashboardPanel(QWidget* parent)
 DashboardPanel::~DashboardPanel() = default;
 
 void DashboardPanel::buildCharts() {
-  auto chart = [this](const QString& title, const QString& unit) {
-    auto* c = new MetricChart(title, unit);
+  auto chart = [this](const char* id, const QString& title, const QString& unit) {
+    auto* c = new MetricChart(QString::fromLatin1(id), title, unit);
     charts_.push_back(c);
     return c;
   };
@@ -142,14 +152,14 @@ void DashboardPanel::buildCharts() {
     bindings_.push_back(std::make_unique<Binding>(Binding{c, s, kind, metric, t, onlyWhere}));
   };
   using S = MetricChart::Style;
-  MetricChart* loss = chart(tr("Loss"), tr("cross entropy"));
+  MetricChart* loss = chart(kLoss, tr("Loss"), tr("cross entropy"));
   bind(loss, tr("train"), 0, S::Faint, "train", "loss", Transform::Raw);
   bind(loss, tr("train (smoothed)"), 0, S::Line, "train", "loss", Transform::Ema);
   bind(loss, tr("val"), 1, S::Points, "val", "loss", Transform::Raw);
-  loss->addSeries(tr("decode failure"), seriesColor(3), S::Markers,
-                  QCPScatterStyle::ssCross);  // filled from events
+  decodeFailureSeries_ = loss->addSeries(tr("decode failure"), seriesColor(3), S::Markers,
+                                         QCPScatterStyle::ssCross);  // filled from events
 
-  MetricChart* acc = chart(tr("Accuracy"), tr("%"));
+  MetricChart* acc = chart(kAccuracy, tr("Accuracy"), tr("%"));
   acc->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
   bind(acc, tr("train top-1 (smoothed)"), 0, S::Line, "train", "top1_err", Transform::AccuracyEma);
   bind(acc, tr("train top-5 (smoothed)"), 9, S::Line, "train", "top5_err", Transform::AccuracyEma);
@@ -160,33 +170,33 @@ void DashboardPanel::buildCharts() {
   bind(acc, tr("test top-1 (multi-view)"), 4, S::Points, "test", "top1_err", Transform::Accuracy,
        "", QCPScatterStyle::ssStar);
 
-  MetricChart* mem = chart(tr("Memory"), tr("MiB"));
+  MetricChart* mem = chart(kMemory, tr("Memory"), tr("MiB"));
   bind(mem, tr("allocated"), 0, S::Line, "train", "mem_allocated_bytes", Transform::MiB);
   bind(mem, tr("reserved"), 1, S::Line, "train", "mem_reserved_bytes", Transform::MiB);
   bind(mem, tr("peak allocated"), 3, S::Line, "train", "mem_peak_bytes", Transform::MiB);
   bind(mem, tr("process RSS"), 0, S::Faint, "train", "mem_rss_bytes", Transform::MiB);
   bind(mem, tr("peak RSS"), 3, S::Line, "train", "mem_peak_rss_bytes", Transform::MiB);
 
-  MetricChart* scale = chart(tr("Loss scale"), tr("factor (log2)"));
+  MetricChart* scale = chart(kLossScale, tr("Loss scale"), tr("factor (log2)"));
   bind(scale, tr("loss scale"), 4, S::Line, "train", "loss_scale", Transform::Raw);
   bind(scale, tr("skipped step"), 3, S::Markers, "train", "loss_scale", Transform::Raw, "skipped",
        QCPScatterStyle::ssCross);
-  scale->addSeries(tr("backoff"), seriesColor(1), S::Markers,
-                   QCPScatterStyle::ssTriangleInverted);  // from events
+  backoffSeries_ = scale->addSeries(tr("backoff"), seriesColor(1), S::Markers,
+                                    QCPScatterStyle::ssTriangleInverted);  // from events
   scale->setYScale(MetricChart::YScale::Log2);
 
-  MetricChart* lr = chart(tr("Learning rate"), QString());
+  MetricChart* lr = chart(kLearningRate, tr("Learning rate"), QString());
   bind(lr, tr("lr"), 2, S::Line, "train", "lr", Transform::Raw);
 
-  MetricChart* grad = chart(tr("Gradient norm"), tr("L2, before clipping"));
+  MetricChart* grad = chart(kGradientNorm, tr("Gradient norm"), tr("L2, before clipping"));
   bind(grad, tr("grad norm"), 5, S::Faint, "train", "grad_norm", Transform::Raw);
   bind(grad, tr("smoothed"), 5, S::Line, "train", "grad_norm", Transform::Ema);
 
-  MetricChart* speed = chart(tr("Throughput"), tr("clips/s"));
+  MetricChart* speed = chart(kThroughput, tr("Throughput"), tr("clips/s"));
   bind(speed, tr("clips/s"), 2, S::Faint, "train", "clips_per_s", Transform::Raw);
   bind(speed, tr("smoothed"), 2, S::Line, "train", "clips_per_s", Transform::Ema);
 
-  MetricChart* time = chart(tr("Iteration time"), tr("s"));
+  MetricChart* time = chart(kIterationTime, tr("Iteration time"), tr("s"));
   bind(time, tr("iteration"), 0, S::Faint, "train", "iter_time_s", Transform::Raw);
   bind(time, tr("iteration (smoothed)"), 0, S::Line, "train", "iter_time_s", Transform::Ema);
   bind(time, tr("data wait (smoothed)"), 3, S::Line, "train", "data_wait_s", Transform::Ema);
@@ -195,9 +205,9 @@ void DashboardPanel::buildCharts() {
   for (MetricChart* c : {acc, mem, speed, time}) c->setValueUnit(c->yAxis->label());
 }
 
-MetricChart* DashboardPanel::chart(const QString& title) const {
+MetricChart* DashboardPanel::chart(const QString& id) const {
   for (MetricChart* c : charts_)
-    if (c->title() == title) return c;
+    if (c->id() == id) return c;
   return nullptr;
 }
 
@@ -304,7 +314,7 @@ void DashboardPanel::updateCharts() {
     for (; scaleChecked_ < s->size(); ++scaleChecked_)
       scaleVaries_ = scaleVaries_ || s->value[scaleChecked_] != 1.0;
     // A flat line at 1 would look like a scaler stuck at 1; say that none runs.
-    chart(tr("Loss scale"))
+    chart(kLossScale)
         ->setNote(s->size() && !scaleVaries_ ? tr("No loss scaling in this run (1 at every step):\n"
                                                   "bfloat16 and FP32 have float32's exponent\n"
                                                   "range, small gradients do not underflow.")
@@ -377,11 +387,11 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
   seen.item = item;
   const QVector<double> x{xOf(e)};
   if (e.name == "scaler_backoff") {
-    MetricChart* scale = chart(tr("Loss scale"));
+    MetricChart* scale = chart(kLossScale);
     if (auto v = e.value("loss_scale")) {
-      scale->appendPoints(2, x, {*v});
+      scale->appendPoints(backoffSeries_, x, {*v});
       if (!e.layer.empty())
-        scale->setPointNote(2, x.front(),
+        scale->setPointNote(backoffSeries_, x.front(),
                             tr("first inf/NaN in %1").arg(QString::fromStdString(e.layer)));
     }
   } else if (e.name == "shape_change") {  // multigrid: a line on every chart, the new (B, T, S)
@@ -391,9 +401,9 @@ void DashboardPanel::addNotable(const runlog::MetricEvent& e) {
         QStringLiteral("B %1 · T %2 · S %3").arg(v("batch_size")).arg(v("frames")).arg(v("crop"));
     for (MetricChart* c : charts_) c->addVerticalMarker(x.front(), label, c == charts_.front());
   } else if (e.name == "decode_failure") {
-    MetricChart* loss = chart(tr("Loss"));
+    MetricChart* loss = chart(kLoss);
     const runlog::Series* l = record_.series("train", "loss");
-    loss->appendPoints(3, x, {l && l->size() ? l->value.back() : 0.0});
+    loss->appendPoints(decodeFailureSeries_, x, {l && l->size() ? l->value.back() : 0.0});
   }
 }
 
@@ -426,7 +436,7 @@ void DashboardPanel::setLogY(bool on) {
     logCheck_->setChecked(on);
   }
   for (MetricChart* c : charts_) {
-    if (c->title() == tr("Loss scale") || c->title() == tr("Accuracy")) continue;
+    if (c->id() == kLossScale || c->id() == kAccuracy) continue;
     c->setYScale(on ? MetricChart::YScale::Log10 : MetricChart::YScale::Linear);
     c->replot(QCustomPlot::rpQueuedReplot);
   }
@@ -489,8 +499,9 @@ bool DashboardPanel::exportCsv(const QString& path, QString* error) const {
 QStringList DashboardPanel::exportCharts(const QString& folder, const QString& suffix) const {
   QStringList written;
   for (MetricChart* c : charts_) {
-    QString name = c->title().toLower();
-    name.replace(' ', '-');
+    // Named by id, not by the translated title: "loss-scale.png" in every language.
+    QString name = c->id();
+    name.replace('_', '-');
     const QString path = QDir(folder).filePath(name + "." + suffix);
     if (c->exportTo(path, 900, 500)) written << path;
   }

@@ -52,7 +52,9 @@ class DashboardPanel : public QWidget {
 
   const runlog::RunRecord& record() const { return record_; }
   const std::vector<MetricChart*>& charts() const { return charts_; }
-  MetricChart* chart(const QString& title) const;
+  /// The chart with this id ("loss", "accuracy", "memory", "loss_scale", "learning_rate",
+  /// "gradient_norm", "throughput", "iteration_time"); nullptr for another.
+  MetricChart* chart(const QString& id) const;
   QListWidget* messages() const { return messages_; }
   /// What the message list calls an event of the metrics log ("precise_bn": "Precise BN").
   static QString eventTitle(const std::string& name);
@@ -84,6 +86,8 @@ class DashboardPanel : public QWidget {
   runlog::RunRecord record_;
   std::vector<MetricChart*> charts_;
   std::vector<std::unique_ptr<Binding>> bindings_;
+  int backoffSeries_ = -1;        ///< loss scale chart: the backoff events' markers
+  int decodeFailureSeries_ = -1;  ///< loss chart: the decode failures' markers
   std::size_t notableDone_ = 0;
   std::size_t scaleChecked_ = 0;  ///< train loss_scale points looked at for the note
   bool scaleVaries_ = false;      ///< some step had a loss scale other than 1

@@ -146,9 +146,10 @@ std::vector<QColor> distinctColors(const QStringList& keys) {
   return colors;
 }
 
-MetricChart::MetricChart(const QString& title, const QString& yLabel, QWidget* parent)
-    : QCustomPlot(parent), title_(title) {
-  setObjectName(title);
+MetricChart::MetricChart(const QString& id, const QString& title, const QString& yLabel,
+                         QWidget* parent)
+    : QCustomPlot(parent), id_(id), title_(title) {
+  setObjectName(id);
   plotLayout()->insertRow(0);
   titleElement_ =
       new QCPTextElement(this, title, QFont(font().family(), font().pointSize(), QFont::Bold));

@@ -19,7 +19,11 @@ class MetricChart : public QCustomPlot {
   enum class Style { Line, Faint, Points, Markers };
   enum class YScale { Linear, Log10, Log2 };
 
-  MetricChart(const QString& title, const QString& yLabel, QWidget* parent = nullptr);
+  /// `id` is the untranslated key that panels, tests and export file names use ("loss",
+  /// "loss_scale"); `title` is what the reader sees.
+  MetricChart(const QString& id, const QString& title, const QString& yLabel,
+              QWidget* parent = nullptr);
+  const QString& id() const { return id_; }
 
   /// Adds a series and returns its index.
   int addSeries(const QString& name, const QColor& color, Style style = Style::Line,
@@ -131,6 +135,7 @@ class MetricChart : public QCustomPlot {
   int pointsUnder(const QRectF& area, int budget) const;
   Qt::Alignment preferredCorner_ = Qt::AlignTop | Qt::AlignRight;
   std::vector<Store> stores_;
+  QString id_;
   QString title_;
   YScale yScale_ = YScale::Linear;
   bool following_ = true;

@@ -53,7 +53,7 @@ std::vector<double> replotTimes(MetricChart& chart, int repeats) {
 // Fills a chart with `series` random walks of `points` points (rare spikes) and times replots.
 std::vector<double> replotChart(int points, int series, int repeats, bool envelope,
                                 double* fillMs) {
-  MetricChart chart("bench", "value");
+  MetricChart chart("bench", "bench", "value");
   if (!envelope)
     chart.setDirectPointLimit(static_cast<std::size_t>(points) + 1);  // QCustomPlot alone
   chart.resize(900, 500);
@@ -186,7 +186,7 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
     std::printf(
         "meanwhile ampstudio-cli trained %s in another process, followed from disk by a second "
         "dashboard (%zu steps read)\n",
-        qPrintable(followed), static_cast<std::size_t>(other.chart("Loss")->pointCount(0)));
+        qPrintable(followed), static_cast<std::size_t>(other.chart("loss")->pointCount(0)));
   }
   std::printf(
       "GUI timer lateness (10 ms timer, %zu ticks): median %.1f ms, p99 %.1f ms, max %.1f ms\n",

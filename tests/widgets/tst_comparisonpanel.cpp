@@ -35,10 +35,9 @@ class TestComparisonPanel : public QObject {
               c->seriesGraph(1)->pen().color());  // one colour per run
     }
     // Neither run scaled its loss: the loss-scale chart says so rather than show two flat lines.
-    widgets::MetricChart* scale = nullptr;
-    for (widgets::MetricChart* c : panel.charts())
-      if (c->title() == "Loss scale") scale = c;
+    widgets::MetricChart* scale = panel.chart("loss_scale");
     QVERIFY(scale);
+    QCOMPARE(scale->title(), QString("Loss scale"));
     QVERIFY2(scale->note().contains("No run scaled its loss"), qPrintable(scale->note()));
     const QString fp16 = dir.path() + "/fp16";
     recordRun(fp16, "demo-fp16", "fp16", 3.0, 200, 25, "TRAIN:\n  MIXED_PRECISION: True\n",

@@ -66,7 +66,7 @@ class TestDashboardPanel : public QObject {
     QVERIFY(!controller.start(r.config, "demo.yaml", &again));  // one run at a time
     QVERIFY(again.contains("active"));
 
-    widgets::MetricChart* loss = dashboard.chart("Loss");
+    widgets::MetricChart* loss = dashboard.chart("loss");
     QTRY_VERIFY_WITH_TIMEOUT(loss->pointCount(0) >= 6, 120000);  // raw training loss
     controller.stop();
     QTRY_VERIFY_WITH_TIMEOUT(!ended.isEmpty(), 60000);
@@ -80,11 +80,10 @@ class TestDashboardPanel : public QObject {
     // memory.
     QCOMPARE(loss->pointCount(0), static_cast<std::size_t>(progress.step));
     QCOMPARE(loss->pointCount(1), static_cast<std::size_t>(progress.step));
-    for (const char* title : {"Accuracy", "Learning rate", "Loss scale", "Throughput", "Memory",
-                              "Gradient norm", "Iteration time"})
-      QVERIFY2(
-          dashboard.chart(title)->pointCount(0) > 0 || dashboard.chart(title)->pointCount(3) > 0,
-          title);
+    for (const char* id : {"accuracy", "learning_rate", "loss_scale", "throughput", "memory",
+                           "gradient_norm", "iteration_time"})
+      QVERIFY2(dashboard.chart(id)->pointCount(0) > 0 || dashboard.chart(id)->pointCount(3) > 0,
+               id);
     // The stop wrote a checkpoint; the message list says so, the run directory says stopped.
     bool checkpoint = false;
     for (int i = 0; i < dashboard.messages()->count(); ++i)
@@ -132,12 +131,12 @@ class TestDashboardPanel : public QObject {
     widgets::DashboardPanel dashboard;
     QString error;
     QVERIFY2(dashboard.openRunDirectory(QString::fromStdString(out), &error), qPrintable(error));
-    QCOMPARE(dashboard.chart("Loss")->pointCount(0), std::size_t(10));
+    QCOMPARE(dashboard.chart("loss")->pointCount(0), std::size_t(10));
     QVERIFY(dashboard.stateText().contains("Running"));
     for (int s = 11; s <= 15; ++s) QVERIFY(w.write(trainEvent(s, 2.0 / s), nullptr));
-    QTRY_COMPARE(dashboard.chart("Loss")->pointCount(0), std::size_t(15));
+    QTRY_COMPARE(dashboard.chart("loss")->pointCount(0), std::size_t(15));
     // A skipped step is marked on the loss-scale chart.
-    QCOMPARE(dashboard.chart("Loss scale")->pointCount(1), std::size_t(1));
+    QCOMPARE(dashboard.chart("loss_scale")->pointCount(1), std::size_t(1));
     m.status = runlog::RunStatus::Finished;
     m.endedAt = runlog::unixTimeNow();
     QVERIFY(run.writeMetadata(m, nullptr));
@@ -147,7 +146,7 @@ class TestDashboardPanel : public QObject {
   void aRunWithoutLossScalingSaysSo() {
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("bf16");
-    widgets::MetricChart* scale = dashboard.chart("Loss scale");
+    widgets::MetricChart* scale = dashboard.chart("loss_scale");
     QVERIFY(scale->note().isEmpty());  // no data yet: nothing to say
     std::vector<runlog::MetricEvent> events;
     for (int s = 1; s <= 5; ++s) {
@@ -182,13 +181,13 @@ class TestDashboardPanel : public QObject {
     shape.values = {{"batch_size", 256.0}, {"frames", 16.0}, {"crop", 158.0}};
     events.push_back(shape);
     dashboard.appendEvents(events);
-    widgets::MetricChart* loss = dashboard.chart("Loss");
+    widgets::MetricChart* loss = dashboard.chart("loss");
     QCOMPARE(loss->verticalMarkerCount(), 1);
     QCOMPARE(loss->verticalMarkerLabel(0), QString("B 256 · T 16 · S 158"));
-    QCOMPARE(dashboard.chart("Loss scale")->verticalMarkerCount(), 1);
+    QCOMPARE(dashboard.chart("loss_scale")->verticalMarkerCount(), 1);
     // Written once, on the first chart (Loss); the others draw the line only.
     QVERIFY(loss->verticalMarkerLabelShown(0));
-    QVERIFY(!dashboard.chart("Loss scale")->verticalMarkerLabelShown(0));
+    QVERIFY(!dashboard.chart("loss_scale")->verticalMarkerLabelShown(0));
     dashboard.beginRun("fp32");
     QCOMPARE(loss->verticalMarkerCount(), 0);
   }
@@ -253,24 +252,24 @@ class TestDashboardPanel : public QObject {
     backoff.layer = "head.projection";
     events.push_back(backoff);
     dashboard.appendEvents(events);
-    widgets::MetricChart* loss = dashboard.chart("Loss");
+    widgets::MetricChart* loss = dashboard.chart("loss");
     QCOMPARE(loss->seriesGraph(0)->data()->at(39)->key, 40.0);
-    QCOMPARE(dashboard.chart("Loss scale")->pointCount(2), std::size_t(1));  // the backoff marker
+    QCOMPARE(dashboard.chart("loss_scale")->pointCount(2), std::size_t(1));  // the backoff marker
     // The tracker over the marker names where the overflow started.
-    const QStringList atBackoff = dashboard.chart("Loss scale")->valuesAt(3.0);
+    const QStringList atBackoff = dashboard.chart("loss_scale")->valuesAt(3.0);
     QVERIFY2(atBackoff.contains("backoff: 32768 (first inf/NaN in head.projection)"),
              qPrintable(atBackoff.join(" | ")));
     QCOMPARE(dashboard.messages()->count(), 1);
     // The tracker writes units where the axis has one; the loss's axis names a quantity, not a
     // unit.
-    QVERIFY2(dashboard.chart("Accuracy")->valuesAt(40.0).contains("train top-1 (smoothed): 50%"),
-             qPrintable(dashboard.chart("Accuracy")->valuesAt(40.0).join(" | ")));
-    QVERIFY2(dashboard.chart("Throughput")->valuesAt(40.0).contains("clips/s: 20 clips/s"),
-             qPrintable(dashboard.chart("Throughput")->valuesAt(40.0).join(" | ")));
-    QVERIFY2(dashboard.chart("Iteration time")->valuesAt(40.0).contains("iteration: 0.5 s"),
-             qPrintable(dashboard.chart("Iteration time")->valuesAt(40.0).join(" | ")));
-    QVERIFY2(dashboard.chart("Loss")->valuesAt(40.0).contains("train: 3"),
-             qPrintable(dashboard.chart("Loss")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("accuracy")->valuesAt(40.0).contains("train top-1 (smoothed): 50%"),
+             qPrintable(dashboard.chart("accuracy")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("throughput")->valuesAt(40.0).contains("clips/s: 20 clips/s"),
+             qPrintable(dashboard.chart("throughput")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("iteration_time")->valuesAt(40.0).contains("iteration: 0.5 s"),
+             qPrintable(dashboard.chart("iteration_time")->valuesAt(40.0).join(" | ")));
+    QVERIFY2(dashboard.chart("loss")->valuesAt(40.0).contains("train: 3"),
+             qPrintable(dashboard.chart("loss")->valuesAt(40.0).join(" | ")));
     // Smoothing 0.9 flattens the 1, 3, 1, 3 ... loss; 0 gives the raw values back.
     const double smoothedLast = loss->seriesGraph(1)->data()->at(39)->value;
     QVERIFY(smoothedLast > 1.5 && smoothedLast < 2.5);

@@ -11,7 +11,7 @@ class TestMetricChart : public QObject {
   Q_OBJECT
  private slots:
   void envelopeKeepsSpikesAndZoomShowsEveryPoint() {
-    MetricChart chart("test", "value");
+    MetricChart chart("test", "Test", "value");
     chart.resize(600, 300);
     const int s = chart.addSeries("loss", Qt::blue);
     QVector<double> x, y;
@@ -48,7 +48,7 @@ class TestMetricChart : public QObject {
   }
 
   void theTrackerNamesAPointThatExistsWithItsUnit() {
-    MetricChart chart("Accuracy", "%");
+    MetricChart chart("accuracy", "Accuracy", "%");
     chart.resize(600, 300);
     chart.setXLabel("step");
     chart.setValueUnit("%");
@@ -70,22 +70,22 @@ class TestMetricChart : public QObject {
     chart.hideTracker();
     QCOMPARE(chart.trackerText(), QString());
 
-    MetricChart memory("Memory", "MiB");
+    MetricChart memory("memory", "Memory", "MiB");
     memory.setValueUnit("MiB");
     memory.appendPoints(memory.addSeries("peak RSS", Qt::blue), {1, 2}, {300, 310});
     QCOMPARE(memory.valuesAt(2), QStringList{"peak RSS: 310 MiB"});
     MetricChart loss(
-        "Loss",
+        "loss", "Loss",
         "cross entropy");  // an axis description, not a unit: nothing written after the value
     loss.appendPoints(loss.addSeries("loss", Qt::blue), {1}, {1.5});
     QCOMPARE(loss.valuesAt(1), QStringList{"loss: 1.5"});
     QCOMPARE(loss.nearestPointX(7), 1.0);
-    MetricChart empty("Empty", "");
+    MetricChart empty("empty", "Empty", "");
     QCOMPARE(empty.nearestPointX(7), 7.0);
   }
 
   void anEmptyChartSaysSoInsteadOfShowingAxisNumbers() {
-    MetricChart chart("Memory", "MiB");
+    MetricChart chart("memory", "Memory", "MiB");
     const int allocated = chart.addSeries("allocated", Qt::blue);
     const int rss = chart.addSeries("process RSS", Qt::red);
     QVERIFY(chart.showsEmpty());
@@ -144,7 +144,7 @@ class TestMetricChart : public QObject {
   }
 
   void theLegendMovesOffTheCurves() {
-    MetricChart chart("accuracy", "%");
+    MetricChart chart("accuracy", "Accuracy", "%");
     chart.resize(400, 300);
     const int a = chart.addSeries("rising", Qt::blue);
     const int b = chart.addSeries("second", Qt::red);
@@ -171,7 +171,7 @@ class TestMetricChart : public QObject {
   }
 
   void log2AxisShowsAConstantScale() {
-    MetricChart chart("scale", "factor");
+    MetricChart chart("scale", "Scale", "factor");
     const int s = chart.addSeries("loss scale", Qt::red);
     chart.setYScale(MetricChart::YScale::Log2);
     chart.appendPoints(s, {1, 2, 3}, {1, 1, 1});
@@ -184,7 +184,7 @@ class TestMetricChart : public QObject {
   // Log 10 on data inside one decade (peak memory 300-500 MiB): several distinct ticks at 1-2-5
   // style steps, labelled as plain numbers, on a range close to the data.
   void log10AxisLabelsAreDistinctPlainNumbers() {
-    MetricChart chart("memory", "MiB");
+    MetricChart chart("memory", "Memory", "MiB");
     const int s = chart.addSeries("peak", Qt::blue);
     chart.setYScale(MetricChart::YScale::Log10);
     chart.appendPoints(s, {1, 2, 3}, {300, 400, 500});
@@ -213,7 +213,7 @@ class TestMetricChart : public QObject {
 
   void exportWritesPngAndPdf() {
     QTemporaryDir dir;
-    MetricChart chart("lr", "");
+    MetricChart chart("lr", "Learning rate", "");
     const int s = chart.addSeries("lr", Qt::darkGreen);
     chart.appendPoints(s, {0, 1, 2}, {0.1, 0.05, 0.0});
     QVERIFY(chart.exportTo(dir.path() + "/lr.png", 400, 300));
