@@ -3,26 +3,45 @@
 // appended incrementally (adaptive sampling keeps spikes visible at millions of points),
 // linear / log / log2 Y, wheel zoom (X, or Y with Ctrl), drag to pan, double-click to reset and
 // follow again, a tracker line with every series' value at the cursor, export to PNG or PDF.
+// The data lives in a SeriesStore, the tracker, legend placement and Y scales in their own
+// classes; this file assembles them into the widget.
 #include <qcustomplot.h>
 #include <QString>
 #include <QStringList>
-#include <cmath>
 #include <functional>
-#include <map>
+#include <memory>
 #include <vector>
+
+#include "ChartPalette.h"
+#include "LegendPlacer.h"
+#include "MetricFormat.h"
+#include "SeriesStore.h"
+#include "SmoothedValue.h"
+#include "YScale.h"
 
 namespace amp::widgets {
 
+class ChartTracker;
+
+/// A chart is found by its id ("loss", "loss_scale"): a key that stays the same whatever the
+/// language of its title.
+///
+///   auto* loss = new MetricChart("loss", tr("Loss"), tr("cross entropy"));
+///   const int train = loss->addSeries(tr("train"), seriesColor(0));
+///   loss->appendPoints(train, steps, values);
+///   loss->fitIfFollowing();
+///   loss->replot(QCustomPlot::rpQueuedReplot);
 class MetricChart : public QCustomPlot {
   Q_OBJECT
  public:
+  using YScale = widgets::YScale;
   enum class Style { Line, Faint, Points, Markers };
-  enum class YScale { Linear, Log10, Log2 };
 
-  /// `id` is the untranslated key that panels, tests and export file names use ("loss",
-  /// "loss_scale"); `title` is what the reader sees.
+  /// `id` is the untranslated key that panels, tests and export file names use; `title` is what
+  /// the reader sees.
   MetricChart(const QString& id, const QString& title, const QString& yLabel,
               QWidget* parent = nullptr);
+  ~MetricChart() override;
   const QString& id() const { return id_; }
 
   /// Adds a series and returns its index.
@@ -31,12 +50,13 @@ class MetricChart : public QCustomPlot {
   int seriesCount() const { return graphCount(); }
   /// Series longer than this are drawn from a min/max envelope (default 20,000 points); set
   /// before adding points. The replot benchmark sets it huge to measure QCustomPlot alone.
-  void setDirectPointLimit(std::size_t n) { directPoints_ = n; }
-  /// Appends points whose x are not below the series' last x (the usual, fast path).
+  void setDirectPointLimit(std::size_t n) { store_.setDirectPointLimit(n); }
+  /// Appends points; x in order from the series' last x on is the fast path, others are sorted
+  /// in.
   void appendPoints(int series, const QVector<double>& x, const QVector<double>& y);
   void clearPoints();      ///< every series' points, keeping the series
   void removeAllSeries();  ///< series and points
-  std::size_t pointCount(int series) const;
+  std::size_t pointCount(int series) const { return store_.pointCount(series); }
   /// A note on the point of `series` at x, shown after its value by the tracker (e.g. the layer
   /// where a skipped step's overflow started); cleared with the points.
   void setPointNote(int series, double x, const QString& note);
@@ -48,7 +68,7 @@ class MetricChart : public QCustomPlot {
   /// The corner the legend prefers (default top right). Before each replot the legend moves to
   /// the corner that hides the fewest data points, and back when its own corner is clear again.
   void setLegendCorner(Qt::Alignment corner);
-  Qt::Alignment legendCorner() const { return axisRect()->insetLayout()->insetAlignment(0); }
+  Qt::Alignment legendCorner() const { return legendPlacer_.corner(); }
   const QString& title() const { return title_; }
   /// A line or two of grey text inside the plot that says what the curves alone do not (empty:
   /// none).
@@ -105,42 +125,18 @@ class MetricChart : public QCustomPlot {
  private:
   void userInteracted();
   void setYRange(const QCPRange& values);
-  /// Per series: running extents (following costs O(1) per update however long the run), the
-  /// points themselves, and a min/max pyramid. Up to directPoints_ points QCustomPlot holds them
-  /// all; beyond, before each replot the graph gets only the visible range as a min/max
-  /// envelope of about two points per pixel from the pyramid, so a replot costs O(pixels), not
-  /// O(points), and spikes stay visible.
-  struct Block {
-    double minKey, minValue, maxKey, maxValue;
-    bool any;
-  };
-  struct Store {
-    bool any = false;
-    double minKey = 0, maxKey = 0, minValue = 0, maxValue = 0;
-    double minPositive = 0;  ///< smallest value > 0 (log axes); 0 when none
-    std::vector<double> x, y;
-    std::map<double, QString> notes;         ///< x -> setPointNote's text
-    std::vector<std::vector<Block>> levels;  ///< level L: blocks of kBlock * kFan^L points
-    bool envelope = false;                   ///< the graph shows an envelope, not every point
-  };
-  std::size_t directPoints_ = 20000;
-  static constexpr std::size_t kBlock = 64;
-  static constexpr std::size_t kFan = 8;
-  void extendPyramid(Store& s);
-  void appendEnvelope(const Store& s, int level, std::size_t i0, std::size_t i1,
-                      QVector<QCPGraphData>& out) const;
+  /// Long series: before each replot the graph gets only the visible range as a min/max
+  /// envelope from the store (about two points per pixel), so a replot costs O(pixels).
   void refreshEnvelopes();
-  void placeLegend();
   void showEmpty(bool empty);
-  int pointsUnder(const QRectF& area, int budget) const;
-  Qt::Alignment preferredCorner_ = Qt::AlignTop | Qt::AlignRight;
-  std::vector<Store> stores_;
+
   QString id_;
   QString title_;
+  SeriesStore store_;
+  LegendPlacer legendPlacer_;
+  std::unique_ptr<ChartTracker> tracker_;
   YScale yScale_ = YScale::Linear;
   bool following_ = true;
-  QCPItemStraightLine* trackerLine_;
-  QCPItemText* trackerText_;
   QCPTextElement* titleElement_;
   QCPItemText* noteText_;
   QCPItemText* emptyText_;  ///< "no data" while no series has a point
@@ -154,37 +150,5 @@ class MetricChart : public QCustomPlot {
 /// `userRanged` (optional) runs after a user's zoom or pan.
 void linkCharts(const std::vector<MetricChart*>& charts, QObject* context,
                 const std::function<void()>& userRanged = {});
-
-/// A number for a tracker or a table: 4 significant digits, thousands plain.
-QString formatMetric(double v);
-/// Seconds as H:MM:SS ("0:02:05").
-QString formatDuration(double seconds);
-/// Bytes as whole mebibytes ("380 MiB").
-QString formatMiB(double bytes);
-
-/// Exponential moving average with TensorBoard's bias correction (the first values are not
-/// pulled towards 0). weight 0 returns the raw values.
-class SmoothedValue {
- public:
-  explicit SmoothedValue(double weight = 0.9) : weight_(weight) {}
-  double add(double v) {
-    value_ = weight_ * value_ + (1 - weight_) * v;
-    const double debias = 1 - std::pow(weight_, static_cast<double>(++count_));
-    return debias > 0 ? value_ / debias : v;
-  }
-
- private:
-  double weight_;
-  double value_ = 0;
-  std::size_t count_ = 0;
-};
-/// The chart palette (10 colours that stay apart on light and dark backgrounds).
-QColor seriesColor(int index);
-/// A colour that stays with a name (a run) whichever other names are shown.
-QColor stableColor(const QString& key);
-/// One colour per key, each its stableColor unless that is an earlier key's colour or a palette
-/// neighbour of one (orange/red, purple/pink ...): then the first palette colour that is neither.
-/// Past ten keys colours repeat.
-std::vector<QColor> distinctColors(const QStringList& keys);
 
 }  // namespace amp::widgets
