@@ -26,9 +26,6 @@
 
 #include "MetricChart.h"
 #include "audit/AuditJson.h"
-#include "checkpoint/ImportedRun.h"
-#include "configfile/ConfigWriter.h"
-#include "runlog/CheckpointFiles.h"
 
 namespace amp::widgets {
 
@@ -423,16 +420,8 @@ PrecisionAuditPanel::PrecisionAuditPanel(QWidget* parent)
     const auto rows = table_->selectionModel()->selectedRows();
     markLayer(rows.isEmpty() ? -1 : proxy_->mapToSource(rows.front()).row());
   });
+  connect(job_, &CliJob::progress, this, [this](const QString& text) { setStatus(text); });
   connect(job_, &CliJob::finished, this, &PrecisionAuditPanel::onFinished);
-  ticker_.setInterval(1000);
-  connect(&ticker_, &QTimer::timeout, this, [this] {
-    setStatus(tr("Auditing %1 … %2 s%3")
-                  .arg(what_)
-                  .arg(job_->elapsedMs() / 1000)
-                  .arg(trainingActive_
-                           ? tr(" (beside the training run: lower priority, one thread)")
-                           : QString()));
-  });
 }
 
 PrecisionAuditPanel::~PrecisionAuditPanel() {
@@ -464,48 +453,13 @@ void PrecisionAuditPanel::start(const Request& request) {
     setStatus(tr("An audit is running: wait for it or cancel it first."), true);
     return;
   }
-  if (!job_->programFound()) {
-    setStatus(tr("The audit runs ampstudio-cli, which was not found beside the studio (set "
-                 "AMPSTUDIO_CLI to its path)."),
-              true);
+  if (const QString why = job_->programMissing(tr("The audit")); !why.isEmpty()) {
+    setStatus(why, true);
     return;
   }
-  QString cfgPath, checkpoint;
-  if (request.run) {
-    // Its config.yaml, or a PySlowFast run's config from its newest checkpoint.
-    std::string why;
-    cfgPath = QString::fromStdString(checkpoint::runConfigFile(
-        request.runDir.toStdString(), scratch_.path().toStdString(), &why));
-    if (cfgPath.isEmpty()) {
-      setStatus(QString::fromStdString(why), true);
-      return;
-    }
-    checkpoint = QString::fromStdString(runlog::latestCheckpointFile(request.runDir.toStdString()));
-    checkpoint_->setText(checkpoint);
-    what_ = tr("run %1 (%2)")
-                .arg(QFileInfo(request.runDir).fileName(),
-                     checkpoint.isEmpty() ? tr("no checkpoint yet: fresh initialisation")
-                                          : QFileInfo(checkpoint).fileName());
-  } else {
-    const auto cfg = source_ ? source_() : std::nullopt;
-    if (!cfg) {
-      setStatus(tr("The config has errors: fix them in the Config tab to audit it."), true);
-      return;
-    }
-    if (!scratch_.isValid()) {
-      setStatus(tr("Cannot create a temporary folder: %1").arg(scratch_.errorString()), true);
-      return;
-    }
-    cfgPath = scratch_.filePath("config.yaml");
-    if (std::string why; !config::saveConfigFile(*cfg, cfgPath.toStdString(), &why)) {
-      setStatus(QString::fromStdString(why), true);
-      return;
-    }
-    checkpoint = checkpoint_->text().trimmed();
-    what_ = tr("the config in the editor%1")
-                .arg(checkpoint.isEmpty() ? QString()
-                                          : tr(" from %1").arg(QFileInfo(checkpoint).fileName()));
-  }
+  QString checkpoint;
+  const QString cfgPath = configFor(request, &checkpoint);
+  if (cfgPath.isEmpty()) return;
   lastRequest_ = request;
   haveRequest_ = true;
   QStringList args = {"audit",
@@ -519,17 +473,44 @@ void PrecisionAuditPanel::start(const Request& request) {
                       precision_->currentData().toString()};
   if (!checkpoint.isEmpty()) args << "--checkpoint" << checkpoint;
   if (clips_->currentIndex() == 1) args << "--synthetic";
-  if (trainingActive_)
-    args << "--threads"
-         << "1";
-  ticker_.start();
-  setStatus(tr("Auditing %1 …").arg(what_));
-  job_->start(args, trainingActive_);
+  job_->start(args + job_->threadArgs(), tr("Auditing %1 …").arg(what_));
   updateButtons();
 }
 
+QString PrecisionAuditPanel::configFor(const Request& request, QString* checkpoint) {
+  QString cfgPath, error;
+  if (request.run) {
+    // Its config.yaml, or a PySlowFast run's config from its newest checkpoint.
+    cfgPath = job_->runConfig(request.runDir, checkpoint, &error);
+    if (cfgPath.isEmpty()) {
+      setStatus(error, true);
+      return {};
+    }
+    checkpoint_->setText(*checkpoint);
+    what_ = tr("run %1 (%2)")
+                .arg(QFileInfo(request.runDir).fileName(),
+                     checkpoint->isEmpty() ? tr("no checkpoint yet: fresh initialisation")
+                                           : QFileInfo(*checkpoint).fileName());
+    return cfgPath;
+  }
+  const auto cfg = source_ ? source_() : std::nullopt;
+  if (!cfg) {
+    setStatus(tr("The config has errors: fix them in the Config tab to audit it."), true);
+    return {};
+  }
+  cfgPath = job_->writeConfig(*cfg, "config.yaml", &error);
+  if (cfgPath.isEmpty()) {
+    setStatus(error, true);
+    return {};
+  }
+  *checkpoint = checkpoint_->text().trimmed();
+  what_ = tr("the config in the editor%1")
+              .arg(checkpoint->isEmpty() ? QString()
+                                         : tr(" from %1").arg(QFileInfo(*checkpoint).fileName()));
+  return cfgPath;
+}
+
 void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
-  ticker_.stop();
   updateButtons();
   if (result.cancelled) {
     setStatus(tr("Audit of %1 cancelled.").arg(what_));
@@ -543,11 +524,9 @@ void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
     emit finished(false);
     return;
   }
-  const QByteArray& out = result.out;
   audit::PrecisionAuditReport report;
   std::string error;
-  const auto j =
-      nlohmann::json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
+  const auto j = result.json();
   if (j.is_discarded() || !audit::auditReportFromJson(j, report, &error)) {
     setStatus(tr("ampstudio-cli audit precision printed no report I can read%1")
                   .arg(error.empty() ? QString() : ": " + QString::fromStdString(error)),
@@ -555,7 +534,7 @@ void PrecisionAuditPanel::onFinished(const CliJob::Result& result) {
     emit finished(false);
     return;
   }
-  json_ = out;
+  json_ = result.out;
   updateButtons();  // Export JSON… now has something to write
   showReport(report);
   const auto& s = report.summary;

@@ -6,8 +6,6 @@
 // recommendation. The audit runs as `ampstudio-cli audit precision --json` in a child process:
 // its own model copy, RNG and thread pool, so a training run of this studio is not disturbed
 // (beside one it runs at lower CPU priority on one thread), and Cancel ends it at once.
-#include <QTemporaryDir>
-#include <QTimer>
 #include <QWidget>
 
 #include <functional>
@@ -64,7 +62,7 @@ class PrecisionAuditPanel : public QWidget {
   /// ampstudio-cli (default: LaunchedRun::findCli()).
   void setCliPath(const QString& path) { job_->setProgram(path); }
   /// A training run of this studio is active: audits started now run at nice 10 on one thread.
-  void setTrainingActive(bool on) { trainingActive_ = on; }
+  void setTrainingActive(bool on) { job_->setTrainingActive(on); }
 
   /// Audits the config in the editor, from the checkpoint in the checkpoint field (if any).
   void auditConfig();
@@ -108,6 +106,8 @@ class PrecisionAuditPanel : public QWidget {
     QString runDir;
   };
   void start(const Request& request);
+  /// The config file and checkpoint `request` audits, and what_; "" after saying why not.
+  QString configFor(const Request& request, QString* checkpoint);
   void onFinished(const CliJob::Result& result);
   void showReport(const audit::PrecisionAuditReport& report);
   void plotHeadroom();
@@ -118,7 +118,6 @@ class PrecisionAuditPanel : public QWidget {
 
   std::function<std::optional<config::Config>()> source_;
   CliJob* job_;
-  bool trainingActive_ = false;
   QComboBox* precision_;
   QSpinBox* batches_;
   QComboBox* clips_;
@@ -137,11 +136,9 @@ class PrecisionAuditPanel : public QWidget {
   std::vector<QCPItemStraightLine*> markers_;
   int marked_ = -1;
 
-  QTemporaryDir scratch_;
   QString what_;  ///< what the running audit audits, for the status line
   Request lastRequest_;
   bool haveRequest_ = false;
-  QTimer ticker_;
   audit::PrecisionAuditReport report_;
   QByteArray json_;
 };

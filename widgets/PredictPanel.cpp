@@ -16,9 +16,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checkpoint/ImportedRun.h"
-#include "configfile/ConfigWriter.h"
-#include "runlog/CheckpointFiles.h"
 #include "system/DeviceInfo.h"
 
 namespace amp::widgets {
@@ -137,16 +134,8 @@ PredictPanel::PredictPanel(QWidget* parent)
     if (const QString why = exportCsv(path); !why.isEmpty())
       QMessageBox::warning(this, tr("Export failed"), why);
   });
+  connect(job_, &CliJob::progress, this, [this](const QString& text) { setStatus(text); });
   connect(job_, &CliJob::finished, this, &PredictPanel::onFinished);
-  ticker_.setInterval(1000);
-  connect(&ticker_, &QTimer::timeout, this, [this] {
-    setStatus(tr("Predicting %1 … %2 s%3")
-                  .arg(what_)
-                  .arg(job_->elapsedMs() / 1000)
-                  .arg(trainingActive_
-                           ? tr(" (beside the training run: lower priority, one thread)")
-                           : QString()));
-  });
   setStatus(
       tr("Pick a run in the run list (right click: Predict with Its Newest Checkpoint), or a "
          "config and a checkpoint, "
@@ -155,19 +144,13 @@ PredictPanel::PredictPanel(QWidget* parent)
 }
 
 bool PredictPanel::useRun(const QString& runDir) {
-  if (!scratch_.isValid()) {
-    setStatus(tr("Cannot create a temporary folder: %1").arg(scratch_.errorString()), true);
+  QString newest, error;
+  const QString cfg = job_->runConfig(runDir, &newest, &error);
+  if (cfg.isEmpty()) {
+    setStatus(error, true);
     return false;
   }
-  std::string why;
-  const std::string cfg =
-      checkpoint::runConfigFile(runDir.toStdString(), scratch_.path().toStdString(), &why);
-  if (cfg.empty()) {
-    setStatus(QString::fromStdString(why), true);
-    return false;
-  }
-  config_->setText(QString::fromStdString(cfg));
-  const QString newest = QString::fromStdString(runlog::latestCheckpointFile(runDir.toStdString()));
+  config_->setText(cfg);
   checkpoint_->setText(newest);
   setStatus(newest.isEmpty()
                 ? tr("Run %1 has no checkpoint yet: predictions would use an untrained model.")
@@ -201,10 +184,8 @@ void PredictPanel::cancel() {
 
 void PredictPanel::predict() {
   if (busy()) return;
-  if (!job_->programFound()) {
-    setStatus(tr("Predict runs ampstudio-cli, which was not found beside the studio (set "
-                 "AMPSTUDIO_CLI to its path)."),
-              true);
+  if (const QString why = job_->programMissing(tr("Predict")); !why.isEmpty()) {
+    setStatus(why, true);
     return;
   }
   if (videos_->count() == 0) {
@@ -219,20 +200,14 @@ void PredictPanel::predict() {
                 true);
       return;
     }
-    if (!scratch_.isValid()) {
-      setStatus(tr("Cannot create a temporary folder: %1").arg(scratch_.errorString()), true);
-      return;
-    }
-    cfgPath = scratch_.filePath("editor-config.yaml");
-    if (std::string why; !config::saveConfigFile(*cfg, cfgPath.toStdString(), &why)) {
-      setStatus(QString::fromStdString(why), true);
+    QString error;
+    cfgPath = job_->writeConfig(*cfg, "editor-config.yaml", &error);
+    if (cfgPath.isEmpty()) {
+      setStatus(error, true);
       return;
     }
   }
-  QStringList args = {"predict", "--json", "--cfg", cfgPath};
-  if (trainingActive_)
-    args << "--threads"
-         << "1";
+  QStringList args = QStringList{"predict", "--json", "--cfg", cfgPath} + job_->threadArgs();
   if (!checkpoint_->text().trimmed().isEmpty())
     args << "--checkpoint" << checkpoint_->text().trimmed();
   if (!labels_->text().trimmed().isEmpty()) args << "--labels" << labels_->text().trimmed();
@@ -245,14 +220,11 @@ void PredictPanel::predict() {
          << "0";
   what_ = videos_->count() == 1 ? QFileInfo(videos_->item(0)->text()).fileName()
                                 : tr("%1 videos").arg(videos_->count());
-  setStatus(tr("Predicting %1 …").arg(what_));
-  ticker_.start();
-  job_->start(args, trainingActive_);
+  job_->start(args, tr("Predicting %1 …").arg(what_));
   updateButtons();
 }
 
 void PredictPanel::onFinished(const CliJob::Result& result) {
-  ticker_.stop();
   updateButtons();
   if (result.cancelled) {
     setStatus(tr("Prediction of %1 cancelled.").arg(what_));
@@ -260,8 +232,7 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     return;
   }
   // Exit code 1 with a report: some videos could not be read (each row says why).
-  const auto j = nlohmann::json::parse(result.out.constData(),
-                                       result.out.constData() + result.out.size(), nullptr, false);
+  const auto j = result.json();
   if (!result.startError.isEmpty() || j.is_discarded() || !j.contains("videos") ||
       !j["videos"].is_array()) {
     setStatus(

@@ -6,8 +6,6 @@
 // a run of the run list (its config, a PySlowFast run's from its checkpoint, and its newest
 // checkpoint), or the config in the editor. Runs as `ampstudio-cli predict --json` in a child
 // process (CliJob), so a training run is not disturbed.
-#include <QTemporaryDir>
-#include <QTimer>
 #include <QWidget>
 
 #include <functional>
@@ -37,7 +35,7 @@ class PredictPanel : public QWidget {
   }
   void setCliPath(const QString& path) { job_->setProgram(path); }
   /// A training run of this studio is active: predictions started now run at nice 10 on one thread.
-  void setTrainingActive(bool on) { trainingActive_ = on; }
+  void setTrainingActive(bool on) { job_->setTrainingActive(on); }
 
   /// Takes a run's model: its config (a PySlowFast run's from its newest checkpoint) and its
   /// newest checkpoint. False (and the reason in the status line) when the run has no config.
@@ -72,7 +70,6 @@ class PredictPanel : public QWidget {
 
   std::function<std::optional<config::Config>()> source_;
   CliJob* job_;
-  bool trainingActive_ = false;
   QLineEdit* config_;
   QLineEdit* checkpoint_;
   QLineEdit* labels_;
@@ -82,8 +79,6 @@ class PredictPanel : public QWidget {
   QPushButton* exportButton_;
   QLabel* status_;
   QTableWidget* table_;
-  QTemporaryDir scratch_;
-  QTimer ticker_;
   QString what_;
   QByteArray json_;
   std::optional<bool> cudaPresent_;
