@@ -6,19 +6,19 @@
 // recommendation. The audit runs as `ampstudio-cli audit precision --json` in a child process:
 // its own model copy, RNG and thread pool, so a training run of this studio is not disturbed
 // (beside one it runs at lower CPU priority on one thread), and Cancel ends it at once.
+// The panel assembles and connects the parts, each a class of its own: the table's rows
+// (AuditTableModel), the two charts (AuditCharts) and the call (CliJob).
 #include <QWidget>
 
 #include <functional>
-#include <memory>
 #include <optional>
 
+#include "AuditTableModel.h"
 #include "CliJob.h"
 #include "audit/PrecisionAudit.h"
 #include "config/Config.h"
 
 class QComboBox;
-class QCPBars;
-class QCPItemStraightLine;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -29,29 +29,12 @@ class QTableView;
 
 namespace amp::widgets {
 
-class AuditTableModel;
+class AuditCharts;
 
+// The table's columns are AuditTableModel::Column.
 class PrecisionAuditPanel : public QWidget {
   Q_OBJECT
  public:
-  /// Table columns.
-  /// Table columns, the deciding ones first.
-  enum Column {
-    Index,
-    Layer,
-    Dtype,
-    Headroom,
-    Zero16,
-    OverflowScale,
-    Bf16Error,
-    ActMax,
-    GradMax,
-    Subnormal16,
-    Op,
-    Why,
-    ColumnCount
-  };
-
   explicit PrecisionAuditPanel(QWidget* parent = nullptr);
   ~PrecisionAuditPanel() override;  ///< ends an audit in progress
 
@@ -89,12 +72,12 @@ class PrecisionAuditPanel : public QWidget {
   QPushButton* exportButton() const { return exportButton_; }
   QTableView* table() const { return table_; }
   QSortFilterProxyModel* proxy() const { return proxy_; }
-  QCustomPlot* headroomChart() const { return headroomPlot_; }
-  QCustomPlot* underflowChart() const { return underflowPlot_; }
+  QCustomPlot* headroomChart() const;
+  QCustomPlot* underflowChart() const;
   QLabel* status() const { return status_; }
   QLabel* summary() const { return summary_; }
   /// The layer (execution index) marked in both charts, -1 for none.
-  int markedLayer() const { return marked_; }
+  int markedLayer() const;
 
  signals:
   /// An audit ended: shown (ok), failed or cancelled.
@@ -110,9 +93,7 @@ class PrecisionAuditPanel : public QWidget {
   QString configFor(const Request& request, QString* checkpoint);
   void onFinished(const CliJob::Result& result);
   void showReport(const audit::PrecisionAuditReport& report);
-  void plotHeadroom();
-  void plotUnderflow();
-  void markLayer(int index);
+  void showSummary();
   void setStatus(const QString& text, bool error = false);
   void updateButtons();
 
@@ -131,10 +112,7 @@ class PrecisionAuditPanel : public QWidget {
   AuditTableModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* table_;
-  QCustomPlot* headroomPlot_;
-  QCustomPlot* underflowPlot_;
-  std::vector<QCPItemStraightLine*> markers_;
-  int marked_ = -1;
+  AuditCharts* charts_;
 
   QString what_;  ///< what the running audit audits, for the status line
   Request lastRequest_;

@@ -125,14 +125,14 @@ class TestPrecisionAuditPanel : public QObject {
                qPrintable(clause + " | " + panel.summary()->text()));
 
     // Sorted by headroom, the tightest layer comes first: the summary's.
-    panel.table()->sortByColumn(widgets::PrecisionAuditPanel::Headroom, Qt::AscendingOrder);
-    QCOMPARE(panel.proxy()->index(0, widgets::PrecisionAuditPanel::Layer).data().toString(),
+    panel.table()->sortByColumn(widgets::AuditTableModel::Headroom, Qt::AscendingOrder);
+    QCOMPARE(panel.proxy()->index(0, widgets::AuditTableModel::Layer).data().toString(),
              QString::fromStdString(r.summary.min_headroom_layer));
     // Sorting is numeric, not by the text.
     double previous = -1e300;
     for (int row = 0; row < panel.proxy()->rowCount(); ++row) {
       const double v = panel.proxy()
-                           ->index(row, widgets::PrecisionAuditPanel::Headroom)
+                           ->index(row, widgets::AuditTableModel::Headroom)
                            .data(Qt::UserRole)
                            .toDouble();
       QVERIFY(v >= previous);
@@ -144,12 +144,12 @@ class TestPrecisionAuditPanel : public QObject {
             panel.proxy()->rowCount() < static_cast<int>(r.layers.size()));
     for (int row = 0; row < panel.proxy()->rowCount(); ++row)
       QVERIFY(panel.proxy()
-                  ->index(row, widgets::PrecisionAuditPanel::Layer)
+                  ->index(row, widgets::AuditTableModel::Layer)
                   .data()
                   .toString()
                   .contains("head", Qt::CaseInsensitive));
     panel.table()->selectRow(0);
-    const int layer = panel.proxy()->index(0, widgets::PrecisionAuditPanel::Index).data().toInt();
+    const int layer = panel.proxy()->index(0, widgets::AuditTableModel::Index).data().toInt();
     QCOMPARE(panel.markedLayer(), layer);
 
     // Export: the button is on once there is a report; the CLI's JSON, readable again.
