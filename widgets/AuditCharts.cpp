@@ -92,7 +92,9 @@ void AuditCharts::showReport(const audit::PrecisionAuditReport& report) {
   layers_ = report.layers;
   reportScale_ = report.summary.report_scale;
   marked_ = -1;
-  for (auto* m : markers_) m->setVisible(false);
+  // Both start over: no bars, the marker hidden, axes with numbers for the bars to come.
+  markers_ = {clearWithMarker(headroom_), clearWithMarker(underflow_)};
+  for (QCustomPlot* p : {headroom_, underflow_}) showAxes(p);
   plotHeadroom();
   plotUnderflow();
 }
@@ -120,8 +122,6 @@ void AuditCharts::showToolTip(QCustomPlot* p, QMouseEvent* e) const {
 
 void AuditCharts::plotHeadroom() {
   QCustomPlot* p = headroom_;
-  markers_[0] = clearWithMarker(p);
-  showAxes(p);
   auto* safe = addBars(p, tr("≥ 8x headroom"), kSafe);
   auto* tight = addBars(p, tr("under 8x"), kTight);
   auto* over = addBars(p, tr("overflows float16"), kOver);
@@ -155,8 +155,6 @@ void AuditCharts::plotHeadroom() {
 
 void AuditCharts::plotUnderflow() {
   QCustomPlot* p = underflow_;
-  markers_[1] = clearWithMarker(p);
-  showAxes(p);
   auto* zero = addBars(p, tr("stored as 0 (|g·s| < 2⁻²⁴)"), kOver);
   auto* sub = addBars(p, tr("subnormal (|g·s| < 2⁻¹⁴)"), kSubnormal);
   sub->moveAbove(zero);

@@ -41,7 +41,7 @@ class AuditCharts : public QSplitter {
   void layerClicked(int row);
 
  private:
-  void plotHeadroom();
+  void plotHeadroom();  ///< the bars, onto charts showReport cleared
   void plotUnderflow();
   /// The report's layer under the mouse in `p`, -1 for none.
   int layerAt(QCustomPlot* p, QMouseEvent* e) const;
