@@ -11,10 +11,9 @@
 
 #include "ClipPreviewPanel.h"
 #include "NiceOf.h"
-#include "configfile/ConfigLoader.h"
 #include "configfile/ConfigWriter.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -22,35 +21,17 @@ class TestClipPreviewPanel : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  std::string data_;
-
-  std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX", data_};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) return std::nullopt;
-    return r.config;
-  }
+  testsupport::DemoFixture demo_;
 
  private slots:
-  void initTestCase() {
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 1;
-    o.frames = 24;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
-  }
+  void initTestCase() { QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str()); }
 
   void showsTheLoadersClip() {
     widgets::ClipPreviewPanel panel;
     panel.resize(900, 600);
     std::optional<config::Config> cfg =
-        demo({"AUG.NUM_SAMPLE", "2", "AUG.ENABLE", "True", "AUG.AA_TYPE", "rand-m9-n4-mstd0.5-inc1",
-              "AUG.RE_PROB", "1.0"});
+        demo_.config({"AUG.NUM_SAMPLE", "2", "AUG.ENABLE", "True", "AUG.AA_TYPE",
+                      "rand-m9-n4-mstd0.5-inc1", "AUG.RE_PROB", "1.0"});
     QVERIFY(cfg);
     panel.setConfigSource([&] { return cfg; });
     QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
@@ -127,12 +108,12 @@ class TestClipPreviewPanel : public QObject {
     const QString run = dir_.path() + "/run";
     QVERIFY(QDir().mkpath(run));
     std::optional<config::Config> runCfg =
-        demo({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
+        demo_.config({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
     QVERIFY(runCfg);
     QVERIFY(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath(),
                                    nullptr));
     widgets::ClipPreviewPanel panel;
-    std::optional<config::Config> editor = demo();
+    std::optional<config::Config> editor = demo_.config();
     panel.setConfigSource([&] { return editor; });
     QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
     panel.setTrainingActive(true);
@@ -159,7 +140,7 @@ class TestClipPreviewPanel : public QObject {
     panel.setConfigSource([&] { return cfg; });
     panel.showClip();
     QVERIFY(panel.status()->text().contains("The config has errors"));
-    cfg = demo({"DATA.PATH_TO_DATA_DIR", dir_.path().toStdString() + "/nowhere"});
+    cfg = demo_.config({"DATA.PATH_TO_DATA_DIR", dir_.path().toStdString() + "/nowhere"});
     QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
     panel.showClip();
     QVERIFY(ready.wait(20000));

@@ -22,10 +22,8 @@
 #include "NiceOf.h"
 #include "PrecisionAuditPanel.h"
 #include "audit/AuditJson.h"
-#include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
-#include "train/Trainer.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -33,18 +31,8 @@ class TestPrecisionAuditPanel : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  std::string data_;
-
-  std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {
-        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX",        data_, "X3D.DIM_C5", "32",
-        "TRAIN.BATCH_SIZE",      "2",   "DATA_LOADER.NUM_WORKERS", "1"};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) return std::nullopt;
-    return r.config;
-  }
+  testsupport::DemoFixture demo_{
+      {"X3D.DIM_C5", "32", "TRAIN.BATCH_SIZE", "2", "DATA_LOADER.NUM_WORKERS", "1"}};
 
   static int barsCount(QCustomPlot* p) {
     int n = 0;
@@ -56,20 +44,13 @@ class TestPrecisionAuditPanel : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 1;
-    o.frames = 24;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str());
   }
 
   void auditsTheEditorsConfigLayerByLayer() {
     widgets::PrecisionAuditPanel panel;
     panel.resize(1400, 800);
-    std::optional<config::Config> cfg = demo();
+    std::optional<config::Config> cfg = demo_.config();
     QVERIFY(cfg);
     panel.setConfigSource([&] { return cfg; });
     panel.batchesBox()->setValue(2);
@@ -168,16 +149,8 @@ class TestPrecisionAuditPanel : public QObject {
 
   void auditsARunFromItsNewestCheckpoint() {
     const std::string run = dir_.path().toStdString() + "/run";
-    {
-      auto cfg = demo({"OUTPUT_DIR", run, "SOLVER.MAX_EPOCH", "1", "TRAIN.BATCH_SIZE", "4",
-                       "TEST.ENABLE", "False"});
-      QVERIFY(cfg);
-      train::Trainer t(*cfg, "demo.yaml");
-      std::string error;
-      QVERIFY2(t.start(&error), error.c_str());
-      t.wait();
-      QCOMPARE(t.state(), train::TrainerState::Finished);
-    }
+    const QString trained = demo_.trainRun(QString::fromStdString(run), {"TRAIN.BATCH_SIZE", "4"});
+    QVERIFY2(trained.isEmpty(), qPrintable(trained));
     widgets::PrecisionAuditPanel panel;
     panel.batchesBox()->setValue(1);
     panel.clipsBox()->setCurrentIndex(1);  // random clips
@@ -206,7 +179,7 @@ class TestPrecisionAuditPanel : public QObject {
 
   void besideATrainingRunItYieldsAndCancels() {
     widgets::PrecisionAuditPanel panel;
-    std::optional<config::Config> cfg = demo({"X3D.DIM_C5", "256"});
+    std::optional<config::Config> cfg = demo_.config({"X3D.DIM_C5", "256"});
     panel.setConfigSource([&] { return cfg; });
     panel.setTrainingActive(true);
     panel.batchesBox()->setValue(64);  // long enough to look at and cancel
@@ -232,7 +205,7 @@ class TestPrecisionAuditPanel : public QObject {
              qPrintable(panel.status()->text()));
     QVERIFY(!panel.busy());
 
-    cfg = demo();
+    cfg = demo_.config();
     panel.checkpointEdit()->setText(dir_.path() + "/missing.pyth");
     QSignalSpy done(&panel, &widgets::PrecisionAuditPanel::finished);
     panel.auditConfig();

@@ -16,11 +16,9 @@
 
 #include "NiceOf.h"
 #include "PredictPanel.h"
-#include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
+#include "support/DemoFixture.h"
 #include "system/DeviceInfo.h"
-#include "train/Trainer.h"
 
 using namespace amp;
 
@@ -28,48 +26,26 @@ class TestPredictPanel : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  std::string data_;
+  testsupport::DemoFixture demo_{
+      {"X3D.DIM_C5", "32", "TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "1"}};
   QString run_;
-
-  std::optional<config::Config> demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {
-        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX",        data_, "X3D.DIM_C5", "32",
-        "TRAIN.BATCH_SIZE",      "4",   "DATA_LOADER.NUM_WORKERS", "1"};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) return std::nullopt;
-    return r.config;
-  }
 
   QStringList testVideos(int n) const {
     QStringList out;
-    std::ifstream in(data_ + "/test.csv");
+    std::ifstream in(demo_.dataDir() + "/test.csv");
     std::string line;
     while (static_cast<int>(out.size()) < n && std::getline(in, line))
-      out << QString::fromStdString(data_ + "/" + line.substr(0, line.find(' ')));
+      out << QString::fromStdString(demo_.dataDir() + "/" + line.substr(0, line.find(' ')));
     return out;
   }
 
  private Q_SLOTS:
   void initTestCase() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 1;
-    o.frames = 24;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str());
     run_ = dir_.path() + "/run";
-    auto cfg =
-        demo({"OUTPUT_DIR", run_.toStdString(), "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False"});
-    QVERIFY(cfg);
-    train::Trainer t(*cfg, "demo.yaml");
-    QVERIFY2(t.start(&error), error.c_str());
-    t.wait();
-    QCOMPARE(t.state(), train::TrainerState::Finished);
+    const QString trained = demo_.trainRun(run_);
+    QVERIFY2(trained.isEmpty(), qPrintable(trained));
   }
 
   void predictsWithARunsNewestCheckpoint() {
@@ -79,7 +55,7 @@ class TestPredictPanel : public QObject {
     QCOMPARE(panel.configEdit()->text(),
              QString::fromStdString(runlog::RunDirectory(run_.toStdString()).configPath()));
     QVERIFY(panel.checkpointEdit()->text().endsWith("/checkpoints/checkpoint_epoch_00001.pyth"));
-    panel.labelsEdit()->setText(QString::fromStdString(data_ + "/classes.txt"));
+    panel.labelsEdit()->setText(QString::fromStdString(demo_.dataDir() + "/classes.txt"));
     const QStringList videos = testVideos(2);
     QCOMPARE(videos.size(), 2);
     panel.addVideos(videos + QStringList{dir_.path() + "/missing.mp4"});
@@ -100,7 +76,7 @@ class TestPredictPanel : public QObject {
     QTableWidget* t = panel.table();
     QCOMPARE(t->rowCount(), 3);
     std::set<QString> names;
-    QFile classes(QString::fromStdString(data_ + "/classes.txt"));
+    QFile classes(QString::fromStdString(demo_.dataDir() + "/classes.txt"));
     QVERIFY(classes.open(QIODevice::ReadOnly));
     for (const QString& n : QString::fromUtf8(classes.readAll()).split('\n', Qt::SkipEmptyParts))
       names.insert(n);
@@ -147,7 +123,7 @@ class TestPredictPanel : public QObject {
   void besideATrainingRunItYieldsAndCancels() {
     widgets::PredictPanel panel;
     std::optional<config::Config> cfg =
-        demo({"OUTPUT_DIR", run_.toStdString(), "TEST.NUM_ENSEMBLE_VIEWS", "30"});
+        demo_.config({"OUTPUT_DIR", run_.toStdString(), "TEST.NUM_ENSEMBLE_VIEWS", "30"});
     panel.setConfigSource([&] { return cfg; });  // the config field is empty: the editor's config
     panel.setTrainingActive(true);
     panel.addVideos(testVideos(4));
@@ -183,7 +159,7 @@ class TestPredictPanel : public QObject {
     QVERIFY2(panel.status()->text().contains("no-run: the run has no config.yaml"),
              qPrintable(panel.status()->text()));
 
-    cfg = demo();
+    cfg = demo_.config();
     panel.checkpointEdit()->setText(dir_.path() + "/missing.pyth");
     QSignalSpy done(&panel, &widgets::PredictPanel::finished);
     panel.predict();
