@@ -28,6 +28,7 @@
 #include "config/ConfigDiff.h"
 #include "configfile/ConfigLoader.h"
 #include "runlog/RunDirectory.h"
+#include "util/Duration.h"
 
 namespace amp::widgets {
 
@@ -400,7 +401,7 @@ void ComparisonPanel::rebuildSummary() {
     const std::optional<double> baseWall = base && base->wallTimeSeconds > 0
                                                ? std::optional<double>(base->wallTimeSeconds)
                                                : std::nullopt;
-    cells << cell(wall, baseWall, formatDuration(s.wallTimeSeconds));
+    cells << cell(wall, baseWall, QString::fromStdString(util::formatDuration(s.wallTimeSeconds)));
     cells << (run.meta
                   ? QString::fromLatin1(runlog::toString(run.meta->status)) +
                         (run.meta->error.empty() ? QString()

@@ -19,6 +19,7 @@
 #include "checkpoint/ImportedRun.h"
 #include "runlog/RunDirectory.h"
 #include "util/AtomicFile.h"
+#include "util/Duration.h"
 
 namespace amp::widgets {
 RunListPanel::RunListPanel(QWidget* parent)
@@ -191,10 +192,13 @@ void RunListPanel::refresh() {
                              ? meta->endedAt
                              : (meta->status == runlog::RunStatus::Running ? now : meta->updatedAt);
       const runlog::RunSummary& s = summaryOf(dir);
+      const QString took = meta->startedAt > 0
+                               ? QString::fromStdString(util::formatDuration(end - meta->startedAt))
+                               : QString();
       cells = {meta->name.empty() ? QDir(dir).dirName() : QString::fromStdString(meta->name),
                status,
                s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString(),
-               meta->startedAt > 0 ? formatDuration(end - meta->startedAt) : QString(),
+               took,
                QString::fromStdString(meta->precision),
                QString::fromStdString(meta->model),
                s.peakMemoryBytes ? formatMiB(*s.peakMemoryBytes) : QString(),

@@ -13,6 +13,7 @@
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
 #include "util/AtomicFile.h"
+#include "util/Duration.h"
 
 namespace amp::cli {
 namespace {
@@ -37,11 +38,7 @@ std::string localTime(double unixSeconds) {
 
 std::string duration(const runlog::RunMetadata& m) {
   const double end = m.endedAt > 0 ? m.endedAt : (m.updatedAt > 0 ? m.updatedAt : m.startedAt);
-  const long s = static_cast<long>(std::max(0.0, end - m.startedAt));
-  std::ostringstream o;
-  o << s / 3600 << "h" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << "m" << std::setw(2)
-    << s % 60 << "s";
-  return o.str();
+  return util::formatDuration(end - m.startedAt);
 }
 
 std::string statusOf(const runlog::RunMetadata& m) {

@@ -19,6 +19,7 @@
 #include "dist/DistEnv.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
+#include "util/Duration.h"
 
 namespace amp::cli {
 namespace {
@@ -26,14 +27,6 @@ namespace {
 volatile std::sig_atomic_t gStop = 0;
 volatile std::sig_atomic_t gPause =
     -1;  // SIGUSR1: 1 (pause), SIGUSR2: 0 (resume); the studio's Pause reaches every rank
-
-std::string eta(double seconds) {
-  const long s = static_cast<long>(std::max(0.0, seconds));
-  std::ostringstream o;
-  o << s / 3600 << ":" << std::setw(2) << std::setfill('0') << (s / 60) % 60 << ":" << std::setw(2)
-    << s % 60;
-  return o.str();
-}
 
 // PySlowFast's launch flags; the config keys they set (SHARD_ID, NUM_SHARDS) stay the truth.
 struct LaunchFlags {
@@ -150,7 +143,8 @@ int runTrain(const std::string& path, std::vector<std::string> overrides,
                << std::setprecision(0) << 100 * frac << "%  step " << e.step << "/" << total
                << "  loss " << std::setprecision(3) << e.value("loss").value_or(0) << "  top1_err "
                << std::setprecision(1) << e.value("top1_err").value_or(0) << "  "
-               << e.value("clips_per_s").value_or(0) << " clips/s  eta " << eta(remaining);
+               << e.value("clips_per_s").value_or(0) << " clips/s  eta "
+               << util::formatDuration(remaining);
           std::lock_guard<std::mutex> lock(outMutex);
           std::cout << "\r\033[K" << line.str() << std::flush;
           barShown = true;
@@ -164,7 +158,7 @@ int runTrain(const std::string& path, std::vector<std::string> overrides,
              << std::setprecision(0) << e.value("loss_scale").value_or(1) << "  grad_norm "
              << std::setprecision(3) << e.value("grad_norm").value_or(0) << "  clips/s "
              << std::setprecision(1) << e.value("clips_per_s").value_or(0) << "  eta "
-             << eta(remaining);
+             << util::formatDuration(remaining);
       } else if (e.kind == runlog::kind::kVal) {
         line << "[val epoch " << std::setprecision(0) << e.epoch << "] top1_err "
              << std::setprecision(2) << e.value("top1_err").value_or(0) << "  top5_err "
