@@ -5,12 +5,10 @@
 #include <QCloseEvent>
 #include <QCommandLinkButton>
 #include <QDir>
-#include <QDirIterator>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QProgressDialog>
@@ -19,71 +17,31 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
-#include <QTimer>
-#include <QToolBar>
 #include <algorithm>
-#include <atomic>
-#include <fstream>
-#include <thread>
 
 #include "ClipPreviewPanel.h"
 #include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
+#include "ConfigTemplates.h"
 #include "DashboardPanel.h"
-#include "MetricChart.h"
+#include "DemoDataJob.h"
 #include "PrecisionAuditPanel.h"
 #include "PrecisionForm.h"
 #include "PredictPanel.h"
 #include "PreflightRunner.h"
+#include "RecentConfigs.h"
 #include "RunListPanel.h"
 #include "SchemaBrowser.h"
 #include "StartPage.h"
+#include "StatusBarText.h"
+#include "StudioMenus.h"
 #include "TrainingController.h"
 #include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
 #include "system/DeviceInfo.h"
 
 namespace amp::gui {
-namespace {
-constexpr int kMaxRecent = 8;
-
-QString deviceSummary(const system::DeviceInfo& d) {
-  if (!d.cuda_devices.empty())
-    return QObject::tr("CUDA: %1").arg(QString::fromStdString(d.cuda_devices.front().name));
-  return QObject::tr("CPU · %1 cores · %2").arg(d.cpu_cores).arg(QString::fromStdString(d.blas));
-}
-
-// The configs/ folder: beside the working folder (scripts/run.sh), else above the executable
-// (a build folder inside the source tree).
-QString configsFolder() {
-  if (QFileInfo(QStringLiteral("configs/demo")).isDir())
-    return QDir(QStringLiteral("configs")).absolutePath();
-  QDir dir(QApplication::applicationDirPath());
-  for (int up = 0; up < 4 && dir.cdUp(); ++up)
-    if (QFileInfo(dir.filePath(QStringLiteral("configs/demo"))).isDir())
-      return dir.filePath(QStringLiteral("configs"));
-  return {};
-}
-
-// The demo's config under configs/, or empty where there is no configs/ folder.
-QString demoConfigPath() {
-  const QString root = configsFolder();
-  const QString demo =
-      root.isEmpty() ? QString() : QDir(root).filePath(QStringLiteral("demo/DEMO_X3D_TINY.yaml"));
-  return QFileInfo(demo).isFile() ? demo : QString();
-}
-
-/// True when `dir` holds a demo dataset of the current generator version.
-bool demoDataCurrent(const QString& dir) {
-  std::ifstream in(QDir(dir).filePath("demo-data.json").toStdString());
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  return QFileInfo::exists(QDir(dir).filePath("train.csv")) && j.is_object() &&
-         j.value("version", 0) == data::kDemoDataVersion;
-}
-}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -103,7 +61,10 @@ MainWindow::MainWindow(QWidget* parent)
       progress_(new QLabel),
       progressBar_(new QProgressBar),
       device_(new QLabel),
-      startReason_(new QLabel) {
+      templates_(new ConfigTemplates(ConfigTemplates::locateConfigsFolder(), this)),
+      recent_(new RecentConfigs(this)),
+      statusText_(new StatusBarText(this)),
+      demoData_(new DemoDataJob(this)) {
   setObjectName("AmpStudioMainWindow");
   configStack_->addWidget(startPage_);
   configStack_->addWidget(editor_);
@@ -142,8 +103,8 @@ MainWindow::MainWindow(QWidget* parent)
   statusBar()->addPermanentWidget(device_);
   {
     const system::DeviceInfo machine = system::probeDevices();
-    device_->setText(deviceSummary(machine));
-    startPage_->setFootnote(tr("This machine: %1.").arg(deviceSummary(machine)));
+    device_->setText(statusText_->device(machine));
+    startPage_->setFootnote(tr("This machine: %1.").arg(statusText_->device(machine)));
     editor_->form()->setMachine(static_cast<int>(machine.cuda_devices.size()),
                                 machine.cuda_devices.empty()
                                     ? QString()
@@ -152,9 +113,9 @@ MainWindow::MainWindow(QWidget* parent)
   }
   // The pre-flight checks start with the first config; the start page has none to check.
   connect(startPage_, &widgets::StartPage::demoRequested, this,
-          [this] { startDemo(demoConfigPath()); });
-  startPage_->demoButton()->setEnabled(!demoConfigPath().isEmpty());
-  if (demoConfigPath().isEmpty())
+          [this] { startDemo(templates_->demoConfig()); });
+  startPage_->demoButton()->setEnabled(!templates_->demoConfig().isEmpty());
+  if (templates_->demoConfig().isEmpty())
     startPage_->demoButton()->setToolTip(
         tr("No configs/demo folder beside the working folder or the program"));
   connect(startPage_, &widgets::StartPage::openRequested, this, &MainWindow::openConfigDialog);
@@ -170,8 +131,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(editor_, &widgets::ConfigEditorPanel::filePathChanged, this, leaveStartPage);
   connect(editor_, &widgets::ConfigEditorPanel::dirtyChanged, this, leaveStartPage);
 
-  createActions();
-  createMenus();
+  wireMenus();
   connect(editor_, &widgets::ConfigEditorPanel::dirtyChanged, this, &MainWindow::updateTitle);
   connect(editor_, &widgets::ConfigEditorPanel::filePathChanged, this, &MainWindow::updateTitle);
   connect(editor_, &widgets::ConfigEditorPanel::validated, this, [this] {
@@ -207,12 +167,18 @@ MainWindow::MainWindow(QWidget* parent)
             runs_->refresh();
             compare_->reload();
             updateRunActions();
-            statusBar()->showMessage(
-                s == train::TrainerState::Failed
-                    ? tr("The run failed: %1").arg(error)
-                    : tr("The run %1.").arg(widgets::TrainingController::stateName(s).toLower()),
-                15000);
+            statusBar()->showMessage(statusText_->runEnded(s, error), 15000);
           });
+  connect(demoData_, &DemoDataJob::finished, this, [this](bool ok) {
+    if (!ok) {
+      QMessageBox::warning(this, tr("Demo dataset"), demoData_->error());
+      return;
+    }
+    statusBar()->showMessage(statusText_->demoDataWritten(demoData_->summary(), demoData_->dir()),
+                             10000);
+    editor_->preflight()->recheck();  // the dataset is there now
+    startTraining();
+  });
   connect(runs_, &widgets::RunListPanel::runActivated, this, [this](const QString& dir) {
     if (QDir(dir) == QDir(controller_->runDir()) && controller_->isActive())
       showTab("dashboard");
@@ -258,58 +224,39 @@ MainWindow::MainWindow(QWidget* parent)
   updateRunActions();
 }
 
-void MainWindow::createActions() {
-  start_ = new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start Training"), this);
-  start_->setShortcut(Qt::Key_F5);
-  connect(start_, &QAction::triggered, this, [this] { startTraining(); });
-  pause_ = new QAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
-  pause_->setShortcut(Qt::Key_F6);
-  connect(pause_, &QAction::triggered, this, [this] {
+void MainWindow::wireMenus() {
+  menus_ = new StudioMenus(this);
+  connect(menus_->start(), &QAction::triggered, this, [this] { startTraining(); });
+  connect(menus_->pause(), &QAction::triggered, this, [this] {
     if (controller_->state() == train::TrainerState::Paused)
       controller_->resume();
     else
       controller_->pause();
   });
-  stop_ = new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
-  stop_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
-  stop_->setToolTip(tr("Stop after the current iteration and write a checkpoint (Shift+F5)"));
-  connect(stop_, &QAction::triggered, controller_, &widgets::TrainingController::stop);
-  auto* bar = addToolBar(tr("Training"));
-  bar->setObjectName("TrainingToolBar");
-  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  bar->addAction(start_);
-  bar->addAction(pause_);
-  bar->addAction(stop_);
-  bar->addSeparator();
-  startReason_->setContentsMargins(8, 0, 8, 0);
-  bar->addWidget(startReason_);
-}
-
-void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  newMenu_ = file->addMenu(tr("&New from Template"));
-  updateNewMenu();
-  file->addAction(tr("&Open Config…"), QKeySequence::Open, this, &MainWindow::openConfigDialog);
-  recentMenu_ = file->addMenu(tr("Open &Recent"));
-  file->addAction(tr("&Save"), QKeySequence::Save, this, [this] {
+  connect(menus_->stop(), &QAction::triggered, controller_, &widgets::TrainingController::stop);
+  connect(menus_, &StudioMenus::templateChosen, this, &MainWindow::newFromTemplate);
+  connect(menus_, &StudioMenus::recentChosen, this, [this](const QString& path) {
+    if (maybeSave()) openConfig(path);
+  });
+  connect(menus_, &StudioMenus::openRequested, this, &MainWindow::openConfigDialog);
+  connect(menus_, &StudioMenus::saveRequested, this, [this] {
     QString error;
     if (editor_->filePath().isEmpty())
       saveAs();
     else if (!editor_->save(&error))
       QMessageBox::warning(this, tr("Save failed"), error);
   });
-  file->addAction(tr("Save &As…"), QKeySequence::SaveAs, this, [this] { saveAs(); });
-  file->addAction(tr("Re&vert"), this, [this] { editor_->revert(); });
-  file->addSeparator();
-  file->addAction(tr("Open Run &Folder…"), this, &MainWindow::openRunFolderDialog);
-  file->addAction(tr("Export Metrics as &CSV…"), this, [this] {
+  connect(menus_, &StudioMenus::saveAsRequested, this, [this] { saveAs(); });
+  connect(menus_, &StudioMenus::revertRequested, editor_, &widgets::ConfigEditorPanel::revert);
+  connect(menus_, &StudioMenus::runFolderRequested, this, &MainWindow::openRunFolderDialog);
+  connect(menus_, &StudioMenus::exportCsvRequested, this, [this] {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export the dashboard run's metrics"), "metrics.csv", tr("CSV files (*.csv)"));
     QString error;
     if (!path.isEmpty() && !dashboard_->exportCsv(path, &error))
       QMessageBox::warning(this, tr("Export failed"), error);
   });
-  file->addAction(tr("Export &Charts…"), this, [this] {
+  connect(menus_, &StudioMenus::exportChartsRequested, this, [this] {
     const QString dir = QFileDialog::getExistingDirectory(
         this, tr("Folder for the dashboard's charts (PNG and PDF)"));
     if (dir.isEmpty()) return;
@@ -317,43 +264,22 @@ void MainWindow::createMenus() {
         dashboard_->exportCharts(dir, "png") + dashboard_->exportCharts(dir, "pdf");
     statusBar()->showMessage(tr("Wrote %1 files to %2").arg(written.size()).arg(dir), 8000);
   });
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-  QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(start_);
-  run->addAction(pause_);
-  run->addAction(stop_);
-  run->addSeparator();
-  run->addAction(tr("Train the &Demo"), this, [this] {
-    if (maybeSave()) startDemo(demoConfigPath());
+  connect(menus_, &StudioMenus::demoRequested, this, [this] {
+    if (maybeSave()) startDemo(templates_->demoConfig());
   });
+  connect(menus_, &StudioMenus::tabRequested, this, &MainWindow::showTab);
 
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(tr("&Config"), QKeySequence(Qt::CTRL | Qt::Key_1), this,
-                  [this] { showTab("config"); });
-  view->addAction(tr("&Dashboard"), QKeySequence(Qt::CTRL | Qt::Key_2), this,
-                  [this] { showTab("dashboard"); });
-  view->addAction(tr("Co&mpare"), QKeySequence(Qt::CTRL | Qt::Key_3), this,
-                  [this] { showTab("compare"); });
-  view->addAction(tr("C&lips the model sees"), QKeySequence(Qt::CTRL | Qt::Key_4), this,
-                  [this] { showTab("clips"); });
-  view->addAction(tr("&Precision audit"), QKeySequence(Qt::CTRL | Qt::Key_5), this,
-                  [this] { showTab("precision"); });
-  view->addAction(tr("P&redict videos"), QKeySequence(Qt::CTRL | Qt::Key_6), this,
-                  [this] { showTab("predict"); });
-  view->addSeparator();
-  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About AMP Studio"), this, [this] {
-    QMessageBox::about(
-        this, tr("About AMP Studio"),
-        tr("<b>AMP Studio %1</b><p>PySlowFast-style mixed-precision training of video models, "
-           "in a desktop studio.</p><p>GPL-3.0-or-later.</p>")
-            .arg(AMPSTUDIO_VERSION));
-  });
-  updateRecentMenu();
+  const QStringList templates = templates_->templates();
+  QStringList texts;
+  for (const QString& path : templates) texts << templates_->menuText(path);
+  menus_->setTemplates(templates, texts);
+  startPage_->setTemplates(templates, templates_->folder());
+  const auto showRecent = [this] {
+    menus_->setRecent(recent_->paths());
+    startPage_->setRecent(recent_->paths());
+  };
+  connect(recent_, &RecentConfigs::changed, this, showRecent);
+  showRecent();
 }
 
 void MainWindow::openConfigDialog() {
@@ -380,6 +306,10 @@ void MainWindow::newFromTemplate(const QString& path) {
     QMessageBox::warning(this, tr("New config"), error);
   else
     showTab("config");
+}
+
+QAction* MainWindow::startAction() const {
+  return menus_->start();
 }
 
 bool MainWindow::startPageShown() const {
@@ -465,8 +395,8 @@ bool MainWindow::beginTraining(const config::Config& cfg, bool quiet) {
   }
   if (controller_->outputDirUsed() != QString::fromStdString(cfg.getString("OUTPUT_DIR")))
     statusBar()->showMessage(
-        tr("%1 holds a finished run: this one goes to %2")
-            .arg(QString::fromStdString(cfg.getString("OUTPUT_DIR")), controller_->outputDirUsed()),
+        statusText_->outputDirMoved(QString::fromStdString(cfg.getString("OUTPUT_DIR")),
+                                    controller_->outputDirUsed()),
         10000);
   dashboard_->beginRun(QFileInfo(controller_->runDir()).fileName());
   // A resumed run: its history first. Steps the engine has already written again arrive after
@@ -480,58 +410,22 @@ bool MainWindow::beginTraining(const config::Config& cfg, bool quiet) {
 }
 
 bool MainWindow::startDemo(const QString& configPath) {
-  if (!openConfig(configPath)) return false;
+  if (demoData_->isRunning() || !openConfig(configPath)) return false;
   auto cfg = editor_->config();
   if (!cfg) return false;
   const QString dataDir = QString::fromStdString(cfg->getString("DATA.PATH_TO_DATA_DIR"));
-  if (!demoDataCurrent(dataDir)) {
-    QDir(dataDir).removeRecursively();
-    data::DemoDataOptions o;
-    o.out_dir = dataDir.toStdString();
-    o.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    std::atomic<int> done{0}, total{1};
-    std::atomic<bool> finished{false};
-    bool ok = false;
-    std::string error;
-    data::DemoDataSummary summary;
-    QProgressDialog dialog(
-        tr("Writing the demo dataset to %1 (8 motion classes, 1,200 short clips)…").arg(dataDir),
-        QString(), 0, 100, this);
-    dialog.setWindowTitle(tr("Demo dataset"));
-    dialog.setWindowModality(Qt::WindowModal);
-    dialog.setMinimumDuration(0);
-    std::thread worker([&] {
-      try {  // an exception leaving this thread would end the studio
-        ok = data::generateDemoData(o, summary, &error,
-                                    [&](int d, int t) { done = d, total = std::max(1, t); });
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      finished = true;
-    });
-    QTimer poll;
-    QEventLoop loop;
-    connect(&poll, &QTimer::timeout, &loop, [&] {
-      dialog.setValue(100 * done / total);
-      if (finished) loop.quit();
-    });
-    poll.start(50);
-    loop.exec();
-    worker.join();
-    dialog.setValue(100);
-    if (!ok) {
-      QMessageBox::warning(this, tr("Demo dataset"), QString::fromStdString(error));
-      return false;
-    }
-    statusBar()->showMessage(tr("Wrote %1 train, %2 val, %3 test clips to %4")
-                                 .arg(summary.train)
-                                 .arg(summary.val)
-                                 .arg(summary.test)
-                                 .arg(dataDir),
-                             10000);
-    editor_->preflight()->recheck();  // the dataset is there now
-  }
-  return startTraining();
+  if (DemoDataJob::isCurrent(dataDir)) return startTraining();
+  demoData_->start(dataDir);  // the training starts when it has finished (constructor)
+  auto* dialog = new QProgressDialog(
+      tr("Writing the demo dataset to %1 (8 motion classes, 1,200 short clips)…").arg(dataDir),
+      QString(), 0, 100, this);
+  dialog->setWindowTitle(tr("Demo dataset"));
+  dialog->setWindowModality(Qt::WindowModal);
+  dialog->setMinimumDuration(0);
+  connect(demoData_, &DemoDataJob::progressed, dialog, &QProgressDialog::setValue);
+  connect(demoData_, &DemoDataJob::finished, dialog, &QObject::deleteLater);
+  dialog->show();
+  return true;
 }
 
 bool MainWindow::openConfig(const QString& path) {
@@ -540,15 +434,13 @@ bool MainWindow::openConfig(const QString& path) {
     QMessageBox::warning(this, tr("Cannot open config"), error);
     return false;
   }
-  rememberRecent(editor_->filePath());
-  QSettings().setValue("session/config", editor_->filePath());
+  recent_->remember(editor_->filePath());
   return true;
 }
 
 void MainWindow::restoreSession() {
+  if (const QString config = recent_->lastConfig(); !config.isEmpty()) openConfig(config);
   QSettings settings;
-  const QString config = settings.value("session/config").toString();
-  if (!config.isEmpty() && QFileInfo(config).isFile()) openConfig(config);
   const QString run = settings.value("session/run").toString();
   if (!run.isEmpty() && runlog::RunDirectory(run.toStdString()).exists()) {
     if (runs_->runsFolder().isEmpty() ||
@@ -561,66 +453,20 @@ void MainWindow::restoreSession() {
   }
 }
 
-QStringList MainWindow::templateConfigs() {
-  const QString root = configsFolder();
-  if (root.isEmpty()) return {};
-  QStringList out;
-  const QString demo = demoConfigPath();
-  if (!demo.isEmpty()) out << demo;
-  QDirIterator it(root, {QStringLiteral("*.yaml")}, QDir::Files, QDirIterator::Subdirectories);
-  QStringList rest;
-  while (it.hasNext()) {
-    const QString path = it.next();
-    if (path != demo && !QDir(root).relativeFilePath(path).contains(QStringLiteral("base/")))
-      rest << path;
-  }
-  rest.sort(Qt::CaseInsensitive);  // demo/ before Kinetics/
-  return out + rest;
-}
-
-void MainWindow::updateNewMenu() {
-  newMenu_->clear();
-  const QString root = configsFolder();
-  const QStringList templates = templateConfigs();
-  for (int i = 0; i < templates.size(); ++i) {
-    const QString path = templates[i];
-    const QString rel = QDir(root).relativeFilePath(path);
-    QAction* a = newMenu_->addAction(i == 0 && rel.startsWith(QStringLiteral("demo/"))
-                                         ? tr("Demo: tiny X3D on generated clips (%1)").arg(rel)
-                                         : rel,
-                                     this, [this, path] { newFromTemplate(path); });
-    a->setToolTip(path);
-    if (i == 0) newMenu_->addSeparator();
-  }
-  newMenu_->setEnabled(!templates.isEmpty());
-  startPage_->setTemplates(templates, root);
-}
-
 void MainWindow::setRunsFolder(const QString& folder) {
   runs_->setRunsFolder(folder);
 }
 
 void MainWindow::updateValidity() {
-  if (startPageShown()) {
-    validity_->setText(tr("No config open"));
-    return;
-  }
-  // The counts of the problem list under the config (a refused key is its pre-flight error only).
-  const int errors = editor_->errorCount(), warnings = editor_->shownWarningCount();
-  QString text = errors     ? tr("Config: %1").arg(widgets::problemsText(errors, 0))
-                 : warnings ? tr("Config valid, %1").arg(widgets::problemsText(0, warnings))
-                            : tr("Config valid");
-  if (!errors) {
-    const int pfErrors = editor_->preflightErrorCount();
-    const int pfWarnings = static_cast<int>(editor_->preflight()->diagnostics().size()) - pfErrors;
-    if (editor_->preflightPending())
-      text += tr(" · checking before start…");
-    else if (pfErrors || pfWarnings)
-      text += tr(" · before start: %1").arg(widgets::problemsText(pfErrors, pfWarnings));
-    else
-      text += tr(" · ready to train here");
-  }
-  validity_->setText(text);
+  StatusBarText::ConfigChecks c;
+  c.configOpen = !startPageShown();
+  c.errors = editor_->errorCount();
+  c.warnings = editor_->shownWarningCount();
+  c.preflightPending = editor_->preflightPending();
+  c.preflightErrors = editor_->preflightErrorCount();
+  c.preflightWarnings =
+      static_cast<int>(editor_->preflight()->diagnostics().size()) - c.preflightErrors;
+  validity_->setText(statusText_->configChecks(c));
 }
 
 void MainWindow::updateRunActions() {
@@ -630,40 +476,28 @@ void MainWindow::updateRunActions() {
   predict_->setTrainingActive(active);
   preview_->setTrainingActive(active);
   const QString problem = startPageShown() ? tr("no config is open") : editor_->startProblem();
-  start_->setEnabled(!active && problem.isEmpty());
+  QAction* start = menus_->start();
+  start->setEnabled(!active && problem.isEmpty());
   const QString reason = active                        ? tr("A run is training.")
                          : !problem.isEmpty()          ? tr("Start is off: %1.").arg(problem)
                          : editor_->preflightPending() ? tr("Checking before start…")
                                                        : QString();
-  start_->setToolTip(reason.isEmpty() || editor_->preflightPending() ? tr("Train this config (F5)")
-                                                                     : reason);
-  startReason_->setText(reason);
-  pause_->setEnabled(active);
-  stop_->setEnabled(active);
+  start->setToolTip(reason.isEmpty() || editor_->preflightPending() ? tr("Train this config (F5)")
+                                                                    : reason);
+  menus_->startReason()->setText(reason);
+  menus_->pause()->setEnabled(active);
+  menus_->stop()->setEnabled(active);
   const bool paused = controller_->state() == train::TrainerState::Paused;
-  pause_->setText(paused ? tr("&Resume") : tr("&Pause"));
-  pause_->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+  menus_->pause()->setText(paused ? tr("&Resume") : tr("&Pause"));
+  menus_->pause()->setIcon(
+      style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
 }
 
 void MainWindow::updateProgress() {
   const auto p = controller_->progress();
-  const auto state = controller_->state();
-  if (state == train::TrainerState::Idle) {
-    progress_->clear();
-    progressBar_->hide();
-    return;
-  }
   const std::int64_t total = p.totalSteps();
-  QString text = tr("%1 · epoch %2/%3 · step %4/%5")
-                     .arg(widgets::TrainingController::stateName(state))
-                     .arg(std::clamp(p.epoch + 1, 1, std::max(1, p.max_epoch)))
-                     .arg(p.max_epoch)
-                     .arg(p.step)
-                     .arg(total);
-  if (auto eta = controller_->etaSeconds(); eta && controller_->isActive())
-    text += tr(" · ETA %1").arg(widgets::formatDuration(*eta));
-  progress_->setText(text);
-  progressBar_->setVisible(total > 0);
+  progress_->setText(statusText_->progress(controller_->state(), p, controller_->etaSeconds()));
+  progressBar_->setVisible(controller_->state() != train::TrainerState::Idle && total > 0);
   progressBar_->setRange(0, static_cast<int>(std::max<std::int64_t>(1, total)));
   progressBar_->setValue(static_cast<int>(p.step));
 }
@@ -677,8 +511,7 @@ bool MainWindow::saveAs() {
     QMessageBox::warning(this, tr("Save failed"), error);
     return false;
   }
-  rememberRecent(editor_->filePath());
-  QSettings().setValue("session/config", editor_->filePath());
+  recent_->remember(editor_->filePath());
   return true;
 }
 
@@ -694,30 +527,6 @@ bool MainWindow::maybeSave() {
   if (editor_->save(&error)) return true;
   QMessageBox::warning(this, tr("Save failed"), error);
   return false;
-}
-
-void MainWindow::rememberRecent(const QString& path) {
-  QSettings settings;
-  QStringList recent = settings.value("recentFiles").toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue("recentFiles", recent);
-  updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu() {
-  recentMenu_->clear();
-  const QStringList recent = QSettings().value("recentFiles").toStringList();
-  for (const QString& path : recent)
-    recentMenu_
-        ->addAction(QFileInfo(path).fileName(), this,
-                    [this, path] {
-                      if (maybeSave()) openConfig(path);
-                    })
-        ->setToolTip(path);
-  recentMenu_->setEnabled(!recent.isEmpty());
-  startPage_->setRecent(recent);
 }
 
 void MainWindow::updateTitle() {

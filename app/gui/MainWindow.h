@@ -1,13 +1,15 @@
 #pragma once
 // Assembles the studio's panels, menus, toolbar and status bar, and wires the training
-// controller to them. Holds no logic of its own beyond wiring.
+// controller to them. Holds no logic of its own beyond wiring: the menus and toolbar
+// (StudioMenus), which configs to offer (ConfigTemplates), the recent list (RecentConfigs), the
+// status bar's words (StatusBarText) and writing the demo dataset (DemoDataJob) live in their own
+// classes.
 #include <QMainWindow>
 
 #include "train/Trainer.h"
 
 class QAction;
 class QLabel;
-class QMenu;
 class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
@@ -26,6 +28,11 @@ class TrainingController;
 }  // namespace amp::widgets
 
 namespace amp::gui {
+class ConfigTemplates;
+class DemoDataJob;
+class RecentConfigs;
+class StatusBarText;
+class StudioMenus;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -42,10 +49,9 @@ class MainWindow : public QMainWindow {
   bool startQueued() const { return startQueued_; }
   /// Opens the last config and shows the last selected run (QSettings), where they still exist.
   void restoreSession();
-  /// The configs offered by File > New: the demo first, then configs/ (without base/).
-  static QStringList templateConfigs();
-  /// The demo: writes the demo dataset if it is missing (with progress), opens `config` and
-  /// starts it.
+  /// The demo: opens `config` and starts it, first writing the demo dataset where it is missing
+  /// (on a pool thread, with a progress dialog; the start follows when it is written). False
+  /// when the config cannot be opened or started, or a demo dataset is being written already.
   bool startDemo(const QString& config);
   /// Whether the Config tab shows the start page (no config opened, started or edited yet).
   bool startPageShown() const;
@@ -62,24 +68,20 @@ class MainWindow : public QMainWindow {
   widgets::RunListPanel* runList() const { return runs_; }
   widgets::StartPage* startPage() const { return startPage_; }
   widgets::TrainingController* controller() const { return controller_; }
-  QAction* startAction() const { return start_; }
+  QAction* startAction() const;
 
  protected:
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  void createActions();
-  void createMenus();
+  void wireMenus();
   void updateTitle();
   void updateRunActions();
   void updateValidity();
   void updateProgress();
-  void updateRecentMenu();
-  void rememberRecent(const QString& path);
   bool saveAs();
   bool maybeSave();
   bool beginTraining(const config::Config& cfg, bool quiet);
-  void updateNewMenu();
   void showEditor();
   void openConfigDialog();
   void openRunFolderDialog();
@@ -101,12 +103,11 @@ class MainWindow : public QMainWindow {
   QLabel* progress_;
   QProgressBar* progressBar_;
   QLabel* device_;
-  QLabel* startReason_;
-  QAction* start_ = nullptr;
-  QAction* pause_ = nullptr;
-  QAction* stop_ = nullptr;
-  QMenu* recentMenu_ = nullptr;
-  QMenu* newMenu_ = nullptr;
+  ConfigTemplates* templates_;
+  RecentConfigs* recent_;
+  StatusBarText* statusText_;
+  DemoDataJob* demoData_;
+  StudioMenus* menus_ = nullptr;
   bool startQueued_ = false;
   bool queuedQuiet_ = false;
 };

@@ -16,6 +16,8 @@
 
 #include "ClipPreviewPanel.h"
 #include "ConfigEditorPanel.h"
+#include "ConfigTemplates.h"
+#include "DemoDataJob.h"
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
 #include "PredictPanel.h"
@@ -140,8 +142,13 @@ class TestMainWindow : public QObject {
       QVERIFY(!window.startPageShown());
       QVERIFY2(window.editor()->filePath().endsWith("configs/demo/DEMO_X3D_TINY.yaml"),
                qPrintable(window.editor()->filePath()));
+      // The dataset is written on the pool while the window's event loop goes on (no nested
+      // loop): the click returns first, the training starts once the dataset is there.
+      auto* job = window.findChild<gui::DemoDataJob*>();
+      QVERIFY(job && job->isRunning());
+      QVERIFY(!window.startDemo(window.editor()->filePath()));  // one write at a time
+      QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive(), 180000);
       QVERIFY(QFileInfo::exists(cwd.filePath("demo-data/train.csv")));
-      QTRY_VERIFY_WITH_TIMEOUT(window.controller()->isActive(), 60000);
       window.controller()->stop();
       window.controller()->waitForEnd();
       QVERIFY(runlog::RunDirectory(cwd.filePath("runs/demo-amp").toStdString()).exists());
@@ -181,7 +188,8 @@ class TestMainWindow : public QObject {
   }
 
   void newOffersTheDemoAndTheShippedConfigs() {
-    const QStringList templates = gui::MainWindow::templateConfigs();
+    const QStringList templates =
+        gui::ConfigTemplates(gui::ConfigTemplates::locateConfigsFolder()).templates();
     QVERIFY(!templates.isEmpty());
     QVERIFY2(templates.front().endsWith("configs/demo/DEMO_X3D_TINY.yaml"),
              qPrintable(templates.front()));
