@@ -1,6 +1,5 @@
 #include "MetricFormat.h"
 
-#include <algorithm>
 #include <cmath>
 
 namespace amp::widgets {
@@ -12,14 +11,6 @@ QString formatMetric(double v) {
   if (a != 0 && (a < 1e-3 || a >= 1e7)) return QString::number(v, 'e', 3);
   if (a >= 1000) return QString::number(v, 'f', 0);
   return QString::number(v, 'g', 4);
-}
-
-QString formatDuration(double seconds) {
-  const auto s = static_cast<qint64>(std::max(0.0, std::round(seconds)));
-  return QStringLiteral("%1:%2:%3")
-      .arg(s / 3600)
-      .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
-      .arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 QString formatMiB(double bytes) {

@@ -7,8 +7,6 @@ namespace amp::widgets {
 /// A number for a tracker or a table: 4 significant digits, thousands plain.
 ///   formatMetric(2.0 / 3) == "0.6667", formatMetric(12345.6) == "12346"
 QString formatMetric(double v);
-/// Seconds as H:MM:SS ("0:02:05").
-QString formatDuration(double seconds);
 /// Bytes as whole mebibytes ("380 MiB").
 QString formatMiB(double bytes);
 

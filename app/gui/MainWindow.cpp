@@ -18,6 +18,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <algorithm>
+#include <tuple>
 
 #include "ClipPreviewPanel.h"
 #include "ComparisonPanel.h"
@@ -68,12 +69,17 @@ MainWindow::MainWindow(QWidget* parent)
   setObjectName("AmpStudioMainWindow");
   configStack_->addWidget(startPage_);
   configStack_->addWidget(editor_);
-  tabs_->addTab(configStack_, tr("Config"));
-  tabs_->addTab(dashboard_, tr("Dashboard"));
-  tabs_->addTab(compare_, tr("Compare"));
-  tabs_->addTab(preview_, tr("Clips"));
-  tabs_->addTab(audit_, tr("Precision"));
-  tabs_->addTab(predict_, tr("Predict"));
+  // Each tab is found by its id (showTab), never by its translated title or its position.
+  for (auto [page, id, title] :
+       {std::tuple<QWidget*, const char*, QString>{configStack_, "config", tr("Config")},
+        {dashboard_, "dashboard", tr("Dashboard")},
+        {compare_, "compare", tr("Compare")},
+        {preview_, "clips", tr("Clips")},
+        {audit_, "precision", tr("Precision")},
+        {predict_, "predict", tr("Predict")}}) {
+    tabIds_.insert(page, QString::fromLatin1(id));
+    tabs_->addTab(page, title);
+  }
   audit_->setConfigSource([this] { return editor_->config(); });
   predict_->setConfigSource([this] { return editor_->config(); });
   preview_->setConfigSource([this] { return editor_->config(); });
@@ -205,7 +211,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (dirs.size() < 2) return;
     const bool first = compare_->runs().size() < 2;
     compare_->setRuns(dirs);
-    tabs_->setTabText(2, tr("Compare (%1)").arg(dirs.size()));
+    tabs_->setTabText(tabs_->indexOf(compare_), tr("Compare (%1)").arg(dirs.size()));
     if (first) showTab("compare");
   });
   editor_->validateNow();
@@ -325,19 +331,14 @@ void MainWindow::showEditor() {
 }
 
 void MainWindow::showTab(const QString& name) {
-  const int i = name == "dashboard"   ? 1
-                : name == "compare"   ? 2
-                : name == "clips"     ? 3
-                : name == "precision" ? 4
-                : name == "predict"   ? 5
-                                      : 0;
-  tabs_->setCurrentIndex(i);
+  QWidget* page = tabIds_.key(name, configStack_);  // an unknown name: the config tab
+  tabs_->setCurrentWidget(page);
 }
 
 void MainWindow::compareRuns(const QStringList& dirs) {
   runs_->selectRuns(dirs);
   compare_->setRuns(dirs);
-  tabs_->setTabText(2, tr("Compare (%1)").arg(dirs.size()));
+  tabs_->setTabText(tabs_->indexOf(compare_), tr("Compare (%1)").arg(dirs.size()));
   showTab("compare");
 }
 

@@ -4,6 +4,7 @@
 // (StudioMenus), which configs to offer (ConfigTemplates), the recent list (RecentConfigs), the
 // status bar's words (StatusBarText) and writing the demo dataset (DemoDataJob) live in their own
 // classes.
+#include <QHash>
 #include <QMainWindow>
 
 #include "train/Trainer.h"
@@ -99,6 +100,7 @@ class MainWindow : public QMainWindow {
   widgets::SchemaBrowser* keys_;
   widgets::TrainingController* controller_;
   QTabWidget* tabs_;
+  QHash<QWidget*, QString> tabIds_;  ///< each tab page's id for showTab ("dashboard" ...)
   QLabel* validity_;
   QLabel* progress_;
   QProgressBar* progressBar_;
