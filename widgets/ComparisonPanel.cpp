@@ -210,7 +210,9 @@ void ComparisonPanel::reload() {
     const auto mark = [&run](const QString& what) {
       run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) + what;
     };
-    run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
+    // A run with no metrics yet still shows with its metadata; what its files hold that could not
+    // be read is in readProblems().
+    (void)run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
     for (const auto& p : run->record.readProblems()) mark(QString::fromStdString(p));
     if (run->meta) checkpoint::describeImportedRun(*run->meta, rd.dir());
     if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys left

@@ -143,7 +143,7 @@ const runlog::RunSummary& RunListPanel::summaryOf(const QString& dir) {
                mtime = info.exists() ? info.lastModified().toMSecsSinceEpoch() : 0;
   if (size != c.size || mtime != c.mtime) {  // read again only when the log changed
     runlog::RunRecord record;
-    record.loadRunDirectory(dir.toStdString(), nullptr);
+    (void)record.loadRunDirectory(dir.toStdString(), nullptr);  // unreadable: an empty summary
     c = {size, mtime, record.summary()};
   }
   return c.summary;
