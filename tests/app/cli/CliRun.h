@@ -1,9 +1,13 @@
 #pragma once
-// Runs ampstudio-cli for the CLI suites: its exit code (or that it crashed), stdout and stderr.
+// Runs ampstudio-cli for the CLI suites: its exit code (or that it crashed), stdout and stderr;
+// and what several suites run it on (the repository's configs, the demo dataset).
+#include <QObject>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
+#include <QtGlobal>
 
 namespace amp::testing {
 
@@ -36,5 +40,27 @@ inline CliResult runCli(const QStringList& args, const CliOptions& options = {})
           QString::fromUtf8(p.readAllStandardOutput()),
           QString::fromUtf8(p.readAllStandardError())};
 }
+
+/// A config of the repository's configs/ folder, e.g. "demo/DEMO_X3D_TINY.yaml".
+inline QString configFile(const char* rel) {
+  return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/" + rel;
+}
+
+/// The demo dataset of 16 clips per split (2 per class, seed 5) the data, train and bench tests
+/// use, written into `out`; false, with what the CLI said, when it was not.
+inline bool makeDemoData(const QString& out) {
+  auto made = runCli({"make-demo-data", "--out", out, "--clips-per-class", "2", "--seed", "5"});
+  if (made.exitCode == 0 && made.out.contains("Wrote 16 train, 16 val, 16 test clips")) return true;
+  qWarning("make-demo-data: %s%s", qPrintable(made.out), qPrintable(made.err));
+  return false;
+}
+
+/// The fixture of the suites that run on the demo dataset: a temporary folder, and where in it
+/// the suite's initTestCase has makeDemoData(data_) write the data.
+class DemoDataSuite : public QObject {
+ protected:
+  QTemporaryDir dir_;
+  QString data_ = dir_.path() + "/demo";
+};
 
 }  // namespace amp::testing
