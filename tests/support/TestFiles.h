@@ -1,6 +1,6 @@
 #pragma once
-// Small helpers the file-reading suites share: write a file into a temporary folder, and the
-// message a reader throws.
+// Small helpers the file-reading suites share: write a file into a temporary folder, the message
+// a reader throws, and the checkpoint files of tests/data.
 //
 //   QTemporaryDir dir;
 //   const std::string path = amp::testsupport::writeFile(dir, "sub/labels.json", "{}");
@@ -32,6 +32,11 @@ inline QString errorOf(const std::function<void()>& f) {
     return QString::fromStdString(e.what());
   }
   return {};
+}
+
+/// A file of tests/data/checkpoints (tests/data/README.md says how each was written).
+inline std::string checkpointFixture(const std::string& name) {
+  return std::string(AMPSTUDIO_TEST_DATA_DIR) + "/checkpoints/" + name;
 }
 
 }  // namespace amp::testsupport
