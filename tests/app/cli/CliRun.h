@@ -41,6 +41,13 @@ inline CliResult runCli(const QStringList& args, const CliOptions& options = {})
           QString::fromUtf8(p.readAllStandardError())};
 }
 
+/// runCli for the suites that train over two processes on 2 cores: killed after 3 minutes.
+inline CliResult runTrainingCli(const QStringList& args) {
+  CliOptions o;
+  o.timeoutMs = 180000;
+  return runCli(args, o);
+}
+
 /// A config of the repository's configs/ folder, e.g. "demo/DEMO_X3D_TINY.yaml".
 inline QString configFile(const char* rel) {
   return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/" + rel;
