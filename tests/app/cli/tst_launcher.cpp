@@ -127,6 +127,7 @@ class TestLauncher : public amp::testing::DemoDataSuite {
     return ended;
   }
 
+ private Q_SLOTS:
   void initTestCase() { QVERIFY(makeDemoData(data_)); }  // 16 clips per split
 
   void oneWriterPerRunDirectory() {
