@@ -17,7 +17,6 @@
 
 namespace amp::audit {
 
-
 constexpr double kFp16Max = 65504.0;  ///< largest finite float16
 constexpr double kFp16MinSubnormal =
     5.9604644775390625e-08;                         ///< 2^-24: below it float16 holds zero

@@ -33,8 +33,8 @@ std::unique_ptr<BatchSource> BatchSource::open(const config::Config& cfg, std::i
       std::move(list), data::ClipParams::fromConfig(cfg), data::Split::Train, options);
   if (source->loader_->batchesPerEpoch() == 0) {
     if (error)
-      *error = "--batch: " + std::to_string(batchSize) +
-               " clips is more than the training set holds";
+      *error =
+          "--batch: " + std::to_string(batchSize) + " clips is more than the training set holds";
     return nullptr;
   }
   source->loader_->startEpoch(0);

@@ -10,8 +10,9 @@
 //   train::MultigridTimingOptions o;  // iterations, warm-up, rounds, precisions
 //   train::MultigridTiming t;
 //   std::string error;
-//   if (!train::timeMultigridShapes(plainCfg, mgCfg, plainSteps, mgSteps, o, t, &error)) fail(error);
-//   const double mgSeconds = mgSteps.seconds(t.stepSeconds(0));  // in the first precision
+//   if (!train::timeMultigridShapes(plainCfg, mgCfg, plainSteps, mgSteps, o, t, &error))
+//   fail(error); const double mgSeconds = mgSteps.seconds(t.stepSeconds(0));  // in the first
+//   precision
 #include <functional>
 #include <string>
 #include <vector>
@@ -55,8 +56,9 @@ struct MultigridTiming {
 /// synchronise with). False with `error` naming the shape and what failed (a non-finite loss
 /// too).
 [[nodiscard]] bool timeMultigridShapes(const config::Config& plain, const config::Config& mg,
-                         const multigrid::RunSteps& plainSteps, const multigrid::RunSteps& mgSteps,
-                         const MultigridTimingOptions& options, MultigridTiming& out,
-                         std::string* error);
+                                       const multigrid::RunSteps& plainSteps,
+                                       const multigrid::RunSteps& mgSteps,
+                                       const MultigridTimingOptions& options, MultigridTiming& out,
+                                       std::string* error);
 
 }  // namespace amp::train

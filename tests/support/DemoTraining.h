@@ -16,52 +16,28 @@
 #include <string>
 #include <vector>
 
-#include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
+#include "support/DemoFixture.h"
 
 namespace amp::testsupport {
 
 class DemoTrainingSuite : public QObject {
  protected:
   QTemporaryDir dir_;
-  std::string data_;  ///< the demo dataset, once makeDemoData() wrote it
+  /// DEMO_X3D_TINY on 2 clips per class (16 train clips: 4 steps of 4), batch 4, one epoch, one
+  /// loader worker, a small head and a log line per step.
+  DemoFixture demo_{joined(demoTraining(), {"SOLVER.MAX_EPOCH", "1"}), /*clipsPerClass=*/2};
 
-  /// Writes the demo dataset into dir_/data: 2 clips per class (16 train clips: 4 steps of 4),
-  /// 24 frames each.
+  /// Writes the demo dataset into dir_/data.
   bool makeDemoData(std::string* error) {
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 2;
-    o.frames = 24;
-    data::DemoDataSummary s;
-    return data::generateDemoData(o, s, error);
+    const bool ok = demo_.generate(dir_.path());
+    if (!ok && error) *error = demo_.error();
+    return ok;
   }
+  const std::string& dataDir() const { return demo_.dataDir(); }
 
-  /// DEMO_X3D_TINY on the demo dataset, writing to `out`: batch 4, one epoch, one loader worker,
-  /// a small head and a log line per step; `extra` overrides come after these.
-  config::Config demoConfig(const std::string& out, std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR",
-                                   data_,
-                                   "DATA.PATH_PREFIX",
-                                   data_,
-                                   "OUTPUT_DIR",
-                                   out,
-                                   "TRAIN.BATCH_SIZE",
-                                   "4",
-                                   "SOLVER.MAX_EPOCH",
-                                   "1",
-                                   "DATA_LOADER.NUM_WORKERS",
-                                   "1",
-                                   "X3D.DIM_C5",
-                                   "32",
-                                   "LOG_PERIOD",
-                                   "1"};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-    return r.config;
+  /// The demo config writing to `out`, `extra` overrides after the suite's.
+  config::Config demoConfig(const std::string& out, const std::vector<std::string>& extra = {}) {
+    return demo_.configOrDie(joined({"OUTPUT_DIR", out}, extra));
   }
 };
 

@@ -10,9 +10,9 @@
 #include "MetricChart.h"
 #include "TrainingController.h"
 #include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -37,13 +37,9 @@ class TestDashboardPanel : public QObject {
 
  private slots:
   void controllerRunFillsThePlotsAndStopsCleanly() {
-    const std::string data = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data;
-    o.clips_per_class = 2;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    testsupport::DemoFixture demo({}, /*clipsPerClass=*/2);
+    QVERIFY2(demo.generate(dir_.path()), demo.error().c_str());
+    const std::string data = demo.dataDir();
     const std::string out = dir_.path().toStdString() + "/run-live";
     auto r = config::ConfigLoader().loadFile(
         std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",

@@ -16,7 +16,7 @@
 #include "ConfigTextEdit.h"
 #include "DiagnosticsView.h"
 #include "PreflightRunner.h"
-#include "data/DemoDataGenerator.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -66,12 +66,8 @@ class TestPreflightRunner : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    data::DemoDataOptions o;
-    o.out_dir = dir_.filePath("data").toStdString();
-    o.clips_per_class = 2;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    testsupport::DemoFixture demo({}, /*clipsPerClass=*/2);  // the data set in dir_/data
+    QVERIFY2(demo.generate(dir_.path()), demo.error().c_str());
   }
 
   void eachProblemAppearsWithItsKey() {

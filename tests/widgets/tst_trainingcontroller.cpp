@@ -6,10 +6,10 @@
 #include <QTemporaryDir>
 
 #include "TrainingController.h"
-#include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
 #include "runlog/RunLock.h"
+#include "support/Configs.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -17,17 +17,13 @@ class TestTrainingController : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  std::string data_;
+  // 16 training clips: 4 steps of 4.
+  testsupport::DemoFixture demo_{
+      {"TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "1", "X3D.DIM_C5", "32"},
+      /*clipsPerClass=*/2};
 
-  config::Config demo(const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> ov = {
-        "DATA.PATH_TO_DATA_DIR", data_, "DATA.PATH_PREFIX",        data_, "OUTPUT_DIR", out,
-        "TRAIN.BATCH_SIZE",      "4",   "DATA_LOADER.NUM_WORKERS", "1",   "X3D.DIM_C5", "32"};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-    return r.config;
+  config::Config demo(const std::string& out, const std::vector<std::string>& extra) {
+    return demo_.configOrDie(testsupport::joined({"OUTPUT_DIR", out}, extra));
   }
 
   static int trainEvents(const QList<QList<QVariant>>& batches) {
@@ -39,15 +35,7 @@ class TestTrainingController : public QObject {
   }
 
  private slots:
-  void initTestCase() {
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 2;  // 16 training clips: 4 steps of 4
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
-  }
+  void initTestCase() { QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str()); }
 
   void twoProcessesRunToTheEnd() {
     const std::string out = dir_.path().toStdString() + "/ddp";
@@ -77,22 +65,9 @@ class TestTrainingController : public QObject {
     const std::string out = dir_.path().toStdString() + "/ddp-mg";
     widgets::TrainingController controller;
     QSignalSpy batches(&controller, &widgets::TrainingController::eventsReady);
-    const std::vector<std::string> mg = {"DIST.CPU_PROCESSES",
-                                         "2",
-                                         "MULTIGRID.LONG_CYCLE",
-                                         "True",
-                                         "MULTIGRID.LONG_CYCLE_FACTORS",
-                                         "[[0.5, 1], [1, 1]]",
-                                         "MULTIGRID.BN_BASE_SIZE",
-                                         "4",
-                                         "MULTIGRID.EPOCH_FACTOR",
-                                         "1.0",
-                                         "SOLVER.MAX_EPOCH",
-                                         "3",
-                                         "SOLVER.STEPS",
-                                         "[0, 2]",
-                                         "TEST.ENABLE",
-                                         "False"};
+    const auto mg = testsupport::joined(testsupport::tinyLongCycle(),
+                                        {"DIST.CPU_PROCESSES", "2", "SOLVER.MAX_EPOCH", "3",
+                                         "SOLVER.STEPS", "[0, 2]", "TEST.ENABLE", "False"});
     QString why;
     QVERIFY2(controller.start(demo(out, mg), "demo.yaml", &why), qPrintable(why));
     std::int64_t totalAtFirstStep = 0;

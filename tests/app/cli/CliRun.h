@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QtGlobal>
 
+#include "support/Configs.h"
+
 namespace amp::testing {
 
 struct CliResult {
@@ -51,6 +53,15 @@ inline CliResult runTrainingCli(const QStringList& args) {
 /// A config of the repository's configs/ folder, e.g. "demo/DEMO_X3D_TINY.yaml".
 inline QString configFile(const char* rel) {
   return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/" + rel;
+}
+
+/// `ampstudio-cli train` on the demo config and the demo dataset in `data`, writing to `out`,
+/// shrunk as testsupport::demoTraining(); a suite appends its own KEY VALUE pairs.
+inline QStringList demoTrainArgs(const QString& out, const QString& data) {
+  QStringList args{"train", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml")};
+  args << "OUTPUT_DIR" << out << "DATA.PATH_TO_DATA_DIR" << data << "DATA.PATH_PREFIX" << data;
+  for (const auto& v : testsupport::demoTraining()) args << QString::fromStdString(v);
+  return args;
 }
 
 /// The demo dataset of 16 clips per split (2 per class, seed 5) the data, train and bench tests

@@ -8,7 +8,7 @@
 
 #include "CliRun.h"
 
-#include "data/DemoDataGenerator.h"
+#include "support/DemoFixture.h"
 
 namespace {
 
@@ -37,12 +37,8 @@ class TestDryRun : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    amp::data::DemoDataOptions o;
-    o.out_dir = dir_.filePath("data").toStdString();
-    o.clips_per_class = 2;
-    amp::data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(amp::data::generateDemoData(o, s, &error), error.c_str());
+    amp::testsupport::DemoFixture demoData({}, /*clipsPerClass=*/2);  // the data set in dir_/data
+    QVERIFY2(demoData.generate(dir_.path()), demoData.error().c_str());
     const QString demo = QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml";
     cfg_ = dir_.filePath("ok.yaml");
     QFile in(demo);

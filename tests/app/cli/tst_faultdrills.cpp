@@ -34,33 +34,16 @@ class TestFaultDrills : public QObject {
   static constexpr int kSteps = 12;  // 16 clips / batch 4 x 3 epochs
 
   QStringList trainArgs(const QString& out) const {
-    return {"train",
-            "--cfg",
-            QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml",
-            "OUTPUT_DIR",
-            out,
-            "DATA.PATH_TO_DATA_DIR",
-            data_,
-            "DATA.PATH_PREFIX",
-            data_,
-            "SOLVER.MAX_EPOCH",
-            "3",
-            "TRAIN.BATCH_SIZE",
-            "4",
-            "X3D.DIM_C5",
-            "32",
-            "LOG_PERIOD",
-            "1",
-            "TEST.ENABLE",
-            "False",
-            "DATA_LOADER.NUM_WORKERS",
-            "1",
-            "TRAIN.EVAL_PERIOD",
-            "1",
-            "TRAIN.CHECKPOINT_PERIOD",
-            "1",
-            "TRAIN.AUTO_RESUME",
-            "True"};
+    return testing::demoTrainArgs(out, data_) + QStringList{"SOLVER.MAX_EPOCH",
+                                                            "3",
+                                                            "TEST.ENABLE",
+                                                            "False",
+                                                            "TRAIN.EVAL_PERIOD",
+                                                            "1",
+                                                            "TRAIN.CHECKPOINT_PERIOD",
+                                                            "1",
+                                                            "TRAIN.AUTO_RESUME",
+                                                            "True"};
   }
 
   // One thread per run (the same for every run, so the sums add up in the same order): the drills

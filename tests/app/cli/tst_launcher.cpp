@@ -15,6 +15,7 @@
 
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "support/Configs.h"
 
 namespace {
 
@@ -60,23 +61,7 @@ class TestLauncher : public amp::testing::DemoDataSuite {
   Q_OBJECT
  private:
   QStringList trainArgs(const QString& run, const QStringList& extra) const {
-    return QStringList{"train", "--cfg",
-                       QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml"} +
-           extra +
-           QStringList{"OUTPUT_DIR",
-                       run,
-                       "DATA.PATH_TO_DATA_DIR",
-                       data_,
-                       "DATA.PATH_PREFIX",
-                       data_,
-                       "TRAIN.BATCH_SIZE",
-                       "4",
-                       "X3D.DIM_C5",
-                       "32",
-                       "LOG_PERIOD",
-                       "1",
-                       "DATA_LOADER.NUM_WORKERS",
-                       "1"};
+    return amp::testing::demoTrainArgs(run, data_) + extra;
   }
 
   // torchrun's way (its default static rendezvous): the agent, here this test, serves the TCPStore
@@ -298,26 +283,14 @@ class TestLauncher : public amp::testing::DemoDataSuite {
   // command resumes into that phase with its shapes and finishes the schedule.
   void multigridOverTwoProcessesResumesIntoItsPhase() {
     const QString run = dir_.path() + "/multigrid";
-    const QStringList args = trainArgs(run, {"--init-method",
-                                             "file://" + dir_.path() + "/store-mg",
-                                             "DIST.CPU_PROCESSES",
-                                             "2",
-                                             "DIST.TIMEOUT_S",
-                                             "30",
-                                             "TEST.ENABLE",
-                                             "False",
-                                             "MULTIGRID.LONG_CYCLE",
-                                             "True",
-                                             "MULTIGRID.LONG_CYCLE_FACTORS",
-                                             "[[0.5, 1], [1, 1]]",
-                                             "MULTIGRID.BN_BASE_SIZE",
-                                             "4",
-                                             "MULTIGRID.EPOCH_FACTOR",
-                                             "1.0",
-                                             "SOLVER.MAX_EPOCH",
-                                             "8",
-                                             "SOLVER.STEPS",
-                                             "[0, 4]"});
+    QStringList extra = {"--init-method",      "file://" + dir_.path() + "/store-mg",
+                         "DIST.CPU_PROCESSES", "2",
+                         "DIST.TIMEOUT_S",     "30",
+                         "TEST.ENABLE",        "False",
+                         "SOLVER.MAX_EPOCH",   "8",
+                         "SOLVER.STEPS",       "[0, 4]"};
+    for (const auto& v : amp::testsupport::tinyLongCycle()) extra << QString::fromStdString(v);
+    const QStringList args = trainArgs(run, extra);
     // The schedule (TRAIN.BATCH_SIZE 4): epochs 0-3 at batch 8 (4 per process), 4 frames, batch
     // norm; 3-5 and the fine-tune phase 5-8 at batch 4 (2 per process), 8 frames, sync batch norm
     // over 2. With 16 clips: 2 steps per epoch, then 4: 6 + 20 = 26 in all.

@@ -25,8 +25,8 @@
 #include "RunListPanel.h"
 #include "StartPage.h"
 #include "TrainingController.h"
-#include "data/DemoDataGenerator.h"
 #include "runlog/RunDirectory.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -62,12 +62,8 @@ class TestMainWindow : public QObject {
     QCoreApplication::setOrganizationName("AMP Studio Tests");
     QCoreApplication::setApplicationName("tst_mainwindow");
     QSettings().clear();
-    data::DemoDataOptions o;
-    o.out_dir = dir_.filePath("data").toStdString();
-    o.clips_per_class = 2;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    testsupport::DemoFixture demo({}, /*clipsPerClass=*/2);  // the data set in dir_/data
+    QVERIFY2(demo.generate(dir_.path()), demo.error().c_str());
   }
 
   // Before any config: the start page, Start off saying why, and no pre-flight checks of

@@ -15,24 +15,23 @@
 #include "multigrid/Schedule.h"
 #include "util/AtomicFile.h"
 
+#include "support/DemoFixture.h"
+
 using namespace amp;
 
 class TestClipPreview : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  std::string data_;
+  // 16 train clips, loaded in batches of 4 by 2 workers.
+  testsupport::DemoFixture demo_{
+      {"TRAIN.BATCH_SIZE", "4", "DATA_LOADER.NUM_WORKERS", "2", "RNG_SEED", "7"},
+      /*clipsPerClass=*/2};
+  std::string data_;                          ///< the data set's folder
   int augmentedClips_ = 0, erasedClips_ = 0;  ///< of the last sameAsTheLoader
 
-  config::Config demo(std::vector<std::string> extra = {}) {
-    std::vector<std::string> ov = {
-        "DATA.PATH_TO_DATA_DIR",   data_, "DATA.PATH_PREFIX", data_, "TRAIN.BATCH_SIZE", "4",
-        "DATA_LOADER.NUM_WORKERS", "2",   "RNG_SEED",         "7"};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-    return r.config;
+  config::Config demo(const std::vector<std::string>& extra = {}) {
+    return demo_.configOrDie(extra);
   }
 
   // The training loader's clips of `epoch` as the trainer gets them (batches of 4, 2 workers).
@@ -87,14 +86,8 @@ class TestClipPreview : public QObject {
 
  private slots:
   void initTestCase() {
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 2;  // 16 train clips
-    o.frames = 24;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str());
+    data_ = demo_.dataDir();
   }
 
   void previewIsTheLoadersClip() {

@@ -6,6 +6,19 @@ using namespace amp::data;
 using Indices = std::vector<std::int64_t>;
 
 // Expected values are worked out by hand from PySlowFast's formulas (PYSLOWFAST_FACTS.md).
+namespace {
+// A 30 fps stream in time base 1/15360 (512 per frame), 300 frames, 10 s.
+StreamTiming tenSecondsAt30Fps() {
+  StreamTiming s;
+  s.fps = s.slot_fps = 30;
+  s.duration_s = 10;
+  s.duration_pts = 153600;
+  s.header_frames = s.frames = 300;
+  s.timebase_den = 15360;
+  return s;
+}
+}  // namespace
+
 class TestSampling : public QObject {
   Q_OBJECT
  private slots:
@@ -41,12 +54,7 @@ class TestSampling : public QObject {
   // Slow 8x8: span 64 frames. Start 10.3 keeps frames 11..73 (pts 5273..37529):
   // 11 + trunc(0, 9, ..., 63 clamped to 62), where the whole-video formula takes 10, 19, ..., 73.
   void torchvisionTrimsToThePtsRange() {
-    StreamTiming s;
-    s.fps = s.slot_fps = 30;
-    s.duration_s = 10;
-    s.duration_pts = 153600;
-    s.header_frames = s.frames = 300;
-    s.timebase_den = 15360;
+    StreamTiming s = tenSecondsAt30Fps();
     const auto plan = temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30);
     QVERIFY(plan.trimmed);
     QCOMPARE(plan.video_size, 300.0);  // fps x duration
@@ -82,12 +90,7 @@ class TestSampling : public QObject {
   // loop stores the first frame past the end before it stops), then decode()'s 64-frame linspace.
   // Start 10.3: pts 5273..33433 keeps frames 11..65, plus 66: 56 frames, so the last index clamps.
   void pyavHasItsOwnSpan() {
-    StreamTiming s;
-    s.fps = s.slot_fps = 30;
-    s.duration_s = 10;
-    s.duration_pts = 153600;
-    s.header_frames = s.frames = 300;
-    s.timebase_den = 15360;
+    StreamTiming s = tenSecondsAt30Fps();
     const auto plan = temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30);
     QVERIFY(plan.trimmed);
     QCOMPARE(plan.video_size, 300.0);

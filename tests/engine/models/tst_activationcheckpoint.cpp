@@ -7,46 +7,21 @@
 #include "configfile/ConfigLoader.h"
 #include "models/ActivationCheckpoint.h"
 #include "models/VideoModels.h"
+#include "support/Configs.h"
 
 using namespace amp;
 
 namespace {
 
-config::Config load(const std::string& file, std::vector<std::string> ov) {
-  auto r =
-      config::ConfigLoader().loadFile(std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/" + file, ov);
-  if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-  return r.config;
+config::Config load(const std::string& file, const std::vector<std::string>& ov) {
+  return testsupport::loadConfigOrDie(testsupport::repoConfig(file), ov);
 }
 
 // A tiny MViTv2 with drop path on, so the recomputation must replay the forward's random draws.
 std::vector<std::string> tinyMViT() {
-  return {"MVIT.EMBED_DIM",
-          "8",
-          "MVIT.DEPTH",
-          "3",
-          "DATA.NUM_FRAMES",
-          "4",
-          "DATA.TRAIN_CROP_SIZE",
-          "32",
-          "DATA.TEST_CROP_SIZE",
-          "32",
-          "MODEL.NUM_CLASSES",
-          "5",
-          "MVIT.DIM_MUL",
-          "[[1, 2.0]]",
-          "MVIT.HEAD_MUL",
-          "[[1, 2.0]]",
-          "MVIT.POOL_Q_STRIDE",
-          "[[1, 1, 2, 2]]",
-          "MVIT.POOL_KV_STRIDE_ADAPTIVE",
-          "[1, 2, 2]",
-          "MVIT.DROPPATH_RATE",
-          "0.3",
-          "MODEL.DROPOUT_RATE",
-          "0.5",
-          "NUM_GPUS",
-          "0"};
+  return testsupport::joined(testsupport::tinyMViT(),
+                             {"MVIT.DEPTH", "3", "MODEL.NUM_CLASSES", "5", "MVIT.DROPPATH_RATE",
+                              "0.3", "MODEL.DROPOUT_RATE", "0.5"});
 }
 std::vector<std::string> tinyX3D() {
   return {"X3D.DIM_C5", "32", "NUM_GPUS", "0", "MODEL.DROPOUT_RATE", "0.5"};

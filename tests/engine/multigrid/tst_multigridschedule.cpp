@@ -8,15 +8,15 @@
 #include "configfile/ConfigLoader.h"
 #include "multigrid/Schedule.h"
 
+#include "support/Configs.h"
+
 using namespace amp;
 
 namespace {
 
 config::Config load(const char* file, const std::vector<std::string>& overrides = {}) {
-  const std::string path = std::string(AMPSTUDIO_TEST_DATA_DIR) + "/multigrid/" + file;
-  auto r = config::ConfigLoader().loadFile(path, overrides);
-  if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-  return r.config;
+  return testsupport::loadConfigOrDie(std::string(AMPSTUDIO_TEST_DATA_DIR) + "/multigrid/" + file,
+                                      overrides);
 }
 
 config::Config fromOverrides(const std::vector<std::string>& overrides) {

@@ -8,10 +8,10 @@
 #include <filesystem>
 
 #include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "preflight/Preflight.h"
 #include "preflight/RunPreflight.h"
 #include "runlog/RunLock.h"
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -54,13 +54,9 @@ class TestPreflight : public QObject {
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
-    data_ = path("data");
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 2;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
+    testsupport::DemoFixture demo({}, /*clipsPerClass=*/2);
+    QVERIFY2(demo.generate(dir_.path()), demo.error().c_str());
+    data_ = demo.dataDir();
   }
 
   void deviceNumGpusWithoutCuda() {

@@ -5,12 +5,12 @@
 
 #include <QTemporaryDir>
 
-#include "configfile/ConfigLoader.h"
-#include "data/DemoDataGenerator.h"
 #include "data/KineticsCsv.h"
 #include "data/VideoLoader.h"
 #include "train/BatchSource.h"
 #include "train/MicroBatch.h"
+
+#include "support/DemoFixture.h"
 
 using namespace amp;
 
@@ -18,30 +18,17 @@ class TestBatchSource : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  std::string data_;
+  testsupport::DemoFixture demo_{{"DATA_LOADER.NUM_WORKERS", "1"}};  // 8 training clips
+  std::string data_;                                                 ///< the data set's folder
 
-  config::Config demo(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> ov = {"DATA.PATH_TO_DATA_DIR",   data_, "DATA.PATH_PREFIX", data_,
-                                   "DATA_LOADER.NUM_WORKERS", "1"};
-    ov.insert(ov.end(), extra.begin(), extra.end());
-    auto r = config::ConfigLoader().loadFile(
-        std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_X3D_TINY.yaml", ov);
-    if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-    return r.config;
+  config::Config demo(const std::vector<std::string>& extra = {}) const {
+    return demo_.configOrDie(extra);
   }
 
  private Q_SLOTS:
   void initTestCase() {
-    QVERIFY(dir_.isValid());
-    data_ = dir_.path().toStdString() + "/data";
-    data::DemoDataOptions o;
-    o.out_dir = data_;
-    o.clips_per_class = 1;  // 8 training clips
-    o.frames = 16;
-    data::DemoDataSummary s;
-    std::string error;
-    QVERIFY2(data::generateDemoData(o, s, &error), error.c_str());
-    QCOMPARE(s.train, 8);
+    QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str());
+    data_ = demo_.dataDir();
   }
 
   void aLoaderBatchBecomesTheModelsInputs() {

@@ -22,6 +22,17 @@ std::vector<torch::Tensor> batches() {
   return out;
 }
 
+// Precise BN over all of `data`, one batch per call, up to 3 batches.
+train::PreciseBnResult updateOver(models::VideoNetImpl& net,
+                                  const std::vector<torch::Tensor>& data) {
+  std::size_t k = 0;
+  return train::updatePreciseBnStats(net, 3, [&](std::vector<torch::Tensor>& in) {
+    if (k == data.size()) return false;
+    in = {data[k++]};
+    return true;
+  });
+}
+
 }  // namespace
 
 class TestPreciseBn : public QObject {
@@ -34,12 +45,7 @@ class TestPreciseBn : public QObject {
     net.eval();
     net.bn->weight.data().fill_(3.0);
     const auto data = batches();
-    size_t k = 0;
-    const auto r = train::updatePreciseBnStats(net, 3, [&](std::vector<torch::Tensor>& in) {
-      if (k == data.size()) return false;
-      in = {data[k++]};
-      return true;
-    });
+    const auto r = updateOver(net, data);
     QCOMPARE(r.layers, 1);
     QCOMPARE(r.batches, 3);
     QVERIFY(!r.aborted);
@@ -192,12 +198,7 @@ class TestPreciseBn : public QObject {
       torch::Tensor forward(std::vector<torch::Tensor> x) override { return bn(x[0]); }
     } net;
     const auto data = batches();
-    size_t k = 0;
-    const auto r = train::updatePreciseBnStats(net, 3, [&](std::vector<torch::Tensor>& in) {
-      if (k == data.size()) return false;
-      in = {data[k++]};
-      return true;
-    });
+    const auto r = updateOver(net, data);
     QCOMPARE(r.batches, 3);
     torch::Tensor m = torch::zeros({2, 2}), v = torch::zeros({2, 2});
     for (const auto& b : data)

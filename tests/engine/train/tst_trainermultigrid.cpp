@@ -9,6 +9,7 @@
 #include "runlog/RunDirectory.h"
 #include "train/Trainer.h"
 
+#include "support/Configs.h"
 #include "support/DemoTraining.h"
 
 using namespace amp;
@@ -27,26 +28,10 @@ class TestTrainerMultigrid : public testsupport::DemoTrainingSuite {
   // at each phase end; a run stopped at the shape change resumes into the right phase and
   // continues bit-exactly as the run that was not stopped.
   void multigridLongCycleChangesShapesAndResumesExactly() {
-    const std::vector<std::string> mg = {"MULTIGRID.LONG_CYCLE",
-                                         "True",
-                                         "MULTIGRID.LONG_CYCLE_FACTORS",
-                                         "[[0.5, 1], [1, 1]]",
-                                         "MULTIGRID.BN_BASE_SIZE",
-                                         "4",
-                                         "MULTIGRID.EPOCH_FACTOR",
-                                         "1.0",
-                                         "SOLVER.LR_POLICY",
-                                         "steps_with_relative_lrs",
-                                         "SOLVER.STEPS",
-                                         "[0, 2]",
-                                         "SOLVER.LRS",
-                                         "[1, 0.1]",
-                                         "SOLVER.MAX_EPOCH",
-                                         "3",
-                                         "SOLVER.WARMUP_EPOCHS",
-                                         "0",
-                                         "TEST.ENABLE",
-                                         "False"};
+    const auto mg = testsupport::joined(
+        testsupport::tinyLongCycle(),
+        {"SOLVER.LR_POLICY", "steps_with_relative_lrs", "SOLVER.STEPS", "[0, 2]", "SOLVER.LRS",
+         "[1, 0.1]", "SOLVER.MAX_EPOCH", "3", "SOLVER.WARMUP_EPOCHS", "0", "TEST.ENABLE", "False"});
     struct Seen {
       std::vector<runlog::MetricEvent> shapes, train, val;
       std::int64_t totalSteps = 0;

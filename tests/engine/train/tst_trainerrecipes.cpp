@@ -171,7 +171,7 @@ class TestTrainerRecipes : public testsupport::DemoTrainingSuite {
     // (TRAIN.BATCH_SIZE, as PySlowFast's validation loader: 5 of 3 of the 16 clips and one of 1)
     // pool to the epoch's error.
     QCOMPARE(valTop1.size(), std::size_t{2});
-    std::ifstream list(data_ + "/val.csv");
+    std::ifstream list(dataDir() + "/val.csv");
     int clips = 0;
     for (std::string line; std::getline(list, line);) clips += !line.empty();
     const int batches = (clips + 2) / 3;

@@ -12,6 +12,8 @@
 #include "train/Optimizer.h"
 #include "train/TrainStep.h"
 
+#include "support/Configs.h"
+
 using namespace amp;
 
 namespace {
@@ -19,47 +21,13 @@ namespace {
 // A tiny MViT: layer norms only, so a batch split in micro-batches sees exactly the same model
 // (batch norm would not) and gradient accumulation must equal the big batch.
 config::Config tinyMViT(std::vector<std::string> extra = {}) {
-  std::vector<std::string> ov = {"MVIT.EMBED_DIM",
-                                 "8",
-                                 "MVIT.DEPTH",
-                                 "2",
-                                 "DATA.NUM_FRAMES",
-                                 "4",
-                                 "DATA.TRAIN_CROP_SIZE",
-                                 "32",
-                                 "DATA.TEST_CROP_SIZE",
-                                 "32",
-                                 "MODEL.NUM_CLASSES",
-                                 "4",
-                                 "MVIT.DIM_MUL",
-                                 "[[1, 2.0]]",
-                                 "MVIT.HEAD_MUL",
-                                 "[[1, 2.0]]",
-                                 "MVIT.POOL_Q_STRIDE",
-                                 "[[1, 1, 2, 2]]",
-                                 "MVIT.POOL_KV_STRIDE_ADAPTIVE",
-                                 "[1, 2, 2]",
-                                 "MVIT.DROPPATH_RATE",
-                                 "0.0",
-                                 "MODEL.DROPOUT_RATE",
-                                 "0.0",
-                                 "NUM_GPUS",
-                                 "0",
-                                 "SOLVER.OPTIMIZING_METHOD",
-                                 "sgd",
-                                 "SOLVER.MOMENTUM",
-                                 "0.9",
-                                 "SOLVER.BASE_LR",
-                                 "0.1",
-                                 "SOLVER.WEIGHT_DECAY",
-                                 "0.0",
-                                 "SOLVER.CLIP_GRAD_L2NORM",
-                                 "None"};
-  ov.insert(ov.end(), extra.begin(), extra.end());
-  auto r = config::ConfigLoader().loadFile(
-      std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
-  if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
-  return r.config;
+  auto ov = testsupport::joined(
+      testsupport::tinyMViT(),
+      {"MODEL.NUM_CLASSES", "4", "MVIT.DROPPATH_RATE", "0.0", "MODEL.DROPOUT_RATE", "0.0",
+       "SOLVER.OPTIMIZING_METHOD", "sgd", "SOLVER.MOMENTUM", "0.9", "SOLVER.BASE_LR", "0.1",
+       "SOLVER.WEIGHT_DECAY", "0.0", "SOLVER.CLIP_GRAD_L2NORM", "None"});
+  return testsupport::loadConfigOrDie(testsupport::repoConfig("Kinetics/MVITv2_S_16x4.yaml"),
+                                      testsupport::joined(ov, extra));
 }
 
 train::MicroBatch batch(const torch::Tensor& x, const torch::Tensor& y) {
