@@ -63,7 +63,7 @@ inline std::vector<std::string> tinyLongCycle() {
 /// The demo config shrunk for a quick training run: batch 4, a small head, a log line per step,
 /// one loader worker.
 inline std::vector<std::string> demoTraining() {
-  return {"TRAIN.BATCH_SIZE", "4", "X3D.DIM_C5", "32", "LOG_PERIOD", "1",
+  return {"TRAIN.BATCH_SIZE",        "4", "X3D.DIM_C5", "32", "LOG_PERIOD", "1",
           "DATA_LOADER.NUM_WORKERS", "1"};
 }
 
