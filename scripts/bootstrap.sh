@@ -17,7 +17,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git clang-format
   libtorch-dev libopenblas0-pthread libgloo-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
-  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libjpeg62-turbo-dev
   python3-av python3-numpy python3-yaml ffmpeg
   protobuf-compiler libprotobuf-dev libisal-dev
 )

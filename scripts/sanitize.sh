@@ -6,8 +6,9 @@
 #   asan+ubsan  both in one build (what .ci/run runs)
 #   tsan        ThreadSanitizer: data races and lock-order inversions between our threads
 # asan/ubsan suites: the engine's torch-free ones (config, run log, decoding, sampling, loader,
-# augmentation, multigrid schedule, audit JSON, LR schedule) and the fuzz corpora with every
-# input a fuzzer crashed on (tst_fuzzcorpus): the code that reads files a user hands us.
+# augmentation, multigrid schedule, audit JSON, LR schedule, frame lists, SSv2 labels, JPEG
+# frames) and the fuzz corpora with every input a fuzzer crashed on (tst_fuzzcorpus): the code
+# that reads files a user hands us.
 # tsan suites: every place two of our threads meet: the loader's workers, the metrics writer,
 # the demo generator, the engine thread of a training run (start, pause, stop, resume), its event
 # queue drained by the studio's timer, and the studio's pre-flight and clip-preview workers.
@@ -24,7 +25,8 @@ kind=${1:-}
 asan_ubsan_suites=(tst_pyliteral tst_keyschema tst_configloader tst_configwriter tst_yamledit tst_metricslog tst_rundirectory
         tst_runrecord tst_pyslowfastlog tst_sampling tst_videodecoder tst_demodata tst_kineticscsv tst_clipsampler
         tst_videoloader tst_pilops tst_augment tst_clippreview tst_distenv tst_multigridschedule tst_auditjson
-        tst_lrschedule tst_lossexplosion tst_pickle tst_fuzzcorpus tst_tensorboardwriter tst_classnames tst_boundedinput tst_appendonlyfile)
+        tst_lrschedule tst_lossexplosion tst_pickle tst_fuzzcorpus tst_tensorboardwriter tst_classnames tst_boundedinput tst_appendonlyfile
+        tst_framelist tst_ssv2labels tst_jpegframes)
 gui=OFF
 case "$kind" in
   asan) flags="-fsanitize=address -fno-omit-frame-pointer"

@@ -3,6 +3,7 @@
 // at what still works (random clips: bench precision --synthetic, bench step).
 #include "data/FfmpegLog.h"
 #include "data/ImageWriter.h"
+#include "data/JpegFrames.h"
 #include "data/VideoDecoder.h"
 #include "data/VideoWriter.h"
 
@@ -63,6 +64,27 @@ bool encodePng(const std::uint8_t*, int, int, std::string&, std::string* error) 
 }
 bool writePng(const std::string& path, const std::uint8_t*, int, int, std::string* error) {
   if (error) *error = path + kNoVideo;
+  return false;
+}
+
+// Frame datasets' JPEGs are decoded with libjpeg, which is built in with FFmpeg (one switch for
+// everything that decodes pixels).
+namespace {
+const char* kNoFrames =
+    ": this build has no frame decoding (AMPSTUDIO_WITH_FFMPEG=OFF also leaves libjpeg out); "
+    "rebuild with FFmpeg to read frame datasets (Charades, SSv2, AVA)";
+}
+bool decodeJpegFrames(const std::vector<std::string>& paths, DecodedClip&, std::string* error) {
+  if (error) *error = (paths.empty() ? std::string("decodeJpegFrames") : paths[0]) + kNoFrames;
+  return false;
+}
+bool encodeJpeg(const std::uint8_t*, int, int, JpegPixels, int, std::string&, std::string* error) {
+  if (error) *error = std::string("JPEG") + kNoFrames;
+  return false;
+}
+bool writeJpeg(const std::string& path, const std::uint8_t*, int, int, JpegPixels, int,
+               std::string* error) {
+  if (error) *error = path + kNoFrames;
   return false;
 }
 

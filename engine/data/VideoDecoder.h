@@ -29,10 +29,13 @@ struct VideoInfo {
   bool constant_rate = false;  ///< the header's frame count matches duration x slot_fps
 };
 
-/// Frames as packed RGB24, frame after frame (T x H x W x 3).
+/// Frames as packed 24-bit pixels, frame after frame (T x H x W x 3): RGB from videos, BGR from
+/// the JPEG frames of frame datasets (data/JpegFrames.h), as PySlowFast reads each.
 struct DecodedClip {
   int height = 0;
   int width = 0;
+  /// R, G, B per pixel from VideoDecoder; B, G, R from decodeJpegFrames, because PySlowFast's
+  /// frame datasets keep cv2.imdecode's BGR order and never convert it.
   std::vector<std::uint8_t> rgb;
   std::vector<std::int64_t> indices;  ///< the source frame each output frame is (after clamping)
   std::vector<double> timestamps_s;   ///< presentation time of each output frame
