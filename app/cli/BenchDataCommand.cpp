@@ -47,7 +47,7 @@ struct Measured {
   std::int64_t failures = 0;
 };
 
-bool measure(const data::KineticsList& list, const data::ClipParams& params, data::Split split,
+bool measure(const data::SampleList& list, const data::ClipParams& params, data::Split split,
              int batchSize, const BenchArgs& a, int workers, Measured& m, std::string* error) {
   data::LoaderOptions o;
   o.batch_size = batchSize;
@@ -88,17 +88,14 @@ bool measure(const data::KineticsList& list, const data::ClipParams& params, dat
 int runBench(const BenchArgs& a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
-  data::KineticsList list;
+  data::SampleList list;
   std::string error;
-  if (!data::readKineticsList(cfg->getString("DATA.PATH_TO_DATA_DIR"), a.split,
-                              cfg->getString("DATA.PATH_LABEL_SEPARATOR"),
-                              cfg->getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &error)) {
+  data::Split split = data::Split::Train;
+  (void)data::splitFromName(a.split, split);  // CLI11 allows only train, val and test
+  if (!data::readSampleList(*cfg, split, list, &error)) {
     std::cerr << error << "\n";
     return 1;
   }
-  const data::Split split = a.split == "test"  ? data::Split::Test
-                            : a.split == "val" ? data::Split::Val
-                                               : data::Split::Train;
   data::ClipParams params;
   try {
     params = data::ClipParams::fromConfig(*cfg);
@@ -111,7 +108,7 @@ int runBench(const BenchArgs& a) {
   int n = a.workers > 0 ? a.workers : static_cast<int>(cfg->getInt("DATA_LOADER.NUM_WORKERS"));
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
-  std::cout << "dataset " << list.csvPath << " (" << list.videos.size() << " videos), batch "
+  std::cout << "dataset " << list.listPath << " (" << list.videos.size() << " videos), batch "
             << batchSize << ", clip " << params.num_frames << " x " << params.cropSize(split)
             << " px, " << a.batches << " batches per run, " << a.decoderThreads
             << " codec thread(s) per decoder, " << std::thread::hardware_concurrency()

@@ -19,7 +19,7 @@
 #include "CliConfig.h"
 #include "Commands.h"
 #include "config/BatchLayout.h"
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
 #include "multigrid/Schedule.h"
 #include "multigrid/TrainingSteps.h"
 #include "system/DeviceInfo.h"
@@ -111,11 +111,9 @@ int runTime(const TimeArgs& a) {
 
   std::int64_t samples = a.samples;
   if (samples == 0) {
-    data::KineticsList list;
+    data::SampleList list;
     std::string err;
-    if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train",
-                                cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
-                                cfg.getString("DATA.PATH_PREFIX"), 0, list, &err)) {
+    if (!data::readSampleList(cfg, data::Split::Train, list, &err)) {
       std::cerr
           << "bench multigrid-time: the number of training clips comes from the training list, "
              "which cannot be read ("

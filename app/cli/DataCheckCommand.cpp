@@ -9,7 +9,7 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
 #include "data/VideoCheck.h"
 
 namespace amp::cli {
@@ -35,11 +35,11 @@ int runCheck(const CheckArgs& a) {
   double fpsMin = 1e9, fpsMax = 0;
   int wMin = 1 << 30, wMax = 0, hMin = 1 << 30, hMax = 0;
   for (const auto& split : splits) {
-    data::KineticsList list;
+    data::SampleList list;
     std::string error;
-    if (!data::readKineticsList(dir, split, cfg->getString("DATA.PATH_LABEL_SEPARATOR"),
-                                cfg->getString("DATA.PATH_PREFIX"),
-                                /*skipRows=*/0, list, &error)) {
+    data::Split s = data::Split::Train;
+    (void)data::splitFromName(split, s);  // the splits are "train", "val", "test"
+    if (!data::readSampleList(*cfg, s, list, &error)) {
       std::cerr << error << "\n";
       // A missing list is fine when no split was asked for (not every dataset has test.csv).
       if (!a.split.empty() || error.find("cannot read") == std::string::npos) ++failed;
@@ -47,7 +47,7 @@ int runCheck(const CheckArgs& a) {
     }
     ++listsRead;
     if (list.maxLabel >= numClasses)
-      std::cerr << list.csvPath << ": labels go up to " << list.maxLabel
+      std::cerr << list.listPath << ": labels go up to " << list.maxLabel
                 << " but MODEL.NUM_CLASSES is " << numClasses << "\n",
           ++failed;
     std::vector<data::VideoCheck> results(list.videos.size());
@@ -72,7 +72,7 @@ int runCheck(const CheckArgs& a) {
     for (size_t i = 0; i < results.size(); ++i) {
       const auto& r = results[i];
       if (!r.message.empty())
-        std::cout << (r.ok ? "" : list.csvPath + ":" + std::to_string(list.videos[i].line) + ": ")
+        std::cout << (r.ok ? "" : list.listPath + ":" + std::to_string(list.videos[i].line) + ": ")
                   << r.message << "\n";
       if (!r.ok) {
         ++splitFailed;
@@ -85,7 +85,7 @@ int runCheck(const CheckArgs& a) {
       hMin = std::min(hMin, r.info.height), hMax = std::max(hMax, r.info.height);
     }
     std::cout << split << ": " << splitOk << " clips ok, " << splitFailed << " failed ("
-              << list.csvPath << ")\n";
+              << list.listPath << ")\n";
     ok += splitOk;
     failed += splitFailed;
   }

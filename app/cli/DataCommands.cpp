@@ -22,9 +22,16 @@ void addDataCommands(CLI::App& app, int& exitCode) {
   demo->add_option("--clips-per-class", opts->clips_per_class,
                    "Training clips per class (val and test: a quarter)")
       ->check(CLI::Range(1, 100000));
+  auto format = std::make_shared<std::string>("kinetics");
+  demo->add_option("--format", *format,
+                   "kinetics: videos with train/val/test CSVs; ssv2: JPEG frame folders with "
+                   "Something-Something v2's frame lists and label JSONs; charades: frame folders "
+                   "of overlapping actions with per-frame labels")
+      ->check(CLI::IsMember({"kinetics", "ssv2", "charades"}));
   demo->add_option("--seed", opts->seed, "Random seed; the same seed writes the same dataset");
   demo->add_option("--threads", opts->threads, "Encoding threads")->check(CLI::Range(1, 256));
-  demo->callback([opts, &exitCode] {
+  demo->callback([opts, format, &exitCode] {
+    (void)data::demoFormatFromName(*format, opts->format);  // CLI11 allows only the three
     const auto start = std::chrono::steady_clock::now();
     data::DemoDataSummary summary;
     std::string error;
@@ -42,8 +49,9 @@ void addDataCommands(CLI::App& app, int& exitCode) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "Wrote " << summary.train << " train, " << summary.val << " val, " << summary.test
-              << " test clips (" << data::demoClassNames().size() << " classes, " << summary.codec
-              << ") to " << opts->out_dir << " in " << seconds << " s\n";
+              << " test " << (opts->format == data::DemoFormat::Kinetics ? "clips" : "videos")
+              << " (" << data::demoClassNames().size() << " classes, " << summary.codec << ", "
+              << *format << " layout) to " << opts->out_dir << " in " << seconds << " s\n";
     exitCode = 0;
   });
 }

@@ -13,11 +13,23 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
         {"DETECTION.ENABLE",
          "True asks for action detection (AVA boxes), which the studio does not train or test; "
          "set it to False for classification"});
-  if (c.getBool("DATA.MULTI_LABEL"))
+  auto lower = [](std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  // Multi-label targets come from Charades' frame lists only: PySlowFast's Kinetics and SSv2 give
+  // class indices, which its multi-label meters cannot score, and Charades' multi-hot vectors
+  // break its single-label top-k.
+  const bool charades =
+      lower(c.getString(training ? "TRAIN.DATASET" : "TEST.DATASET")) == "charades";
+  if (c.getBool("DATA.MULTI_LABEL") && !charades)
     out.push_back({"DATA.MULTI_LABEL",
-                   "True asks for multi-label training (Charades-style, mAP), which the studio "
-                   "does not do; set it to False for "
-                   "single-label classification"});
+                   "True asks for multi-label targets, which only the charades dataset gives "
+                   "(per-frame label lists); set it to False, or TRAIN.DATASET to charades"});
+  if (charades && !c.getBool("DATA.MULTI_LABEL"))
+    out.push_back({"DATA.MULTI_LABEL",
+                   "False, but Charades' targets are multi-hot class sets scored by mAP; set it "
+                   "to True (as PySlowFast's configs/Charades do)"});
   if (const std::string task = c.getString("TASK"); !task.empty())
     out.push_back(
         {"TASK",
@@ -35,26 +47,27 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
                                            (name == "ContrastiveModel" ? "contrastive" : "masked") +
                                            " pre-training model, which the studio does not train; "
                                            "use SlowFast, ResNet, X3D or MViT"});
-  auto lower = [](std::string s) {
-    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-  };
   for (const char* key : {"TRAIN.DATASET", "TEST.DATASET"}) {
     if (!training && std::string(key) == "TRAIN.DATASET") continue;
-    if (const std::string d = c.getString(key); lower(d) != "kinetics")
-      out.push_back(
-          {key, "'" + d +
-                    "' is not read by the studio, which reads Kinetics-style lists (train.csv / "
-                    "val.csv / "
-                    "test.csv of 'path label' lines); set it to kinetics for such lists"});
+    if (const std::string d = lower(c.getString(key));
+        d != "kinetics" && d != "ssv2" && d != "charades")
+      out.push_back({key, "'" + c.getString(key) +
+                              "' is not read by the studio, which reads kinetics (train.csv / "
+                              "val.csv / test.csv of 'path label' lines), ssv2 and charades "
+                              "(frame lists); set one of those"});
   }
   if (training) {
     const std::string loss = c.getString("MODEL.LOSS_FUNC");
+    if (charades && loss != "bce_logit" && loss != "bce")
+      out.push_back({"MODEL.LOSS_FUNC",
+                     loss + " takes class indices, but Charades' targets are multi-hot; use "
+                            "bce_logit (as PySlowFast's configs/Charades do)"});
     if (loss == "bce")
       out.push_back(
           {"MODEL.LOSS_FUNC",
-           "bce takes probabilities and multi-hot labels (PySlowFast's multi-label tasks), which "
-           "the studio does not train; use cross_entropy or bce_logit"});
+           "bce takes probabilities, but PySlowFast's heads give logits while training (HEAD_ACT "
+           "applies only in evaluation), so its BCELoss fails there, and it cannot run under "
+           "autocast; use bce_logit, the same loss on logits"});
     else if (loss == "contrastive_loss" || loss == "mse" || loss == "multi_mse")
       out.push_back(
           {"MODEL.LOSS_FUNC",

@@ -7,7 +7,7 @@
 
 #include "config/Config.h"
 #include "data/ClassNames.h"
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
 #include "data/VideoDecoder.h"
 #include "multigrid/Schedule.h"
 
@@ -61,11 +61,8 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       return false;
     }
   }
-  KineticsList list;
-  if (!readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), splitName(split),
-                        cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
-                        cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, error))
-    return false;
+  SampleList list;
+  if (!readSampleList(cfg, split, list, error)) return false;
   // Class names, as predict shows them: a names file that is not there costs the names only.
   std::map<int, std::string> names;
   if (const std::string labels = cfg.getString("DEMO.LABEL_FILE_PATH"); !labels.empty()) {
@@ -85,7 +82,7 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
   const int total = static_cast<int>(loader.samplesPerEpoch());
   if (first < 0 || first >= total) {
     if (error)
-      *error = list.csvPath + ": clip " + std::to_string(first) + " is outside the " +
+      *error = list.listPath + ": clip " + std::to_string(first) + " is outside the " +
                splitName(split) + " epoch's " + std::to_string(total) + " clips (0 .. " +
                std::to_string(total - 1) + ")";
     return false;

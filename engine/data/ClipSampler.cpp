@@ -6,6 +6,8 @@
 #include <chrono>
 
 #include "config/Config.h"
+#include "data/FrameSampling.h"
+#include "data/JpegFrames.h"
 #include "data/TrainTransform.h"
 
 namespace amp::data {
@@ -30,18 +32,6 @@ void writeSlow(const ClipParams& p, const float* fast, std::size_t plane, Clip& 
 }
 
 }  // namespace
-
-const char* splitName(Split s) {
-  switch (s) {
-    case Split::Train:
-      return "train";
-    case Split::Val:
-      return "val";
-    case Split::Test:
-      return "test";
-  }
-  return "?";
-}
 
 ClipParams ClipParams::fromConfig(const config::Config& c) {
   ClipParams p;
@@ -71,6 +61,16 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
   if (std::find(multi.begin(), multi.end(), c.getString("MODEL.ARCH")) != multi.end())
     p.slowfast_alpha = static_cast<int>(c.getInt("SLOWFAST.ALPHA"));
   p.aug = AugmentParams::fromConfig(c);
+  (void)datasetKindFromName(c.getString("TRAIN.DATASET"), p.dataset);  // the validator checks it
+  if (p.dataset == DatasetKind::Ssv2 && !p.aug.enabled) {
+    // ssv2.py augments (relative crops, RandAugment, erasing, AUG.NUM_SAMPLE copies) only with
+    // AUG.ENABLE; without it, plain spatial_sampling.
+    p.aug = AugmentParams{};
+  } else if (p.dataset == DatasetKind::Ssv2) {
+    p.aug.crop_num_spatial = p.aug.crop_num_temporal = 1;  // Kinetics-only keys
+  } else if (p.dataset == DatasetKind::Charades) {
+    p.aug = AugmentParams{};  // charades.py has no augmentation path
+  }
   // PySlowFast's Kinetics dataset under multigrid: a smaller crop takes a smaller minimum scale
   // (Python's round, halves to even), and long cycles draw the sampling rate.
   if (const auto defaultS = c.getInt("MULTIGRID.DEFAULT_S"); defaultS > 0)
@@ -269,6 +269,78 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view,
     std::string why;
     if (!transformTrainCopy(p, decoded, draws[j], more, fast, out, &why)) {
       if (error) *error = path + ": " + why;
+      return false;
+    }
+    writeSlow(p, fast, plane, out);
+    out.transform_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - transformStart).count();
+  }
+  return true;
+}
+
+bool ClipSampler::sample(const Sample& s, Split split, int view, const ClipDraws& draws, Clip& out,
+                         std::string* error) {
+  if (s.frames.empty()) return sample(s.path, split, view, draws, out, error);
+  return sampleFrames(s, split, view, &draws, &out, 1, error);
+}
+
+bool ClipSampler::sampleCopies(const Sample& s, Split split, int view, const ClipDraws* draws,
+                               Clip* outs, int copies, std::string* error) {
+  if (s.frames.empty()) return sampleCopies(s.path, split, view, draws, outs, copies, error);
+  return sampleFrames(s, split, view, draws, outs, copies, error);
+}
+
+bool ClipSampler::sampleFrames(const Sample& s, Split split, int view, const ClipDraws* draws,
+                               Clip* outs, int copies, std::string* error) {
+  const ClipParams& p = params_;
+  if (copies < 1) return true;
+  const bool test = split == Split::Test;
+  const auto length = static_cast<std::int64_t>(s.frames.size());
+  Draws fallback(0, 0x4652414dULL, 0, 0);
+  DrawSource& more = draws[0].more ? *draws[0].more : fallback;
+  const std::vector<std::int64_t> seq =
+      p.dataset == DatasetKind::Ssv2
+          ? ssv2FrameIndices(length, p.num_frames, split == Split::Train,
+                             [&] { return more.uniform(); })
+          : charadesFrameIndices(length, p.num_frames, p.samplingRateFor(draws[0].rate, split),
+                                 test ? view / std::max(1, p.test_crops) : -1, p.test_views,
+                                 draws[0].temporal);
+  std::vector<std::string> paths;
+  paths.reserve(seq.size());
+  for (const std::int64_t i : seq) paths.push_back(s.frames[static_cast<std::size_t>(i)]);
+  thread_local DecodedClip decoded;
+  if (!decodeJpegFrames(paths, decoded, error)) return false;
+  decoded.indices = seq;
+  // Validation is spatial_sampling with random crops and no augmentation; test a uniform crop
+  // (PySlowFast's frame datasets take view % NUM_SPATIAL_CROPS even for one crop: the left/top).
+  ClipParams plain = p;
+  plain.aug = AugmentParams{};
+  const int crop = p.cropSize(split);
+  const size_t plane = static_cast<size_t>(crop) * crop;
+  for (int j = 0; j < copies; ++j) {
+    Clip& out = outs[j];
+    const auto transformStart = std::chrono::steady_clock::now();
+    out.channels = 3;
+    out.frames = p.num_frames;
+    out.height = out.width = crop;
+    out.frame_indices = seq;
+    out.decoded = {decoded.height, decoded.width};
+    out.decode_s = j == 0 ? decoded.decode_s : 0;
+    out.resize_s = 0;
+    float* fast = out.fast_out;
+    if (!fast) {
+      out.fast.resize(3 * static_cast<size_t>(p.num_frames) * plane);
+      fast = out.fast.data();
+    }
+    Draws copyFallback(0, 0x4d4f5245ULL, static_cast<std::uint64_t>(j), 0);
+    DrawSource& copyMore = draws[j].more ? *draws[j].more : copyFallback;
+    std::string why;
+    const bool ok =
+        test ? transformTestCopy(p, decoded, view % std::max(1, p.test_crops), fast, out, &why)
+             : transformTrainCopy(split == Split::Train ? p : plain, decoded, draws[j], copyMore,
+                                  fast, out, &why);
+    if (!ok) {
+      if (error) *error = s.path + ": " + why;
       return false;
     }
     writeSlow(p, fast, plane, out);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/AugmentParams.h"
+#include "data/Dataset.h"
 #include "data/Draws.h"
 #include "data/ResizedCrop.h"
 #include "data/Sampling.h"
@@ -20,9 +21,6 @@ class Config;
 }
 
 namespace amp::data {
-
-enum class Split { Train, Val, Test };
-const char* splitName(Split s);
 
 /// The DATA.*, TEST.*, SLOWFAST.* and AUG.* settings the pipeline reads.
 struct ClipParams {
@@ -48,7 +46,9 @@ struct ClipParams {
   std::array<float, 3> std{0.225f, 0.225f, 0.225f};
   bool reverse_channels = false;
   int slowfast_alpha = 0;  ///< > 0: also build the slow pathway
-  AugmentParams aug;       ///< training augmentation (relative crops, RandAugment, erasing, copies)
+  /// TRAIN.DATASET: how a frame folder's frames are picked (SSv2 segments, Charades strides).
+  DatasetKind dataset = DatasetKind::Kinetics;
+  AugmentParams aug;  ///< training augmentation (relative crops, RandAugment, erasing, copies)
 
   static ClipParams fromConfig(const config::Config& c);
   /// The sampling rate of one clip: `draw` (in [0, 1), negative: none) picks it from
@@ -119,6 +119,15 @@ class ClipSampler {
   [[nodiscard]] bool sample(const std::string& path, Split split, int view, const ClipDraws& draws,
                             Clip& out, std::string* error);
 
+  /// One clip of a sample: a video (sample(path, ...)) or a frame folder's JPEG frames, picked as
+  /// PySlowFast's SSv2 or Charades dataset (FrameSampling.h), decoded at their native size in BGR
+  /// order as OpenCV gives them, then spatially sampled as their __getitem__ (TrainTransform.h).
+  [[nodiscard]] bool sample(const Sample& s, Split split, int view, const ClipDraws& draws,
+                            Clip& out, std::string* error);
+  /// sampleCopies for a sample: a frame folder's copies share one decode of the frames.
+  [[nodiscard]] bool sampleCopies(const Sample& s, Split split, int view, const ClipDraws* draws,
+                                  Clip* outs, int copies, std::string* error);
+
   /// `copies` clips of one decode of `path`, as PySlowFast's repeated augmentation: the temporal
   /// position from draws[0], everything spatial from each copy's own draws. With
   /// DATA.TRAIN_CROP_NUM_TEMPORAL windows (copies a multiple of it), copies come window by
@@ -129,6 +138,8 @@ class ClipSampler {
                                   std::string* error);
 
  private:
+  bool sampleFrames(const Sample& s, Split split, int view, const ClipDraws* draws, Clip* outs,
+                    int copies, std::string* error);
   ClipParams params_;
   DecoderOptions decoderOptions_;
 };

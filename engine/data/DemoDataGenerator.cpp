@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/DemoFrameData.h"
 #include "data/VideoWriter.h"
 
 namespace fs = std::filesystem;
@@ -113,12 +114,6 @@ void fillPolygon(std::uint8_t* img, int w, int h, const Shape& s, double cx, dou
     }
 }
 
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
-
 struct Job {
   std::string split;
   int label;
@@ -128,6 +123,12 @@ struct Job {
 
 }  // namespace
 
+std::uint64_t demoClipSeed(std::uint64_t seed, const std::string& name) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of "seed/name"
+  for (unsigned char c : std::to_string(seed) + "/" + name) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
 const std::vector<std::string>& demoClassNames() {
   static const std::vector<std::string> names = {"moving_right", "moving_left", "moving_down",
                                                  "moving_up",    "blinking",    "standing_still",
@@ -135,10 +136,73 @@ const std::vector<std::string>& demoClassNames() {
   return names;
 }
 
-std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, int h, int frames) {
-  Rng rng(seed);
-  std::vector<std::uint8_t> video(static_cast<size_t>(frames) * w * h * 3);
-  // Background: a gradient between two dark colours, the same in every frame.
+namespace {
+
+// One moving shape doing action `label` over frames [first, last] (drawn only there).
+struct Mover {
+  Shape shape;
+  int first = 0, last = 0;
+  double scale = 0, angle = 0, vx = 0, vy = 0, growth = 1.0;
+  double blinkPeriod = 0, blinkPhase = 0;  // blinking: frames per cycle of the opacity
+  double midX = 0, midY = 0;
+};
+
+Mover makeMover(Rng& rng, int label, int first, int last, int w, int h) {
+  Mover m;
+  m.shape = Shape{outline(rng.pick(4)), randomColor(rng, 0.5, 1.0)};
+  m.first = first;
+  m.last = last;
+  const double duration = last - first;
+  m.scale = rng.uniform(9, 14), m.angle = rng.uniform(0, 2 * kPi);
+  const double speed = rng.uniform(1.6, 2.2);  // pixels per frame
+  switch (label) {
+    case 0:
+      m.vx = speed;
+      break;
+    case 1:
+      m.vx = -speed;
+      break;
+    case 2:
+      m.vy = speed;
+      break;
+    case 3:
+      m.vy = -speed;
+      break;
+    case 4:
+      m.blinkPeriod = rng.uniform(6, 9), m.blinkPhase = rng.uniform(0, 2 * kPi),
+      m.scale = rng.uniform(12, 16);
+      break;
+    case 5:
+      break;  // standing still: only the absence of change tells it apart
+    case 6:
+      m.growth = rng.uniform(1.045, 1.060), m.scale = rng.uniform(5, 7);
+      break;  // x2.8-3.8 over 24 frames
+    default:
+      m.growth = 1.0 / rng.uniform(1.045, 1.060), m.scale = rng.uniform(18, 24);
+      break;
+  }
+  // Place the path's midpoint so the whole path stays in the frame.
+  const double margin = m.scale * std::max(1.0, std::pow(m.growth, duration)) + 2;
+  const double spanX = std::abs(m.vx) * duration, spanY = std::abs(m.vy) * duration;
+  m.midX =
+      rng.uniform(std::min(margin + spanX / 2, w / 2.0), std::max(w - margin - spanX / 2, w / 2.0));
+  m.midY =
+      rng.uniform(std::min(margin + spanY / 2, h / 2.0), std::max(h - margin - spanY / 2, h / 2.0));
+  return m;
+}
+
+void drawMover(std::uint8_t* img, int w, int h, const Mover& m, int f) {
+  if (f < m.first || f > m.last) return;
+  const double t = f - m.first - (m.last - m.first) / 2.0;
+  // Blinking: fully on to fully off and back, one to two cycles over the sampled frames.
+  const double opacity =
+      m.blinkPeriod > 0 ? 0.5 + 0.5 * std::cos(2 * kPi * f / m.blinkPeriod + m.blinkPhase) : 1.0;
+  fillPolygon(img, w, h, m.shape, m.midX + m.vx * t, m.midY + m.vy * t,
+              m.scale * std::pow(m.growth, f - m.first), m.angle, opacity);
+}
+
+// The background (a gradient between two dark colours) and 1-2 still distractors of a clip.
+std::vector<std::uint8_t> renderBackground(Rng& rng, int w, int h) {
   const Color a = randomColor(rng, 0.0, 0.35), b = randomColor(rng, 0.0, 0.35);
   std::vector<std::uint8_t> background(static_cast<size_t>(w) * h * 3);
   const double gradAngle = rng.uniform(0, 2 * kPi);
@@ -151,71 +215,54 @@ std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, i
       px[1] = static_cast<std::uint8_t>(255 * (a.g + (b.g - a.g) * t));
       px[2] = static_cast<std::uint8_t>(255 * (a.b + (b.b - a.b) * t));
     }
-  // Still distractors, then the moving shape on top.
-  struct Placed {
-    Shape shape;
-    double x, y, scale, angle;
-  };
-  std::vector<Placed> still;
   const int distractors = 1 + rng.pick(2);
-  for (int i = 0; i < distractors; ++i)
-    still.push_back({Shape{outline(rng.pick(4)), randomColor(rng, 0.3, 0.9)}, rng.uniform(0, w),
-                     rng.uniform(0, h), rng.uniform(4, 7), rng.uniform(0, 2 * kPi)});
-  Shape mover{outline(rng.pick(4)), randomColor(rng, 0.5, 1.0)};
-  const double duration = frames - 1.0;
-  double scale = rng.uniform(9, 14), angle = rng.uniform(0, 2 * kPi);
-  double vx = 0, vy = 0, growth = 1.0;
-  double blinkPeriod = 0, blinkPhase = 0;      // blinking: frames per cycle of the opacity
-  const double speed = rng.uniform(1.6, 2.2);  // pixels per frame
-  switch (label) {
-    case 0:
-      vx = speed;
-      break;
-    case 1:
-      vx = -speed;
-      break;
-    case 2:
-      vy = speed;
-      break;
-    case 3:
-      vy = -speed;
-      break;
-    case 4:
-      blinkPeriod = rng.uniform(6, 9), blinkPhase = rng.uniform(0, 2 * kPi),
-      scale = rng.uniform(12, 16);
-      break;
-    case 5:
-      break;  // standing still: only the absence of change tells it apart
-    case 6:
-      growth = rng.uniform(1.045, 1.060), scale = rng.uniform(5, 7);
-      break;  // x2.8-3.8 over 24 frames
-    default:
-      growth = 1.0 / rng.uniform(1.045, 1.060), scale = rng.uniform(18, 24);
-      break;
+  for (int i = 0; i < distractors; ++i) {
+    const Shape still{outline(rng.pick(4)), randomColor(rng, 0.3, 0.9)};
+    const double x = rng.uniform(0, w), y = rng.uniform(0, h), scale = rng.uniform(4, 7),
+                 angle = rng.uniform(0, 2 * kPi);
+    fillPolygon(background.data(), w, h, still, x, y, scale, angle);
   }
-  // Place the path's midpoint so the whole path stays in the frame.
-  const double margin = scale * std::max(1.0, std::pow(growth, duration)) + 2;
-  const double spanX = std::abs(vx) * duration, spanY = std::abs(vy) * duration;
-  const double midX =
-      rng.uniform(std::min(margin + spanX / 2, w / 2.0), std::max(w - margin - spanX / 2, w / 2.0));
-  const double midY =
-      rng.uniform(std::min(margin + spanY / 2, h / 2.0), std::max(h - margin - spanY / 2, h / 2.0));
+  return background;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> renderDemoActions(const std::vector<DemoAction>& actions,
+                                            std::uint64_t seed, int w, int h, int frames) {
+  Rng rng(seed);
+  std::vector<std::uint8_t> video(static_cast<size_t>(frames) * w * h * 3);
+  const std::vector<std::uint8_t> background = renderBackground(rng, w, h);
+  std::vector<Mover> movers;
+  for (const DemoAction& a : actions)
+    movers.push_back(
+        makeMover(rng, a.label, std::max(0, a.first), std::min(frames - 1, a.last), w, h));
   for (int f = 0; f < frames; ++f) {
     std::uint8_t* img = video.data() + static_cast<size_t>(f) * w * h * 3;
     std::copy(background.begin(), background.end(), img);
-    for (const auto& d : still) fillPolygon(img, w, h, d.shape, d.x, d.y, d.scale, d.angle);
-    const double t = f - duration / 2;
-    // Blinking: fully on to fully off and back, one to two cycles over the sampled frames.
-    const double opacity =
-        blinkPeriod > 0 ? 0.5 + 0.5 * std::cos(2 * kPi * f / blinkPeriod + blinkPhase) : 1.0;
-    fillPolygon(img, w, h, mover, midX + vx * t, midY + vy * t, scale * std::pow(growth, f), angle,
-                opacity);
+    for (const Mover& m : movers) drawMover(img, w, h, m, f);
   }
   return video;
 }
 
+std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int w, int h, int frames) {
+  return renderDemoActions({{label, 0, frames - 1}}, seed, w, h, frames);
+}
+
+bool demoFormatFromName(const std::string& name, DemoFormat& out) {
+  if (name == "kinetics")
+    out = DemoFormat::Kinetics;
+  else if (name == "ssv2")
+    out = DemoFormat::Ssv2;
+  else if (name == "charades")
+    out = DemoFormat::Charades;
+  else
+    return false;
+  return true;
+}
+
 bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::string* error,
                       const std::function<void(int, int)>& progress) {
+  if (o.format != DemoFormat::Kinetics) return generateDemoFrameData(o, summary, error, progress);
   const auto& names = demoClassNames();
   const int classes = static_cast<int>(names.size());
   const int perEval = std::max(2, o.clips_per_class / 4);
@@ -249,7 +296,7 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
       }
       const Job& job = jobs[j];
       // Each clip has its own seed, so the result does not depend on the thread that made it.
-      const std::uint64_t clipSeed = fnv1a(std::to_string(o.seed) + "/" + job.relPath);
+      const std::uint64_t clipSeed = demoClipSeed(o.seed, job.relPath);
       const auto video = renderDemoClip(job.label, clipSeed, o.width, o.height, o.frames);
       VideoWriter writer;
       std::string err;

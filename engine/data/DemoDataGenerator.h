@@ -16,8 +16,14 @@ namespace amp::data {
 /// whole path of the shape, and faster growing / shrinking).
 constexpr int kDemoDataVersion = 4;
 
+/// The layout written: Kinetics' videos and CSVs, or SSv2's / Charades' frame folders and lists.
+enum class DemoFormat { Kinetics, Ssv2, Charades };
+/// "kinetics", "ssv2" or "charades"; false otherwise.
+bool demoFormatFromName(const std::string& name, DemoFormat& out);
+
 struct DemoDataOptions {
   std::string out_dir;
+  DemoFormat format = DemoFormat::Kinetics;
   int clips_per_class =
       100;  ///< training clips per class; val and test get a quarter each (at least 2)
   std::uint64_t seed = 0;
@@ -33,14 +39,30 @@ struct DemoDataSummary {
   std::string codec;
 };
 
+/// Each clip's own seed, from the dataset's seed and the clip's file name: the result does not
+/// depend on the thread that renders it.
+std::uint64_t demoClipSeed(std::uint64_t seed, const std::string& name);
+
 /// The class names, in label order.
 const std::vector<std::string>& demoClassNames();
+
+/// One action of a clip: class `label` from frame `first` to frame `last` (inclusive).
+struct DemoAction {
+  int label = 0;
+  int first = 0, last = 0;
+};
+
+/// Renders a clip (frames x height x width x 3 RGB) in which each action's shape moves as its
+/// class over its frames and is absent elsewhere (several may overlap); deterministic in `seed`.
+std::vector<std::uint8_t> renderDemoActions(const std::vector<DemoAction>& actions,
+                                            std::uint64_t seed, int width, int height, int frames);
 
 /// Renders one clip (frames x height x width x 3 RGB) of class `label`; deterministic in `seed`.
 std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int width, int height,
                                          int frames);
 
-/// Writes the dataset. `progress(done, total)` is called from worker threads. False with `error`.
+/// Writes the dataset (the frame formats through generateDemoFrameData). `progress(done, total)` is
+/// called from worker threads. False with `error`.
 bool generateDemoData(const DemoDataOptions& options, DemoDataSummary& summary, std::string* error,
                       const std::function<void(int, int)>& progress = {});
 

@@ -17,19 +17,19 @@ constexpr std::size_t kMaxLineBytes = std::size_t(64) << 10;
 
 bool readKineticsList(const std::string& dataDir, const std::string& split,
                       const std::string& separator, const std::string& pathPrefix, int skipRows,
-                      KineticsList& out, std::string* error) {
-  out = KineticsList{};
-  out.csvPath = (fs::path(dataDir) / (split + ".csv")).string();
+                      SampleList& out, std::string* error) {
+  out = SampleList{};
+  out.listPath = (fs::path(dataDir) / (split + ".csv")).string();
   // Bounded lines from a regular file only: a list is a stranger's file, and a line of a
   // gigabyte, or a train.csv linked to /dev/zero, must be refused rather than read.
   util::LineReader in(kMaxLineBytes);
   std::string cannot;
-  if (!in.open(out.csvPath, &cannot)) {
+  if (!in.open(out.listPath, &cannot)) {
     std::error_code ec;
     if (error)
-      *error = fs::exists(out.csvPath, ec)
+      *error = fs::exists(out.listPath, ec)
                    ? cannot
-                   : out.csvPath + ": cannot read the " + split + " list" +
+                   : out.listPath + ": cannot read the " + split + " list" +
                          (fs::exists(dataDir, ec)
                               ? std::string(" (the folder has no ") + split + ".csv)"
                               : " (DATA.PATH_TO_DATA_DIR '" + dataDir + "' does not exist)");
@@ -40,7 +40,7 @@ bool readKineticsList(const std::string& dataDir, const std::string& split,
   for (util::LineReader::Result r; (r = in.next(line)) != util::LineReader::Result::End;) {
     ++lineNo;
     auto bad = [&](const std::string& why) {
-      if (problems++ == 0) firstProblem = out.csvPath + ":" + std::to_string(lineNo) + ": " + why;
+      if (problems++ == 0) firstProblem = out.listPath + ":" + std::to_string(lineNo) + ": " + why;
     };
     if (lineNo <= skipRows) continue;
     if (r == util::LineReader::Result::TooLong) {
@@ -79,7 +79,7 @@ bool readKineticsList(const std::string& dataDir, const std::string& split,
       bad("label '" + util::excerpt(labelText) + "' is not a class index (an integer >= 0)");
       continue;
     }
-    VideoEntry e;
+    Sample e;
     e.path = pathPrefix.empty() ? path : (fs::path(pathPrefix) / path).string();
     e.label = label;
     e.line = static_cast<int>(std::min<std::int64_t>(lineNo, std::numeric_limits<int>::max()));
@@ -98,7 +98,7 @@ bool readKineticsList(const std::string& dataDir, const std::string& split,
     return false;
   }
   if (out.videos.empty()) {
-    if (error) *error = out.csvPath + ": lists no videos";
+    if (error) *error = out.listPath + ": lists no videos";
     return false;
   }
   return true;

@@ -1,23 +1,11 @@
 #pragma once
 // PySlowFast's Kinetics dataset lists: {PATH_TO_DATA_DIR}/{train,val,test}.csv, one
 // "path<SEPARATOR>label" per line, paths joined to PATH_PREFIX.
-#include <cstdint>
 #include <string>
-#include <vector>
+
+#include "data/Dataset.h"
 
 namespace amp::data {
-
-struct VideoEntry {
-  std::string path;  ///< PATH_PREFIX joined with the listed path
-  int label = 0;
-  int line = 0;  ///< 1-based line in the CSV, for messages
-};
-
-struct KineticsList {
-  std::string csvPath;
-  std::vector<VideoEntry> videos;
-  int maxLabel = -1;
-};
 
 /// Reads `{dataDir}/{split}.csv` as PySlowFast's Kinetics dataset does: each line split at every
 /// separator; `path label`, `path fn label` (the path is the first field) or `path` alone (label
@@ -27,6 +15,6 @@ struct KineticsList {
 /// chunked loading, so the engine passes 0).
 [[nodiscard]] bool readKineticsList(const std::string& dataDir, const std::string& split,
                                     const std::string& separator, const std::string& pathPrefix,
-                                    int skipRows, KineticsList& out, std::string* error);
+                                    int skipRows, SampleList& out, std::string* error);
 
 }  // namespace amp::data

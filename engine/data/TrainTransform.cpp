@@ -8,6 +8,58 @@
 #include "data/ResizedCrop.h"
 
 namespace amp::data {
+namespace {
+
+// /255, - MEAN, / STD in float32, C x T x H x W (REVERSE_INPUT_CHANNEL as the plain path).
+const std::vector<float>& normalise(const ClipParams& p, const std::uint8_t* pixels, int T,
+                                    std::size_t framePixels) {
+  thread_local std::vector<float> normalised;
+  normalised.resize(3 * framePixels * static_cast<std::size_t>(T));
+  for (int c = 0; c < 3; ++c) {
+    const int src = p.reverse_channels ? 2 - c : c;
+    const float mean = p.mean[static_cast<std::size_t>(src)],
+                stdv = p.std[static_cast<std::size_t>(src)];
+    for (int t = 0; t < T; ++t) {
+      const std::uint8_t* f = pixels + static_cast<std::size_t>(t) * framePixels * 3;
+      float* plane = normalised.data() +
+                     (static_cast<std::size_t>(c) * T + static_cast<std::size_t>(t)) * framePixels;
+      for (std::size_t i = 0; i < framePixels; ++i)
+        plane[i] = (static_cast<float>(f[i * 3 + static_cast<std::size_t>(src)]) * (1.0f / 255.0f) -
+                    mean) /
+                   stdv;
+    }
+  }
+  return normalised;
+}
+
+}  // namespace
+
+bool transformTestCopy(const ClipParams& p, const DecodedClip& frames, int spatialIdx, float* out,
+                       Clip& info, std::string* error) {
+  const int T = p.num_frames, H = frames.height, W = frames.width, crop = p.test_crop;
+  const std::size_t framePixels = static_cast<std::size_t>(H) * W;
+  const std::vector<float>& normalised = normalise(p, frames.rgb.data(), T, framePixels);
+  info.scaled = scaleShortSide({H, W}, crop);
+  if (info.scaled.height < crop || info.scaled.width < crop) {
+    if (error)
+      *error = "frames scale to " + std::to_string(info.scaled.width) + "x" +
+               std::to_string(info.scaled.height) + ", smaller than the " + std::to_string(crop) +
+               " px test crop (DATA.TEST_CROP_SIZE)";
+    return false;
+  }
+  info.box = uniformCrop(info.scaled, crop, spatialIdx);
+  info.region = {info.box.y, info.box.x, crop, crop};
+  info.flipped = false;
+  const std::size_t outPlane = static_cast<std::size_t>(crop) * crop;
+  for (int c = 0; c < 3; ++c)
+    for (int t = 0; t < T; ++t) {
+      const std::size_t at = static_cast<std::size_t>(c) * T + static_cast<std::size_t>(t);
+      resizeBilinear(normalised.data() + at * framePixels, W, H, W, info.scaled.height,
+                     info.scaled.width, info.box.y, info.box.x, crop, crop, false,
+                     out + at * outPlane);
+    }
+  return true;
+}
 
 bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames, const ClipDraws& draws,
                         DrawSource& more, float* out, Clip& info, std::string* error) {
@@ -29,23 +81,7 @@ bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames, const Cl
     rgb = augmented.data();
   }
 
-  // /255, - MEAN, / STD in float32, C x T x H x W (REVERSE_INPUT_CHANNEL as the plain path).
-  thread_local std::vector<float> normalised;
-  normalised.resize(3 * framePixels * static_cast<std::size_t>(T));
-  for (int c = 0; c < 3; ++c) {
-    const int src = p.reverse_channels ? 2 - c : c;
-    const float mean = p.mean[static_cast<std::size_t>(src)],
-                stdv = p.std[static_cast<std::size_t>(src)];
-    for (int t = 0; t < T; ++t) {
-      const std::uint8_t* f = rgb + static_cast<std::size_t>(t) * framePixels * 3;
-      float* plane = normalised.data() +
-                     (static_cast<std::size_t>(c) * T + static_cast<std::size_t>(t)) * framePixels;
-      for (std::size_t i = 0; i < framePixels; ++i)
-        plane[i] = (static_cast<float>(f[i * 3 + static_cast<std::size_t>(src)]) * (1.0f / 255.0f) -
-                    mean) /
-                   stdv;
-    }
-  }
+  const std::vector<float>& normalised = normalise(p, rgb, T, framePixels);
 
   info.flipped = p.random_flip && flipFromDraw(0.5, draws.flip);
   const std::size_t outPlane = static_cast<std::size_t>(crop) * crop;

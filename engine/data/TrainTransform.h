@@ -1,9 +1,9 @@
 #pragma once
-// One training clip from decoded frames in the order of PySlowFast's Kinetics __getitem__:
-// RandAugment on the 8-bit frames, normalisation, spatial sampling (relative random resized
-// crop, optionally with motion shift, or short-side jitter + random crop) with torch's bilinear
-// resize, horizontal flip, random erasing. Used for every training clip when AUG.ENABLE,
-// relative sampling or repeated augmentation is on; several copies share one decode.
+// One training (or frame-dataset test) clip from decoded frames in the order of PySlowFast's
+// Kinetics __getitem__: RandAugment on the 8-bit frames, normalisation, spatial sampling (relative
+// random resized crop, optionally with motion shift, or short-side jitter + random crop) with
+// torch's bilinear resize, horizontal flip, random erasing. Used for every training clip when
+// AUG.ENABLE, relative sampling or repeated augmentation is on; several copies share one decode.
 #include <string>
 
 #include "data/ClipSampler.h"
@@ -16,5 +16,12 @@ namespace amp::data {
 [[nodiscard]] bool transformTrainCopy(const ClipParams& p, const DecodedClip& frames,
                                       const ClipDraws& draws, DrawSource& more, float* out,
                                       Clip& info, std::string* error);
+
+/// One test view of frames that are decoded at their native size (the frame datasets): the short
+/// side scaled to DATA.TEST_CROP_SIZE with torch's bilinear resize on the normalised frames, then
+/// uniform crop `spatialIdx` (0, 1, 2: left/top, centre, right/bottom), no flip, as PySlowFast's
+/// spatial_sampling with min = max = crop. Fills info's scaled, box, region.
+[[nodiscard]] bool transformTestCopy(const ClipParams& p, const DecodedClip& frames, int spatialIdx,
+                                     float* out, Clip& info, std::string* error);
 
 }  // namespace amp::data

@@ -28,11 +28,12 @@ LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, in
   o.seed = static_cast<std::uint64_t>(c.getInt("RNG_SEED"));
   o.rank = rank;
   o.world_size = worldSize;
+  o.num_classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
   o.decoder.threads = c.getBool("DATA_LOADER.ENABLE_MULTI_THREAD_DECODE") ? 0 : 1;
   return o;
 }
 
-VideoLoader::VideoLoader(KineticsList list, ClipParams params, Split split, LoaderOptions options)
+VideoLoader::VideoLoader(SampleList list, ClipParams params, Split split, LoaderOptions options)
     : list_(std::move(list)), sampler_(params, options.decoder), split_(split), options_(options) {
   options_.batch_size = std::max(1, options_.batch_size);
   options_.world_size = std::max(1, options_.world_size);
@@ -247,6 +248,7 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
   out.frames = p.num_frames;
   out.slow_frames = p.slowfast_alpha > 0 ? p.num_frames / p.slowfast_alpha : 0;
   out.height = out.width = p.cropSize(split_);
+  if (list_.multi_label) out.num_classes = std::max(1, options_.num_classes);
   const std::size_t clips = count * static_cast<std::size_t>(copies);
   out.fast.resize(fastSize * clips);  // clips are written straight into the batch: no collate copy
   out.slow.resize(slowSize * clips);
@@ -296,11 +298,11 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
         cd.more = &more[j];
       }
       std::string reason;
-      const VideoEntry& entry = list_.videos[static_cast<std::size_t>(item.video)];
+      const Sample& entry = list_.videos[static_cast<std::size_t>(item.video)];
       bool sampled = false;
       try {
         util::throwIfArmed("decode");
-        sampled = sampler.sampleCopies(entry.path, split_, item.view, copyDraws.data(), clip.data(),
+        sampled = sampler.sampleCopies(entry, split_, item.view, copyDraws.data(), clip.data(),
                                        copies, &reason);
       } catch (const std::bad_alloc&) {  // a header declaring frames far larger than the file
         reason =
@@ -316,8 +318,8 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
         if (failures_.size() < 10000) failures_.push_back({entry.path, reason});
       }
       if (split_ == Split::Test) {
-        *fatal = "test clip failed to decode (" + list_.csvPath + ":" + std::to_string(entry.line) +
-                 "): " + reason;
+        *fatal = "test clip failed to decode (" + list_.listPath + ":" +
+                 std::to_string(entry.line) + "): " + reason;
         return false;
       }
       if (attempt + 1 >= options_.max_failures_in_a_row) {
@@ -331,11 +333,23 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       item.video = static_cast<int>(d.integer(static_cast<std::uint64_t>(nVideos)));
       ++out.replaced;
     }
+    const Sample& used = list_.videos[static_cast<std::size_t>(item.video)];
     for (const Clip& c : clip) {  // multiple_samples_collate: a video's copies side by side
       out.decode_s += c.decode_s;
       out.resize_s += c.resize_s;
       out.transform_s += c.transform_s;
-      out.labels.push_back(list_.videos[static_cast<std::size_t>(item.video)].label);
+      if (list_.multi_label) {
+        const auto classes = c.frame_indices.empty() ? used.labels
+                                                     : targetClasses(used, c.frame_indices.front(),
+                                                                     c.frame_indices.back());
+        const std::size_t row = out.targets.size();
+        out.targets.resize(row + static_cast<std::size_t>(out.num_classes), 0.0f);
+        for (const int k : classes)
+          if (k >= 0 && k < out.num_classes) out.targets[row + static_cast<std::size_t>(k)] = 1;
+        out.labels.push_back(classes.empty() ? 0 : classes.front());
+      } else {
+        out.labels.push_back(used.label);
+      }
       out.videos.push_back(item.video);
       out.views.push_back(item.view);
       const CropRect region =

@@ -1,8 +1,8 @@
 #pragma once
-// Batches of clips from a Kinetics list, built by worker threads ahead of the trainer: seeded
-// shuffling, a rank/world-size split, drop-last, bounded prefetch, batches always delivered in
-// order, so the same seed gives the same batches whatever the thread timing. No LibTorch here:
-// a batch is contiguous floats the trainer wraps as a tensor without copying.
+// Batches of clips from a dataset's samples (Dataset.h), built by worker threads ahead of the
+// trainer: seeded shuffling, a rank/world-size split, drop-last, bounded prefetch, batches always
+// delivered in order, so the same seed gives the same batches whatever the thread timing. No
+// LibTorch here: a batch is contiguous floats the trainer wraps as a tensor without copying.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "data/ClipSampler.h"
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
 
 namespace amp::data {
 
@@ -38,7 +38,11 @@ struct Batch {
   int channels = 3, frames = 0, slow_frames = 0, height = 0, width = 0;
   std::vector<float> fast;  ///< B x C x T x H x W
   std::vector<float> slow;  ///< B x C x T/alpha x H x W (SlowFast only)
-  std::vector<int> labels;
+  std::vector<int> labels;  ///< class of each clip (multi-label: its first class, or 0)
+  /// Multi-label datasets: size x num_classes multi-hot targets (Charades: the classes of the
+  /// frames the clip spans in training, the video's otherwise); empty for single-label ones.
+  std::vector<float> targets;
+  int num_classes = 0;
   std::vector<int> videos;     ///< index into the list of the clip actually used
   std::vector<int> views;      ///< test view of each clip (0 in train/val)
   std::vector<ClipInfo> info;  ///< per clip
@@ -73,6 +77,7 @@ struct LoaderOptions {
   int rank = 0,
       world_size = 1;  ///< this process's share of every epoch (DistributedSampler's split)
   int max_failures_in_a_row = 100;
+  int num_classes = 0;  ///< MODEL.NUM_CLASSES: the width of multi-hot targets
   DecoderOptions decoder;
 
   /// PySlowFast's loader settings for `split` in process `rank` of `worldSize`: the per-process
@@ -85,7 +90,7 @@ struct LoaderOptions {
 
 class VideoLoader {
  public:
-  VideoLoader(KineticsList list, ClipParams params, Split split, LoaderOptions options);
+  VideoLoader(SampleList list, ClipParams params, Split split, LoaderOptions options);
   ~VideoLoader();
   VideoLoader(const VideoLoader&) = delete;
   VideoLoader& operator=(const VideoLoader&) = delete;
@@ -125,7 +130,7 @@ class VideoLoader {
   std::pair<std::size_t, std::size_t> batchSpan(int k) const;
   std::vector<Item> epochItems(int epoch) const;
 
-  KineticsList list_;
+  SampleList list_;
   ClipSampler sampler_;
   std::vector<ClipSampler> cycleSamplers_;  ///< one per short-cycle shape
   Split split_;

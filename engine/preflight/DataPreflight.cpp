@@ -5,7 +5,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
+#include "data/JpegFrames.h"
 #include "data/VideoCheck.h"
 #include "preflight/Preflight.h"
 
@@ -34,6 +35,19 @@ struct Reporter {
 // The key a missing video most likely comes from: the prefix when one is set, else the folder.
 const char* pathKey(const config::Config& cfg) {
   return cfg.getString("DATA.PATH_PREFIX").empty() ? "DATA.PATH_TO_DATA_DIR" : "DATA.PATH_PREFIX";
+}
+
+// A video is opened and its first frames decoded; a frame folder's first, middle and last frames
+// are decoded (a folder whose frames were cut short shows at its end).
+data::VideoCheck checkSample(const data::Sample& s) {
+  if (s.frames.empty()) return data::checkVideo(s.path, /*wholeStream=*/false);
+  data::VideoCheck v;
+  data::DecodedClip frames;
+  std::string why;
+  v.ok = data::decodeJpegFrames({s.frames.front(), s.frames[s.frames.size() / 2], s.frames.back()},
+                                frames, &why);
+  v.message = why;
+  return v;
 }
 
 }  // namespace
@@ -67,37 +81,41 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
   const auto started = std::chrono::steady_clock::now();
   bool decoded = false;
   const std::int64_t numClasses = cfg.getInt("MODEL.NUM_CLASSES");
+  data::DatasetKind kind = data::DatasetKind::Kinetics;
+  (void)data::datasetKindFromName(cfg.getString("TRAIN.DATASET"), kind);  // validated before
   for (const auto& split : splits) {
-    data::KineticsList list;
+    data::SampleList list;
     std::string why;
-    if (!fs::exists(fs::path(dir) / (split + ".csv"), ec)) {
+    data::Split s = data::Split::Train;
+    (void)data::splitFromName(split, s);  // the loop runs over "train", "val", "test"
+    const std::string listName = data::listFileName(kind, s);
+    if (!fs::exists(fs::path(dir) / listName, ec)) {
       r.error("DATA.PATH_TO_DATA_DIR",
-              "'" + dir + "' has no " + split + ".csv, which " +
+              "'" + dir + "' has no " + listName + ", which " +
                   (split == "test" ? "TEST.ENABLE" : "TRAIN.ENABLE") + " needs" +
                   (split == "val" ? " (validation after each TRAIN.EVAL_PERIOD epochs)" : ""));
       continue;
     }
-    if (!data::readKineticsList(dir, split, cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
-                                cfg.getString("DATA.PATH_PREFIX"), 0, list, &why)) {
+    if (!data::readSampleList(cfg, s, list, &why)) {
       r.error("DATA.PATH_TO_DATA_DIR", why);
       continue;
     }
     if (list.videos.empty()) {
-      r.error("DATA.PATH_TO_DATA_DIR", list.csvPath + " lists no videos");
+      r.error("DATA.PATH_TO_DATA_DIR", list.listPath + " lists no videos");
       continue;
     }
     if (list.maxLabel >= numClasses)
-      r.error("MODEL.NUM_CLASSES", "is " + std::to_string(numClasses) + " but " + list.csvPath +
+      r.error("MODEL.NUM_CLASSES", "is " + std::to_string(numClasses) + " but " + list.listPath +
                                        " has labels up to " + std::to_string(list.maxLabel) +
                                        "; set it to at least " + std::to_string(list.maxLabel + 1));
     // Spread over the list: a prefix that is right for the first rows only shows up too.
     const size_t n = list.videos.size();
     const size_t sample = std::min(n, static_cast<size_t>(std::max(1, options.sample_paths)));
     int missing = 0;
-    const data::VideoEntry* firstMissing = nullptr;
-    const data::VideoEntry* firstPresent = nullptr;
+    const data::Sample* firstMissing = nullptr;
+    const data::Sample* firstPresent = nullptr;
     for (size_t k = 0; k < sample; ++k) {
-      const data::VideoEntry& v = list.videos[k * n / sample];
+      const data::Sample& v = list.videos[k * n / sample];
       if (fs::is_regular_file(v.path, ec)) {
         if (!firstPresent) firstPresent = &v;
       } else if (++missing == 1) {
@@ -106,7 +124,7 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
     }
     if (missing > 0) {
       const std::string msg = std::to_string(missing) + " of " + std::to_string(sample) +
-                              " sampled videos of " + list.csvPath + " are missing, e.g. line " +
+                              " sampled videos of " + list.listPath + " are missing, e.g. line " +
                               std::to_string(firstMissing->line) + ": '" + firstMissing->path +
                               "'; check DATA.PATH_PREFIX ('" + cfg.getString("DATA.PATH_PREFIX") +
                               "') and the folder";
@@ -120,10 +138,10 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (firstPresent && !decoded && elapsed < options.decode_budget_s) {
       decoded = true;
-      const data::VideoCheck v = data::checkVideo(firstPresent->path, /*wholeStream=*/false);
+      const data::VideoCheck v = checkSample(*firstPresent);
       if (!v.ok)  // a warning: one bad file does not stop training (the loader skips it), a bad
                   // codec shows here
-        r.warning(pathKey(cfg), list.csvPath + ":" + std::to_string(firstPresent->line) +
+        r.warning(pathKey(cfg), list.listPath + ":" + std::to_string(firstPresent->line) +
                                     ": the first video that exists does not decode: " + v.message +
                                     " (ampstudio-cli data check decodes every video)");
     }

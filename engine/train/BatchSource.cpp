@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "config/Config.h"
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
 #include "data/VideoLoader.h"
 
 namespace amp::train {
@@ -19,11 +19,9 @@ std::unique_ptr<BatchSource> BatchSource::open(const config::Config& cfg, std::i
                                                bool random, std::string* error) {
   std::unique_ptr<BatchSource> source(new BatchSource(cfg, batchSize, device, channelsLast));
   if (random) return source;
-  data::KineticsList list;
+  data::SampleList list;
   std::string err;
-  if (!data::readKineticsList(cfg.getString("DATA.PATH_TO_DATA_DIR"), "train",
-                              cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
-                              cfg.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err)) {
+  if (!data::readSampleList(cfg, data::Split::Train, list, &err)) {
     if (error) *error = err;
     return nullptr;
   }

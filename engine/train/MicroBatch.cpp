@@ -39,6 +39,8 @@ MicroBatch toMicroBatch(data::Batch& b, const torch::Device& device, bool channe
   MicroBatch mb;
   mb.inputs = batchTensors(b, device, channelsLast);
   mb.labels = torch::tensor(b.labels, torch::kLong).to(device);
+  if (!b.targets.empty())  // multi-label: the multi-hot rows are the targets
+    mb.targets = torch::tensor(b.targets).view({b.size, b.num_classes}).to(device);
   return mb;
 }
 

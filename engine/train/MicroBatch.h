@@ -24,9 +24,9 @@ namespace amp::train {
 /// One micro-batch: pathway tensors and labels, already on the device.
 struct MicroBatch {
   std::vector<torch::Tensor> inputs;
-  torch::Tensor labels;  ///< class indices
-  torch::Tensor
-      targets;  ///< B x classes soft targets (MIXUP.*); undefined: the labels are the targets
+  torch::Tensor labels;   ///< class indices
+  torch::Tensor targets;  ///< B x classes soft (MIXUP.*) or multi-hot (multi-label datasets)
+                          ///< targets; undefined: the labels are the targets
 };
 
 /// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -12,6 +13,7 @@
 #include "config/Config.h"
 #include "config/Refusals.h"
 #include "data/VideoLoader.h"
+#include "metrics/MeanAveragePrecision.h"
 #include "models/VideoModels.h"
 #include "system/ErrorText.h"
 #include "train/Checkpoint.h"
@@ -61,25 +63,22 @@ CheckpointInfo loadTestWeights(const config::Config& c, const std::string& path,
 
 namespace {
 void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
-              bool channelsLast, DataParallel& ddp, const TestOptions& o, data::KineticsList list,
+              bool channelsLast, DataParallel& ddp, const TestOptions& o, data::SampleList list,
               TestResult& r);
 }  // namespace
 
 void testLoadedModel(const config::Config& c, models::VideoNetImpl& net,
                      const torch::Device& device, bool channelsLast, DataParallel& ddp,
                      const TestOptions& o, TestResult& r) {
-  data::KineticsList list;
+  data::SampleList list;
   std::string err;
-  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), "test",
-                              c.getString("DATA.PATH_LABEL_SEPARATOR"),
-                              c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
-    throw std::runtime_error(err);
+  if (!data::readSampleList(c, data::Split::Test, list, &err)) throw std::runtime_error(err);
   testList(c, net, device, channelsLast, ddp, o, std::move(list), r);
 }
 
 namespace {
 void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
-              bool channelsLast, DataParallel& ddp, const TestOptions& o, data::KineticsList list,
+              bool channelsLast, DataParallel& ddp, const TestOptions& o, data::SampleList list,
               TestResult& r) {
   const auto params = data::ClipParams::fromConfig(c);
   const int nVideos = static_cast<int>(list.videos.size());
@@ -88,15 +87,22 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
                              c.getString("DATA.PATH_TO_DATA_DIR") + "/test.csv is empty");
   std::vector<int> labels;
   r.video_paths.clear();
+  const int classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
+  r.multi_label = list.multi_label;
+  r.video_targets.assign(r.multi_label ? static_cast<std::size_t>(nVideos) * classes : 0, 0);
   for (const auto& v : list.videos) {
-    labels.push_back(v.label);
-    r.video_paths.push_back(v.path);
+    labels.push_back(r.multi_label ? (v.labels.empty() ? -1 : v.labels.front()) : v.label);
+    r.video_paths.push_back(v.frames.empty() ? v.path : v.name);
+    if (r.multi_label)  // the video's classes: its frames' union (convert_to_video_level_labels)
+      for (const int k : v.labels)
+        if (k >= 0 && k < classes)
+          r.video_targets[(r.video_paths.size() - 1) * static_cast<std::size_t>(classes) +
+                          static_cast<std::size_t>(k)] = 1;
   }
   // Each rank takes every world-th view (no padding), so every view is scored exactly once.
   data::VideoLoader loader(
       std::move(list), params, data::Split::Test,
       data::LoaderOptions::fromConfig(c, data::Split::Test, ddp.rank(), ddp.worldSize()));
-  const int classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
   // Per video: the sum of its views' probabilities (PySlowFast's ensemble), then views scored and
   // views whose own top-1 was right, so that one all-reduce combines the ranks.
   auto sums = torch::zeros({nVideos, classes + 2}, torch::kDouble);
@@ -168,6 +174,16 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   r.top5_err = 100.0 * (1.0 - hit.any(1).sum().item<double>() / n);
   r.view_top1_err = 100.0 * (1.0 - sums.select(1, classes + 1).sum().item<double>() /
                                        viewCounts.sum().item<double>());
+  if (r.multi_label) {  // TestMeter.finalize_metrics: get_map over the ensembled video scores
+    std::vector<float> s(r.video_scores.begin(), r.video_scores.end()),
+        t(r.video_targets.begin(), r.video_targets.end());
+    const auto m = metrics::meanAveragePrecision(s.data(), t.data(), static_cast<size_t>(nVideos),
+                                                 static_cast<size_t>(classes));
+    r.map = m.map;
+    r.map_classes = m.classes_used;
+    r.top1_err = r.top5_err = r.view_top1_err = std::nan("");
+    return;
+  }
   r.per_class_videos.assign(static_cast<size_t>(classes), 0);
   r.per_class_top1_err.assign(static_cast<size_t>(classes), 0.0);
   std::vector<int> correct(static_cast<size_t>(classes), 0);
@@ -213,9 +229,12 @@ bool predictVideos(const config::Config& c, const std::string& checkpoint,
       Prediction p;
       p.video = video;
       const auto started = std::chrono::steady_clock::now();
-      data::KineticsList list;
-      list.csvPath = "video";  // messages then say "(video:N)", N its place among the arguments
-      list.videos.push_back(data::VideoEntry{video, 0, static_cast<int>(i + 1)});
+      data::SampleList list;
+      list.listPath = "video";  // messages then say "(video:N)", N its place among the arguments
+      data::Sample one;
+      one.path = video;
+      one.line = static_cast<int>(i + 1);
+      list.videos.push_back(std::move(one));
       TestOptions o;
       o.checkpoint = path;
       TestResult r;
@@ -252,6 +271,8 @@ bool writeTestScores(const TestResult& r, const std::string& path, std::string* 
   std::ofstream out(path, std::ios::trunc);
   out << "video,label,views,top1";
   for (size_t k = 0; k < classes; ++k) out << ",score_" << k;
+  if (r.multi_label)
+    for (size_t k = 0; k < classes; ++k) out << ",target_" << k;
   out << "\n" << std::setprecision(9);
   for (size_t v = 0; v < videos; ++v) {
     const double* row = r.video_scores.data() + v * classes;
@@ -265,6 +286,8 @@ bool writeTestScores(const TestResult& r, const std::string& path, std::string* 
     }
     out << name << "," << r.video_labels[v] << "," << r.views_per_video << "," << best;
     for (size_t k = 0; k < classes; ++k) out << "," << row[k];
+    if (r.multi_label)
+      for (size_t k = 0; k < classes; ++k) out << "," << int(r.video_targets[v * classes + k]);
     out << "\n";
   }
   out.flush();

@@ -52,10 +52,17 @@ struct TestResult {
   std::vector<std::string> video_paths;
   std::vector<int> video_labels;
   std::vector<double> video_scores;
+  /// Multi-label datasets (Charades): each video's classes as multi-hot rows (videos x classes)
+  /// and PySlowFast's get_map over the ensembled scores; top-1 is not scored for them.
+  bool multi_label = false;
+  std::vector<std::uint8_t> video_targets;
+  double map = 0;       ///< fraction, as PySlowFast's "map"
+  int map_classes = 0;  ///< classes with a positive video (the ones mAP averages)
 };
 
-/// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...): what --scores
-/// writes. False with `error` naming the file.
+/// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...; multi-label runs
+/// add target_0,... after the scores, the video's multi-hot classes): what --scores writes. False
+/// with `error` naming the file.
 [[nodiscard]] bool writeTestScores(const TestResult& r, const std::string& path,
                                    std::string* error);
 

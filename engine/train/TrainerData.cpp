@@ -6,15 +6,14 @@
 
 namespace amp::train {
 
-data::KineticsList Trainer::Impl::readList(const char* split) const {
-  data::KineticsList list;
+data::SampleList Trainer::Impl::readList(const char* split) const {
+  data::SampleList list;
   std::string err;
-  if (!data::readKineticsList(c.getString("DATA.PATH_TO_DATA_DIR"), split,
-                              c.getString("DATA.PATH_LABEL_SEPARATOR"),
-                              c.getString("DATA.PATH_PREFIX"), /*skipRows=*/0, list, &err))
-    throw std::runtime_error(err);
+  data::Split s = data::Split::Train;
+  (void)data::splitFromName(split, s);  // callers pass "train", "val" or "test"
+  if (!data::readSampleList(c, s, list, &err)) throw std::runtime_error(err);
   if (const auto classes = c.getInt("MODEL.NUM_CLASSES"); list.maxLabel >= classes)
-    throw std::runtime_error(list.csvPath + ": labels go up to " + std::to_string(list.maxLabel) +
+    throw std::runtime_error(list.listPath + ": labels go up to " + std::to_string(list.maxLabel) +
                              " but MODEL.NUM_CLASSES is " + std::to_string(classes) +
                              " (labels are 0 .. NUM_CLASSES-1)");
   return list;
@@ -65,6 +64,7 @@ void Trainer::Impl::prepareData() {
   if (!t.synthetic_) {
     trainList = readList("train");
     valList = readList("val");
+    multiLabel = trainList.multi_label;
   }
   accum = c.getInt("SOLVER.GRAD_ACCUM_STEPS");
   buildLoaders(c, firstPhase);

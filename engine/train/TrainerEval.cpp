@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "metrics/MeanAveragePrecision.h"
 #include "train/MultiViewTest.h"
 #include "train/PreciseBn.h"
 #include "train/TrainerImpl.h"
@@ -45,12 +46,22 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     e.kind = runlog::kind::kTest;
     e.step = atStep;
     e.epoch = atEpoch;
-    e.values = {{"top1_err", r.top1_err},
-                {"top5_err", r.top5_err},
-                {"view_top1_err", r.view_top1_err},
-                {"videos", static_cast<double>(r.videos)},
+    e.values = {{"videos", static_cast<double>(r.videos)},
                 {"views_per_video", static_cast<double>(r.views_per_video)},
                 {"temporal_clips", static_cast<double>(clips)}};
+    if (r.multi_label) {
+      e.values["map"] = r.map;
+      rec.record(e);
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "test: mAP %.4f over %d videos x %d views (%d temporal clips; %d classes with "
+                    "a positive video)",
+                    r.map, r.videos, r.views_per_video, clips, r.map_classes);
+      rec.log(line);
+      continue;
+    }
+    e.values.insert(
+        {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err}});
     rec.record(e);
     char line[240];
     std::snprintf(line, sizeof line,
@@ -85,6 +96,7 @@ void Trainer::Impl::testOnly() {
 // Validation, in FP32 as PySlowFast, of the clips the loader draws for `epoch` (0-based); the
 // records carry epoch + 1, TensorBoard's steps are len(val_loader) * tbEpoch + cur_iter.
 void Trainer::Impl::validate(int epoch, int tbEpoch) {
+  if (multiLabel) return validateMultiLabel(epoch, tbEpoch);
   torch::NoGradGuard noGrad;
   net->eval();
   valLoader->startEpoch(epoch);
@@ -155,6 +167,62 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
                   maxEpoch, top1, top5, bestTop1);
     rec.log(line);
   }
+}
+
+// A multi-label run's validation (PySlowFast's ValMeter with DATA.MULTI_LABEL): the head's
+// sigmoid scores of every clip and its multi-hot target, gathered over the ranks, then get_map.
+// Each clip lands in its video's row, so the ranks' shares add up to one process's matrix.
+void Trainer::Impl::validateMultiLabel(int epoch, int tbEpoch) {
+  torch::NoGradGuard noGrad;
+  net->eval();
+  valLoader->startEpoch(epoch);
+  const auto videos = static_cast<std::int64_t>(valList.videos.size());
+  const std::int64_t classes = c.getInt("MODEL.NUM_CLASSES");
+  // Per video: scores, targets, clips seen.
+  auto rows = torch::zeros({videos, 2 * classes + 1}, torch::kDouble);
+  while (auto vb = valLoader->next()) {
+    if (t.stopRequested_) break;
+    auto scores = net->forward(batchTensors(*vb, device, channelsLast))
+                      .to(torch::kCPU, torch::kDouble)
+                      .contiguous();
+    const auto targets = torch::tensor(vb->targets, torch::kFloat)
+                             .view({vb->size, vb->num_classes})
+                             .to(torch::kDouble);
+    for (int i = 0; i < vb->size; ++i) {
+      auto row = rows[vb->videos[static_cast<std::size_t>(i)]];
+      row.narrow(0, 0, classes) += scores[i];
+      row.narrow(0, classes, classes) += targets[i];
+      row[2 * classes] += 1;
+    }
+    valLoader->recycle(std::move(*vb));
+    util::killIfArmed("validation");
+  }
+  valLoader->stop();
+  if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
+  const bool stopped = stopAgreed();
+  ddp->sumInPlace(rows, "validation scores and targets");
+  const auto counts = rows.select(1, 2 * classes);
+  const auto seen = rows.index({counts > 0});
+  if (seen.size(0) == 0 || stopped) return;
+  const auto perClip = seen.narrow(1, 0, 2 * classes) / seen.narrow(1, 2 * classes, 1);
+  const auto scores = perClip.narrow(1, 0, classes).to(torch::kFloat).contiguous();
+  const auto targets = perClip.narrow(1, classes, classes).to(torch::kFloat).contiguous();
+  const auto m = metrics::meanAveragePrecision(scores.data_ptr<float>(), targets.data_ptr<float>(),
+                                               static_cast<std::size_t>(seen.size(0)),
+                                               static_cast<std::size_t>(classes));
+  bestMap = std::max(bestMap, m.map);
+  runlog::MetricEvent v;
+  v.kind = runlog::kind::kVal;
+  v.step = step;
+  v.epoch = epoch + 1;
+  v.values = {{"map", m.map}, {"max_map", bestMap}};
+  rec.record(v);
+  rec.toTensorBoard({{"Val/mAP", m.map}}, tbEpoch, step, epoch + 1);
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "epoch %d/%d: val mAP %.4f over %d classes with a positive clip, best %.4f",
+                epoch + 1, maxEpoch, m.map, m.classes_used, bestMap);
+  rec.log(line);
 }
 
 // PySlowFast: precise BN statistics before the checkpoint and the evaluation, in FP32.

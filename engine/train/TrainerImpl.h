@@ -14,7 +14,7 @@
 
 #include "config/Config.h"
 #include "config/LrSchedule.h"
-#include "data/KineticsCsv.h"
+#include "data/Dataset.h"
 #include "data/VideoLoader.h"
 #include "models/VideoModels.h"
 #include "multigrid/Schedule.h"
@@ -65,7 +65,10 @@ struct Trainer::Impl {
   std::string resumeFrom;
 
   // Data: loaders rebuilt for each multigrid phase.
-  data::KineticsList trainList, valList;
+  data::SampleList trainList, valList;
+  /// Multi-label dataset (Charades): multi-hot targets, mAP instead of top-1 (as PySlowFast's
+  /// meters with DATA.MULTI_LABEL).
+  bool multiLabel = false;
   std::int64_t accum = 1;
   std::unique_ptr<data::VideoLoader> trainLoader, valLoader, preciseLoader;
   std::int64_t itersPerEpoch = 0;
@@ -91,6 +94,7 @@ struct Trainer::Impl {
   int startEpoch = 0;
   std::int64_t step = 0, startIter = 0;
   double bestTop1 = 100.0;
+  double bestMap = 0.0;  ///< multi-label runs: the best validation mAP (a fraction)
   const multigrid::Phase* phase = nullptr;
   int skippedInARow = 0;
   std::unique_ptr<LossExplosionGuard> explosion;
@@ -102,7 +106,7 @@ struct Trainer::Impl {
   bool multiViewTest(models::VideoNetImpl& model, std::string weights, std::int64_t atStep,
                      double atEpoch);
   void testOnly();
-  data::KineticsList readList(const char* split) const;
+  data::SampleList readList(const char* split) const;
   std::unique_ptr<data::VideoLoader> makeTrainLoader(const config::Config& pc,
                                                      const multigrid::Phase* ph) const;
   void buildLoaders(const config::Config& pc, const multigrid::Phase* ph);
@@ -113,6 +117,7 @@ struct Trainer::Impl {
   void checkpoint(int epochsDone, std::int64_t iterInEpoch);
   bool stopAgreed();
   void validate(int epoch, int tbEpoch);
+  void validateMultiLabel(int epoch, int tbEpoch);
   bool waitWhilePaused();
   std::vector<MicroBatch> nextMicroBatches(int epoch, std::int64_t it, double& dataWait);
   void checkStep(const StepOutcome& out, double fracEpoch);

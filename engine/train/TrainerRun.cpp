@@ -375,8 +375,6 @@ void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5,
   e.step = ++step;
   e.epoch = epoch + static_cast<double>(it + 1) / static_cast<double>(itersPerEpoch);
   e.values = {{"loss", out.loss},
-              {"top1_err", top1},
-              {"top5_err", top5},
               {"lr", lr},
               {"loss_scale", update.scale_after},
               {"skipped", out.stepped ? 0.0 : 1.0},
@@ -384,6 +382,10 @@ void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5,
               {"iter_time_s", iterTime},
               {"data_wait_s", dataWait},
               {"clips_per_s", clips / iterTime}};
+  if (!multiLabel) {
+    e.values["top1_err"] = top1;
+    e.values["top5_err"] = top5;
+  }
   if (ddp->active()) e.values["sync_wait_s"] = ddp->lastSyncWaitSeconds();
   if (cuda) {
     const auto m = system::cudaMemory(device.index());
@@ -397,10 +399,8 @@ void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5,
   rec.record(e);
   rec.checkLog();
   {  // PySlowFast's global_step: data_size * cur_epoch + cur_iter
-    std::vector<runlog::TensorBoardScalar> tb = {{"Train/loss", out.loss},
-                                                 {"Train/lr", lr},
-                                                 {"Train/Top1_err", top1},
-                                                 {"Train/Top5_err", top5}};
+    std::vector<runlog::TensorBoardScalar> tb = {{"Train/loss", out.loss}, {"Train/lr", lr}};
+    if (!multiLabel) tb.insert(tb.end(), {{"Train/Top1_err", top1}, {"Train/Top5_err", top5}});
     if (stepper->scaler().enabled()) tb.push_back({"AMP/loss_scale", update.scale_after});
     rec.toTensorBoard(tb, itersPerEpoch * epoch + it, step, e.epoch);
   }
@@ -436,8 +436,10 @@ bool Trainer::Impl::trainEpoch(int epoch) {
     StepOutcome out = stepper->run(micro);
     if (cuda) torch::cuda::synchronize();
     // Loss and errors averaged over the ranks, so every rank logs and decides on the same values.
+    // Multi-label training logs the loss alone (PySlowFast's train meter skips top-k there).
     auto [top1, top5] =
-        out.targets.defined()
+        multiLabel ? std::pair<double, double>{std::nan(""), std::nan("")}
+        : out.targets.defined()
             ? std::apply(topErrors, mixedPredictionsForErrors(out.logits, out.targets))
             : topErrors(out.logits, out.labels);
     std::tie(out.loss, top1, top5) = ddp->average(out.loss, top1, top5);
@@ -454,11 +456,14 @@ void Trainer::Impl::endEpoch(int epoch, const EpochTotals& totals) {
   summary.kind = runlog::kind::kEpoch;
   summary.step = step;
   summary.epoch = epoch + 1;
-  if (totals.iterations)
+  if (totals.iterations) {
     summary.values = {{"loss", totals.loss / totals.iterations},
-                      {"top1_err", totals.top1 / totals.iterations},
-                      {"top5_err", totals.top5 / totals.iterations},
                       {"mem_peak_rss_bytes", static_cast<double>(system::processPeakRssBytes())}};
+    if (!multiLabel) {
+      summary.values["top1_err"] = totals.top1 / totals.iterations;
+      summary.values["top5_err"] = totals.top5 / totals.iterations;
+    }
+  }
   rec.record(summary);
   rec.writeMetadata();
 

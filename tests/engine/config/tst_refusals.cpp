@@ -60,8 +60,7 @@ class TestRefusals : public QObject {
                    r[0].message.find("empty") != std::string::npos,
                (def.key + ": the message says what to set: " + r[0].message).c_str());
     }
-    QCOMPARE(refusedKeys,
-             7);  // DETECTION.ENABLE, DATA.MULTI_LABEL, TASK, MASK.ENABLE and three MViT variants
+    QCOMPARE(refusedKeys, 6);  // DETECTION.ENABLE, TASK, MASK.ENABLE and three MViT variants
   }
 
   void mvitVariantsCountOnlyForAnMViT() {
@@ -70,10 +69,27 @@ class TestRefusals : public QObject {
   }
 
   void datasetsAndLossesAsTrainAndTestReadThem() {
-    const Config ssv2 = load("TRAIN:\n  DATASET: ssv2\nTEST:\n  DATASET: ssv2\n");
-    QCOMPARE(keysOf(refusedSettings(ssv2, true)), std::string("TRAIN.DATASET TEST.DATASET"));
-    QCOMPARE(keysOf(refusedSettings(ssv2, false)),
+    const Config ava = load("TRAIN:\n  DATASET: ava\nTEST:\n  DATASET: ava\n");
+    QCOMPARE(keysOf(refusedSettings(ava, true)), std::string("TRAIN.DATASET TEST.DATASET"));
+    QCOMPARE(keysOf(refusedSettings(ava, false)),
              std::string("TEST.DATASET"));  // a test reads only the test list
+    for (const char* d : {"kinetics", "SSv2", "ssv2"})
+      QCOMPARE(keysOf(refusedSettings(
+                   load(std::string("TRAIN:\n  DATASET: ") + d + "\nTEST:\n  DATASET: " + d + "\n"),
+                   true)),
+               std::string());
+    // Charades is multi-label with bce_logit, as PySlowFast's configs/Charades.
+    const std::string charades = "TRAIN:\n  DATASET: charades\nTEST:\n  DATASET: charades\n";
+    QCOMPARE(
+        keysOf(refusedSettings(
+            load(charades + "DATA:\n  MULTI_LABEL: True\nMODEL:\n  LOSS_FUNC: bce_logit\n"), true)),
+        std::string());
+    QCOMPARE(keysOf(refusedSettings(load(charades + "MODEL:\n  LOSS_FUNC: bce_logit\n"), true)),
+             std::string("DATA.MULTI_LABEL"));
+    QCOMPARE(keysOf(refusedSettings(load(charades + "DATA:\n  MULTI_LABEL: True\n"), true)),
+             std::string("MODEL.LOSS_FUNC"));  // cross_entropy takes class indices
+    QCOMPARE(keysOf(refusedSettings(load("DATA:\n  MULTI_LABEL: True\n"), true)),
+             std::string("DATA.MULTI_LABEL"));  // Kinetics' labels are class indices
     for (const char* loss : {"bce", "mse", "multi_mse", "contrastive_loss"}) {
       const Config c = load(std::string("MODEL:\n  LOSS_FUNC: ") + loss + "\n");
       QCOMPARE(keysOf(refusedSettings(c, true)), std::string("MODEL.LOSS_FUNC"));

@@ -12,6 +12,7 @@
 #include "data/ClipPreview.h"
 #include "data/DemoDataGenerator.h"
 #include "data/ImageWriter.h"
+#include "data/KineticsCsv.h"
 #include "multigrid/Schedule.h"
 #include "util/AtomicFile.h"
 
@@ -36,7 +37,7 @@ class TestClipPreview : public QObject {
 
   // The training loader's clips of `epoch` as the trainer gets them (batches of 4, 2 workers).
   std::vector<data::Batch> trainingBatches(const config::Config& c, int epoch) {
-    data::KineticsList list;
+    data::SampleList list;
     std::string error;
     if (!data::readKineticsList(data_, "train", " ", data_, 0, list, &error))
       qFatal("%s", error.c_str());

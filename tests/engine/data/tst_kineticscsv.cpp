@@ -24,7 +24,7 @@ class TestKineticsCsv : public QObject {
   void readsPathsAndLabels() {
     // PySlowFast's three line forms: path label; path fn label (path first); path alone (label 0)
     const auto d = write("train", "a/x.mp4 3\n\nb.mp4 y 0\r\nc/z.avi 12\nd.mp4\n");
-    KineticsList list;
+    SampleList list;
     std::string error;
     QVERIFY2(readKineticsList(d, "train", " ", "/videos", 0, list, &error), error.c_str());
     QCOMPARE(list.videos.size(), size_t(4));
@@ -40,7 +40,7 @@ class TestKineticsCsv : public QObject {
 
   void otherSeparatorAndHeaderRows() {
     const auto d = write("val", "path,label\nclip1.mp4,1\nclip2.mp4,0\n");
-    KineticsList list;
+    SampleList list;
     std::string error;
     QVERIFY2(readKineticsList(d, "val", ",", "", 1, list, &error), error.c_str());
     QCOMPARE(list.videos.size(), size_t(2));
@@ -49,7 +49,7 @@ class TestKineticsCsv : public QObject {
 
   void malformedLinesNameFileAndLine() {
     const auto d = write("test", "ok.mp4 1\nfour fields is too many\nbad.mp4 cat\nneg.mp4 -2\n");
-    KineticsList list;
+    SampleList list;
     std::string error;
     QVERIFY(!readKineticsList(d, "test", " ", "", 0, list, &error));
     QVERIFY2(error.find("test.csv:2: expected 'path<space>label'") != std::string::npos,
@@ -58,7 +58,7 @@ class TestKineticsCsv : public QObject {
   }
 
   void missingListSaysWhy() {
-    KineticsList list;
+    SampleList list;
     std::string error;
     QVERIFY(!readKineticsList(dir_.path().toStdString(), "nosplit", " ", "", 0, list, &error));
     QVERIFY2(error.find("has no nosplit.csv") != std::string::npos, error.c_str());
@@ -74,7 +74,7 @@ class TestKineticsCsv : public QObject {
   void aLineTooLongIsNamed() {
     const auto d = write("long", "ok.mp4 1\n" + std::string(200000, 'p') + " 2\nb.mp4 3\n" +
                                      std::string(100000, ' ') + "x\n");
-    KineticsList list;
+    SampleList list;
     std::string error;
     QVERIFY(!readKineticsList(d, "long", " ", "", 0, list, &error));
     QVERIFY2(error.find("long.csv:2: too long (more than 65536 bytes") != std::string::npos,
@@ -86,7 +86,7 @@ class TestKineticsCsv : public QObject {
   // A line of separators is refused with its start quoted, not split into 60,000 fields.
   void aLineOfSeparatorsIsQuotedShort() {
     const auto d = write("seps", "a.mp4 1\nx" + std::string(60000, ',') + "\n");
-    KineticsList list;
+    SampleList list;
     std::string error;
     QVERIFY(!readKineticsList(d, "seps", ",", "", 0, list, &error));
     QVERIFY2(error.find("seps.csv:2: expected 'path,label'") != std::string::npos, error.c_str());
@@ -100,7 +100,7 @@ class TestKineticsCsv : public QObject {
     QCOMPARE(::mkfifo((d + "/fifo.csv").c_str(), 0600), 0);
     std::filesystem::create_symlink("/dev/zero", d + "/zero.csv");
     for (const char* split : {"fifo", "zero"}) {
-      KineticsList list;
+      SampleList list;
       std::string error;
       QVERIFY(!readKineticsList(d, split, " ", "", 0, list, &error));
       QVERIFY2(error.find(std::string(split) + ".csv: not a regular file") != std::string::npos,

@@ -9,6 +9,7 @@
 
 #include "configfile/ConfigLoader.h"
 #include "data/DemoDataGenerator.h"
+#include "data/KineticsCsv.h"
 #include "data/RandAugment.h"
 #include "data/VideoLoader.h"
 
@@ -45,10 +46,10 @@ class TestVideoLoader : public QObject {
   Q_OBJECT
  private:
   QTemporaryDir dir_;
-  KineticsList train_;
+  SampleList train_;
 
-  KineticsList list(const std::string& split) {
-    KineticsList l;
+  SampleList list(const std::string& split) {
+    SampleList l;
     std::string error;
     if (!readKineticsList(dir_.path().toStdString(), split, " ", dir_.path().toStdString(), 0, l,
                           &error))
@@ -253,7 +254,7 @@ class TestVideoLoader : public QObject {
     DemoDataSummary summary;
     std::string error;
     QVERIFY2(generateDemoData(d, summary, &error), error.c_str());
-    KineticsList videos;
+    SampleList videos;
     QVERIFY2(readKineticsList(d.out_dir, "train", " ", d.out_dir, 0, videos, &error),
              error.c_str());
     LoaderOptions o;
@@ -422,7 +423,7 @@ class TestVideoLoader : public QObject {
   }
 
   void brokenClipsAreReplacedAndCounted() {
-    KineticsList l = train_;
+    SampleList l = train_;
     l.videos[3].path = dir_.path().toStdString() + "/missing.mp4";
     l.videos[7].path = std::string(AMPSTUDIO_TEST_DATA_DIR) + "/README.md";  // not a video
     LoaderOptions o;
@@ -442,7 +443,7 @@ class TestVideoLoader : public QObject {
   }
 
   void tooManyFailuresStopWithAReason() {
-    KineticsList l = train_;
+    SampleList l = train_;
     for (auto& v : l.videos) v.path = "/nowhere/" + fs::path(v.path).filename().string();
     LoaderOptions o;
     o.batch_size = 2;
@@ -494,7 +495,7 @@ class TestVideoLoader : public QObject {
   }
 
   void testFailureIsAnError() {
-    KineticsList l = list("test");
+    SampleList l = list("test");
     l.videos[0].path = "/nowhere/x.mp4";
     LoaderOptions o;
     o.batch_size = 2;

@@ -5,6 +5,7 @@
 
 #include <QTemporaryDir>
 
+#include "data/Dataset.h"
 #include "data/KineticsCsv.h"
 #include "data/VideoLoader.h"
 #include "train/BatchSource.h"
@@ -33,7 +34,7 @@ class TestBatchSource : public QObject {
 
   void aLoaderBatchBecomesTheModelsInputs() {
     const auto cfg = demo();
-    data::KineticsList list;
+    data::SampleList list;
     std::string error;
     QVERIFY2(data::readKineticsList(data_, "train", cfg.getString("DATA.PATH_LABEL_SEPARATOR"),
                                     data_, 0, list, &error),
