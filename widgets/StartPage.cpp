@@ -178,8 +178,10 @@ void StartPage::setTemplates(const QStringList& paths, const QString& root) {
         root.isEmpty() ? QFileInfo(paths[i]).fileName() : QDir(root).relativeFilePath(paths[i]);
     QString whole;
     const QString summary = configSummary(paths[i], 110, &whole);
-    const QString name =
-        i == 0 && rel.startsWith(QStringLiteral("demo/")) ? tr("%1 (the demo)").arg(rel) : rel;
+    const bool demo = rel.startsWith(QStringLiteral("demo/"));
+    const QString name = !demo    ? rel
+                         : i == 0 ? tr("%1 (the demo)").arg(rel)
+                                  : tr("%1 (a demo: writes its data, then trains)").arg(rel);
     auto* item = new QListWidgetItem(summary.isEmpty() ? name : name + '\n' + summary);
     item->setData(Qt::UserRole, paths[i]);
     item->setToolTip(whole.isEmpty() ? paths[i]

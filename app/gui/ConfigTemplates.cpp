@@ -47,6 +47,11 @@ QStringList ConfigTemplates::templates() const {
   return out + rest;
 }
 
+bool ConfigTemplates::isDemo(const QString& path) const {
+  return !folder_.isEmpty() &&
+         QDir(folder_).relativeFilePath(path).startsWith(QStringLiteral("demo/"));
+}
+
 QString ConfigTemplates::menuText(const QString& path) const {
   const QString rel = QDir(folder_).relativeFilePath(path);
   return path == demoConfig() ? tr("Demo: tiny X3D on generated clips (%1)").arg(rel) : rel;

@@ -27,6 +27,8 @@ class ConfigTemplates : public QObject {
   QString demoConfig() const;
   /// The demo first, then the others sorted case-insensitively (demo/ before Kinetics/).
   QStringList templates() const;
+  /// Whether `path` is one of the demo templates (configs/demo/): they train on generated data.
+  bool isDemo(const QString& path) const;
   /// What File > New shows for `path`: its path under the folder; the demo says what it is.
   QString menuText(const QString& path) const;
 

@@ -23,15 +23,23 @@ DemoDataJob::DemoDataJob(QObject* parent) : QObject(parent) {
   });
 }
 
-bool DemoDataJob::isCurrent(const QString& dir) {
+bool DemoDataJob::isCurrent(const QString& dir, data::DemoFormat format) {
   std::ifstream in(QDir(dir).filePath("demo-data.json").toStdString());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto j = nlohmann::json::parse(text, nullptr, false);
-  return QFileInfo::exists(QDir(dir).filePath("train.csv")) && j.is_object() &&
-         j.value("version", 0) == data::kDemoDataVersion;
+  if (!QFileInfo::exists(QDir(dir).filePath("train.csv")) || !j.is_object() ||
+      j.value("version", 0) != data::kDemoDataVersion)
+    return false;
+  // Datasets written before the frame formats name none: they are Kinetics'.
+  const auto written = j.find("format");
+  data::DemoFormat was = data::DemoFormat::Kinetics;
+  if (written != j.end() && written->is_string() &&
+      !data::demoFormatFromName(written->get<std::string>(), was))
+    return false;
+  return was == format;
 }
 
-bool DemoDataJob::start(const QString& dir, int clipsPerClass) {
+bool DemoDataJob::start(const QString& dir, int clipsPerClass, data::DemoFormat format) {
   if (running_) return false;
   running_ = true;
   dir_ = dir;
@@ -40,6 +48,7 @@ bool DemoDataJob::start(const QString& dir, int clipsPerClass) {
   data::DemoDataOptions o;
   o.out_dir = dir.toStdString();
   o.clips_per_class = clipsPerClass;
+  o.format = format;
   o.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   // Everything the task touches is its own copy: it may outlive this object.
   watcher_.setFuture(QtConcurrent::run([o](QPromise<Result>& promise) {

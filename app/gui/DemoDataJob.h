@@ -26,12 +26,13 @@ class DemoDataJob : public QObject {
  public:
   explicit DemoDataJob(QObject* parent = nullptr);
 
-  /// True when `dir` holds a demo dataset written by this generator version.
-  static bool isCurrent(const QString& dir);
+  /// True when `dir` holds a demo dataset of `format` written by this generator version.
+  static bool isCurrent(const QString& dir, data::DemoFormat format = data::DemoFormat::Kinetics);
 
-  /// Empties `dir` and starts writing the dataset there (`clipsPerClass` training clips per
-  /// class; tests take fewer). False, changing nothing, while a write is running.
-  bool start(const QString& dir, int clipsPerClass = data::DemoDataOptions{}.clips_per_class);
+  /// Empties `dir` and starts writing the dataset there in `format` (`clipsPerClass` training
+  /// clips per class; tests take fewer). False, changing nothing, while a write is running.
+  bool start(const QString& dir, int clipsPerClass = data::DemoDataOptions{}.clips_per_class,
+             data::DemoFormat format = data::DemoFormat::Kinetics);
   /// From start() until `finished` is emitted (not until the pool thread returns: its outcome
   /// is not ours until the signal says so).
   bool isRunning() const { return running_; }

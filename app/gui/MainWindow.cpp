@@ -130,7 +130,15 @@ MainWindow::MainWindow(QWidget* parent)
           &MainWindow::openRunFolderDialog);
   connect(startPage_, &widgets::StartPage::recentChosen, this,
           [this](const QString& path) { openConfig(path); });
-  connect(startPage_, &widgets::StartPage::templateChosen, this, &MainWindow::newFromTemplate);
+  // The start page's demo templates train at once on their generated data (written first when
+  // missing); the others open as a new config. The New menu opens every template for editing.
+  connect(startPage_, &widgets::StartPage::templateChosen, this, [this](const QString& path) {
+    if (templates_->isDemo(path)) {
+      if (maybeSave()) startDemo(path);
+    } else {
+      newFromTemplate(path);
+    }
+  });
   auto leaveStartPage = [this] {
     if (!editor_->filePath().isEmpty() || editor_->isDirty()) showEditor();
   };
@@ -415,11 +423,19 @@ bool MainWindow::startDemo(const QString& configPath) {
   auto cfg = editor_->config();
   if (!cfg) return false;
   const QString dataDir = QString::fromStdString(cfg->getString("DATA.PATH_TO_DATA_DIR"));
-  if (DemoDataJob::isCurrent(dataDir)) return startTraining();
-  demoData_->start(dataDir);  // the training starts when it has finished (constructor)
-  auto* dialog = new QProgressDialog(
-      tr("Writing the demo dataset to %1 (8 motion classes, 1,200 short clips)…").arg(dataDir),
-      QString(), 0, 100, this);
+  // The demo templates of the frame datasets train on the same clips in their layout.
+  data::DemoFormat format = data::DemoFormat::Kinetics;
+  (void)data::demoFormatFromName(cfg->getString("TRAIN.DATASET"), format);  // else Kinetics'
+  if (DemoDataJob::isCurrent(dataDir, format)) return startTraining();
+  demoData_->start(dataDir, data::DemoDataOptions{}.clips_per_class, format);
+  // The training starts when it has finished (constructor).
+  const QString what =
+      format == data::DemoFormat::Kinetics ? tr("8 motion classes, 1,200 short clips")
+      : format == data::DemoFormat::Ssv2
+          ? tr("8 motion classes, 1,000 clips as JPEG frames with SSv2's lists")
+          : tr("8 motion classes, 500 videos of overlapping actions as JPEG frames");
+  auto* dialog = new QProgressDialog(tr("Writing the demo dataset to %1 (%2)…").arg(dataDir, what),
+                                     QString(), 0, 100, this);
   dialog->setWindowTitle(tr("Demo dataset"));
   dialog->setWindowModality(Qt::WindowModal);
   dialog->setMinimumDuration(0);

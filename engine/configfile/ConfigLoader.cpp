@@ -343,7 +343,10 @@ void ConfigLoader::applyOverrides(Config& config, const std::vector<std::string>
       err(msg);
       continue;
     }
-    if (auto p = config.set(key, parseScalarText(overrides[i + 1]), o))
+    // yacs reads an override with literal_eval and keeps the text when that fails: an empty
+    // one (DATA.PATH_PREFIX "", common when lists hold absolute paths) is the empty string.
+    const std::string& text = overrides[i + 1];
+    if (auto p = config.set(key, text.empty() ? Value(std::string()) : parseScalarText(text), o))
       err(*p);
     else if (def->status == KeyStatus::Deprecated)
       out.push_back(Diagnostic{Diagnostic::Severity::Warning, o, key, def->doc});

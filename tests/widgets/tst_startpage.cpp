@@ -41,11 +41,13 @@ class TestStartPage : public QObject {
     emit page.templateList()->itemActivated(page.templateList()->item(1));
     QCOMPARE(chosen.count(), 1);
     QCOMPARE(chosen.at(0).at(0).toString(), QString("/x/configs/Kinetics/X3D_M.yaml"));
-    // Only a first entry under demo/ is the demo; the list is replaced, not appended to.
+    // Only a first entry under demo/ is the demo, the others say they are demos (they write
+    // their data and train); the list is replaced, not appended to.
     page.setTemplates({"/x/configs/Kinetics/X3D_M.yaml", "/x/configs/demo/DEMO.yaml"},
                       "/x/configs");
     QCOMPARE(page.templateList()->count(), 2);
-    QCOMPARE(page.templateList()->item(1)->text(), QString("demo/DEMO.yaml"));
+    QCOMPARE(page.templateList()->item(1)->text(),
+             QString("demo/DEMO.yaml (a demo: writes its data, then trains)"));
   }
 
   // A template says what it is under its name: the first sentence of its leading comment.
