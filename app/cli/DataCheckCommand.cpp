@@ -26,9 +26,17 @@ int runCheck(const CheckArgs& a) {
   auto cfg = loadConfigForCommand(a.cfg, a.overrides);
   if (!cfg) return 2;
   const std::string dir = cfg->getString("DATA.PATH_TO_DATA_DIR");
-  std::vector<std::string> splits = a.split.empty()
-                                        ? std::vector<std::string>{"train", "val", "test"}
-                                        : std::vector<std::string>{a.split};
+  data::DatasetKind kind = data::DatasetKind::Kinetics;
+  (void)data::datasetKindFromName(cfg->getString("TRAIN.DATASET"), kind);  // validated on load
+  // The frame datasets' test reads the val list: checked once.
+  std::vector<std::string> splits = !a.split.empty() ? std::vector<std::string>{a.split}
+                                    : data::usesFrames(kind)
+                                        ? std::vector<std::string>{"train", "val"}
+                                        : std::vector<std::string>{"train", "val", "test"};
+  std::cout << data::datasetName(kind)
+            << (data::usesFrames(kind) ? ": frame folders (JPEG, every frame decoded)"
+                                       : ": videos (every frame decoded)")
+            << "\n";
   const int numClasses = static_cast<int>(cfg->getInt("MODEL.NUM_CLASSES"));
   int failed = 0, ok = 0, listsRead = 0;
   std::int64_t totalFrames = 0;
@@ -55,7 +63,11 @@ int runCheck(const CheckArgs& a) {
     auto worker = [&] {
       for (size_t i; (i = next++) < list.videos.size();) {
         try {  // an exception leaving this thread would end the command without a word
-          results[i] = data::checkVideo(list.videos[i].path, /*wholeStream=*/true);
+          const data::Sample& s = list.videos[i];
+          results[i] = s.frames.empty() ? data::checkVideo(s.path, /*wholeStream=*/true)
+                                        : data::checkFrames(s.frames, /*wholeStream=*/true);
+          if (!s.frames.empty() && !results[i].ok)  // name the video as well as the frame
+            results[i].message = s.name + ": " + results[i].message;
         } catch (const std::exception& e) {
           results[i] = data::VideoCheck{};
           results[i].message = list.videos[i].path + ": " + e.what();
@@ -84,8 +96,8 @@ int runCheck(const CheckArgs& a) {
       wMin = std::min(wMin, r.info.width), wMax = std::max(wMax, r.info.width);
       hMin = std::min(hMin, r.info.height), hMax = std::max(hMax, r.info.height);
     }
-    std::cout << split << ": " << splitOk << " clips ok, " << splitFailed << " failed ("
-              << list.listPath << ")\n";
+    std::cout << split << ": " << splitOk << (data::usesFrames(kind) ? " videos" : " clips")
+              << " ok, " << splitFailed << " failed (" << list.listPath << ")\n";
     ok += splitOk;
     failed += splitFailed;
   }
@@ -94,7 +106,10 @@ int runCheck(const CheckArgs& a) {
     return 1;
   }
   std::cout << "total: " << ok << " clips ok, " << failed << " failed";
-  if (ok)
+  if (ok && data::usesFrames(kind))  // frame folders have no rate
+    std::cout << "; " << totalFrames << " frames; size " << wMin << "x" << hMin << " to " << wMax
+              << "x" << hMax;
+  else if (ok)
     std::cout << "; " << totalFrames << " frames; fps " << std::setprecision(4) << fpsMin << " to "
               << fpsMax << "; size " << wMin << "x" << hMin << " to " << wMax << "x" << hMax;
   std::cout << "\n";

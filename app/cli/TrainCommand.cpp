@@ -281,8 +281,15 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
               << (cfg->getString("DATA.ENSEMBLE_METHOD") == "max" ? "max-pooled" : "summed")
               << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes"
                                    : std::string())
-              << ")\n"
-              << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy "
+              << ")\n";
+    if (r.multi_label) {  // PySlowFast's multi-label TestMeter reports mAP alone
+      std::cout << std::setprecision(4) << "mAP          " << r.map << "  (" << r.map_classes
+                << " classes with a positive video)\n"
+                << std::setprecision(1) << "time         " << r.seconds << " s\n";
+      if (!scores.empty()) std::cout << "scores       " << scores << "\n";
+      continue;
+    }
+    std::cout << std::setprecision(2) << "top1_err     " << r.top1_err << " %  (top-1 accuracy "
               << 100 - r.top1_err << " %)\n"
               << "top5_err     " << r.top5_err << " %\n"
               << "view top1_err " << r.view_top1_err << " %  (one clip, one crop)\n"
@@ -329,7 +336,8 @@ void addTestCommand(CLI::App& app, int& exitCode) {
   auto scores = std::make_shared<std::string>();
   test->add_option("--scores", *scores,
                    "Also write every video's combined view probabilities (DATA.ENSEMBLE_METHOD), "
-                   "label and top-1 class to this CSV file");
+                   "label and top-1 class (multi-label runs: and the video's target classes, "
+                   "target_0 ...) to this CSV file");
   addLaunchFlags(test, *flags);
   acceptOverrides(test);
   test->callback([cfg, checkpoint, scores, flags, test, &exitCode] {

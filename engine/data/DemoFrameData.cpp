@@ -34,8 +34,8 @@ std::string framePath(const FrameJob& job, int f) {
 }
 
 // Charades-style: 2 actions (3 in about a third of the videos) of different classes, each over
-// a third to two thirds of the video and all through its middle frame: they overlap there, and
-// a clip from either end sees fewer of them.
+// half the video to all of it and all through its middle frame: they overlap there, and a clip
+// from either end may miss the shorter ones.
 std::vector<DemoAction> drawActions(Draws& d, int classes, int frames) {
   const int count = d.uniform() < 0.3 ? 3 : 2;
   const int mid = frames / 2;
@@ -45,7 +45,7 @@ std::vector<DemoAction> drawActions(Draws& d, int classes, int frames) {
     const int label = static_cast<int>(d.integer(static_cast<std::uint64_t>(classes)));
     if (!used.insert(label).second) continue;
     const int length =
-        frames / 3 + static_cast<int>(d.integer(static_cast<std::uint64_t>(frames / 3 + 1)));
+        frames / 2 + static_cast<int>(d.integer(static_cast<std::uint64_t>(frames / 2 + 1)));
     const int lo = std::max(0, mid - length + 1), hi = std::min(mid, frames - length);
     const int first =
         lo + static_cast<int>(d.integer(static_cast<std::uint64_t>(std::max(1, hi - lo + 1))));
@@ -90,7 +90,8 @@ bool generateDemoFrameData(const DemoDataOptions& o, DemoDataSummary& summary, s
   Draws d(o.seed, 0x43484152ULL, 0, 0);
   if (charades) {
     // Longer videos than the clips, so a training clip sees only some of the actions.
-    const int train = std::max(4, o.clips_per_class * classes / 2), val = std::max(8, train / 4);
+    const int train = std::max(4, o.clips_per_class * classes * 3 / 4),
+              val = std::max(8, train / 4);
     for (int i = 0; i < train + val; ++i) {
       FrameJob job;
       job.split = i < train ? "train" : "val";

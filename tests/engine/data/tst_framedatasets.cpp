@@ -248,7 +248,7 @@ class TestFrameDatasets : public QObject {
     SampleList train;
     std::string error;
     QVERIFY2(readSampleList(c, Split::Train, train, &error), error.c_str());
-    QCOMPARE(train.videos.size(), size_t(8));
+    QCOMPARE(train.videos.size(), size_t(12));
     int overlapping = 0;
     for (const Sample& s : train.videos) {
       QCOMPARE(s.frames.size(), size_t(48));
@@ -259,7 +259,7 @@ class TestFrameDatasets : public QObject {
           break;
         }
     }
-    QCOMPARE(overlapping, 8);  // every video has frames where two actions happen at once
+    QCOMPARE(overlapping, 12);  // every video has frames where two actions happen at once
   }
 };
 
