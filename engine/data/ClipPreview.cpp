@@ -8,6 +8,8 @@
 #include "config/Config.h"
 #include "data/ClassNames.h"
 #include "data/Dataset.h"
+#include "data/JpegFrames.h"
+#include "data/ResizedCrop.h"
 #include "data/VideoDecoder.h"
 #include "multigrid/Schedule.h"
 
@@ -30,6 +32,24 @@ std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height,
         o[i * 3] = static_cast<std::uint8_t>(std::clamp(v, 0.0f, 255.0f));
       }
     }
+  }
+  return out;
+}
+
+// A decoded frame (H x W x 3 bytes) at `size` by torch's bilinear resize, plane by plane.
+static std::vector<std::uint8_t> scaledTo(const DecodedClip& frame, Size size) {
+  if (size.height == frame.height && size.width == frame.width) return frame.rgb;
+  const std::size_t in = static_cast<std::size_t>(frame.height) * frame.width,
+                    outPlane = static_cast<std::size_t>(size.height) * size.width;
+  std::vector<float> plane(in), scaled(outPlane);
+  std::vector<std::uint8_t> out(outPlane * 3);
+  for (std::size_t c = 0; c < 3; ++c) {
+    for (std::size_t i = 0; i < in; ++i) plane[i] = frame.rgb[i * 3 + c];
+    resizeBilinear(plane.data(), frame.width, frame.height, frame.width, size.height, size.width, 0,
+                   0, size.height, size.width, false, scaled.data());
+    for (std::size_t i = 0; i < outPlane; ++i)
+      out[i * 3 + c] =
+          static_cast<std::uint8_t>(std::clamp(std::nearbyint(scaled[i]), 0.0f, 255.0f));
   }
   return out;
 }
@@ -102,8 +122,9 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       p.position = first + k;
       p.copy = j;
       p.view = batch->views[static_cast<std::size_t>(j)];
-      p.path =
-          list.videos[static_cast<std::size_t>(batch->videos[static_cast<std::size_t>(j)])].path;
+      const Sample& sample =
+          list.videos[static_cast<std::size_t>(batch->videos[static_cast<std::size_t>(j)])];
+      p.path = sample.frames.empty() ? sample.path : sample.name;
       p.label = batch->labels[static_cast<std::size_t>(j)];
       if (const auto name = names.find(p.label); name != names.end()) p.label_name = name->second;
       p.info = batch->info[static_cast<std::size_t>(j)];
@@ -116,9 +137,17 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       if (slowSize)
         p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize,
                              p.slow_frames, crop, crop, params);
-      if (j == 0 ||
-          !(p.info.decoded ==
-            out.back().info.decoded)) {  // the first source frame, at the size the region refers to
+      if (!sample.frames.empty()) {  // a frame folder: its first frame file, decoded as BGR
+        DecodedClip frame;
+        const auto first = static_cast<std::size_t>(p.info.frame_indices.front());
+        if (!decodeJpegFrames({sample.frames.at(first)}, frame, error)) return false;
+        p.full = scaledTo(frame, p.info.decoded);         // the size the region refers to
+        for (auto* pixels : {&p.fast, &p.slow, &p.full})  // shown as RGB
+          for (std::size_t i = 0; i + 2 < pixels->size(); i += 3)
+            std::swap((*pixels)[i], (*pixels)[i + 2]);
+      } else if (j == 0 ||
+                 !(p.info.decoded ==
+                   out.back().info.decoded)) {  // the first source frame, at the region's size
         VideoDecoder decoder(o.decoder);
         DecodedClip frame;
         if (!decoder.open(p.path, error) ||

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "config/Config.h"
+#include "data/ClipPreview.h"
 #include "data/ClipSampler.h"
 #include "data/Dataset.h"
 #include "data/DemoFrameData.h"
@@ -223,6 +224,39 @@ class TestFrameDatasets : public QObject {
     QVERIFY2(std::abs(clip.fast[0] * 255 - 5) < 4, std::to_string(clip.fast[0] * 255).c_str());
     QVERIFY2(std::abs(clip.fast[2 * plane] * 255 - 250) < 4,
              std::to_string(clip.fast[2 * plane] * 255).c_str());
+  }
+
+  // The clip preview shows a frame folder's clip in RGB, its first frame at the size the region
+  // refers to (short side 64 of the 84 x 84 frames in the test view), named by the video id.
+  void previewShowsFramesInRgb() {
+    const std::string d = demo(DemoFormat::Ssv2, "ssv2");
+    const auto c = config("DEMO_X3D_TINY_SSV2.yaml", d);
+    std::vector<PreviewClip> clips;
+    std::string error;
+    QVERIFY2(previewClips(c, Split::Test, 0, 0, 1, clips, &error), error.c_str());
+    QCOMPARE(clips.size(), size_t(1));
+    const PreviewClip& p = clips[0];
+    SampleList list;
+    QVERIFY2(readSampleList(c, Split::Test, list, &error), error.c_str());
+    QCOMPARE(p.path, list.videos[0].name);
+    QCOMPARE(p.info.decoded.height, 64);
+    QCOMPARE(p.full.size(), size_t(64 * 64 * 3));
+    DecodedClip bgr;
+    QVERIFY2(
+        decodeJpegFrames({list.videos[0].frames[static_cast<size_t>(p.info.frame_indices.front())]},
+                         bgr, &error),
+        error.c_str());
+    // Mean of each channel: the preview's red is the JPEG's third (BGR) channel.
+    auto mean = [](const std::vector<std::uint8_t>& px, size_t c) {
+      double sum = 0;
+      for (size_t i = c; i < px.size(); i += 3) sum += px[i];
+      return sum / static_cast<double>(px.size() / 3);
+    };
+    for (size_t ch = 0; ch < 3; ++ch)
+      QVERIFY2(std::abs(mean(p.full, ch) - mean(bgr.rgb, 2 - ch)) < 3.0,
+               (std::to_string(mean(p.full, ch)) + " vs " + std::to_string(mean(bgr.rgb, 2 - ch)))
+                   .c_str());
+    QVERIFY(std::abs(mean(p.full, 0) - mean(p.full, 2)) > 3.0);  // the check can tell them apart
   }
 
   void aMissingFrameIsNamed() {
