@@ -7,10 +7,11 @@
 
 namespace amp::runlog {
 namespace {
-const char* const kKnown[] = {
-    "format",     "format_version", "name",          "status",   "error",      "device",
-    "precision",  "model",          "config_source", "host",     "pid",        "created_at",
-    "started_at", "ended_at",       "updated_at",    "versions", "world_size", "dist_backend"};
+const char* const kKnown[] = {"format",        "format_version", "name",       "status",
+                              "error",         "device",         "precision",  "model",
+                              "config_source", "host",           "pid",        "created_at",
+                              "started_at",    "ended_at",       "updated_at", "versions",
+                              "world_size",    "dist_backend",   "multi_label"};
 }
 
 const char* toString(RunStatus s) {
@@ -59,6 +60,11 @@ nlohmann::json RunMetadata::toJson() const {
     j["dist_backend"] = distBackend;
   else
     j.erase("dist_backend");
+  // Only when true: a single-label run's run.json reads as before this field existed.
+  if (multiLabel)
+    j["multi_label"] = true;
+  else
+    j.erase("multi_label");
   return j;
 }
 
@@ -107,6 +113,8 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
   if (j.contains("versions") && j["versions"].is_object()) m.versions = j["versions"];
   m.worldSize = static_cast<int>(integer("world_size", 1, 1 << 24, 1));
   m.distBackend = str("dist_backend");
+  m.multiLabel =
+      j.contains("multi_label") && j["multi_label"].is_boolean() && j["multi_label"].get<bool>();
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown))
       m.extra[it.key()] = it.value();

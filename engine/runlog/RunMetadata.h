@@ -33,6 +33,9 @@ struct RunMetadata {
   double updatedAt = 0;  ///< heartbeat: last time the writer touched run.json
   nlohmann::json versions = nlohmann::json::object();  ///< component -> version
   nlohmann::json extra = nlohmann::json::object();     ///< fields this version does not know, kept
+  /// DATA.MULTI_LABEL (Charades): the run is judged by mean average precision ("map" in its val
+  /// and test events), not top-1; run.json's "multi_label", written only when true.
+  bool multiLabel = false;
 
   nlohmann::json toJson() const;
   /// Parses run.json; nullopt with `error` set when it is not a run metadata object.

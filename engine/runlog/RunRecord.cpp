@@ -100,6 +100,10 @@ std::vector<std::string> RunRecord::seriesNames() const {
   return names;
 }
 
+bool RunRecord::multiLabel() const {
+  return series(kind::kVal, "map") || series(kind::kTest, "map");
+}
+
 RunSummary RunRecord::summary() const {
   RunSummary r;
   r.wallTimeSeconds = lastTime_;
@@ -110,6 +114,17 @@ RunSummary RunRecord::summary() const {
     if (best < 1e300) r.bestValTop1 = 100.0 - best;
     if (std::isfinite(val->value.back())) r.finalValTop1 = 100.0 - val->value.back();
   }
+  // mAP is read from `map`, not `max_map`: the best over what the record holds, so a resume's
+  // dropped validations no longer count.
+  if (const Series* val = series(kind::kVal, "map"); val && val->size()) {
+    for (double v : val->value)
+      if (std::isfinite(v)) r.bestValMap = std::max(r.bestValMap.value_or(v), v);
+    if (std::isfinite(val->value.back())) r.finalValMap = val->value.back();
+  }
+  if (const Series* test = series(kind::kTest, "map");
+      test && test->size() && std::isfinite(test->value.back()))
+    r.testMap = test->value.back();
+  r.multiLabel = multiLabel();
   if (const Series* ep = series(kind::kEpoch, "loss"); ep && ep->size()) {
     r.finalLoss = ep->value.back();
   } else if (const Series* tr = series(kind::kTrain, "loss"); tr && tr->size()) {

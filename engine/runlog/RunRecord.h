@@ -23,9 +23,15 @@ struct Series {
 };
 
 /// The run's figures for the summary table; absent where the run has no such data yet.
+/// A multi-label run (Charades: DATA.MULTI_LABEL) is judged by mean average precision, as
+/// PySlowFast's json_stats "map", and has no top-1 figures; a single-label run has no mAP.
 struct RunSummary {
   std::optional<double> bestValTop1;   ///< percent (100 - the lowest val top-1 error)
   std::optional<double> finalValTop1;  ///< percent, the last validation
+  std::optional<double> bestValMap;    ///< fraction in [0, 1]: the highest finite val `map`
+  std::optional<double> finalValMap;   ///< fraction, the last validation's `map`
+  std::optional<double> testMap;       ///< fraction, the last multi-view test's `map`
+  bool multiLabel = false;             ///< RunRecord::multiLabel()
   std::optional<double>
       finalLoss;  ///< the last epoch's mean training loss (else the mean of the last 20 steps)
   std::optional<double> peakMemoryBytes;   ///< CUDA peak allocated, else peak process RSS
@@ -70,6 +76,10 @@ class RunRecord {
   double lastStep() const { return lastStep_; }
   double lastEpoch() const { return lastEpoch_; }
   double lastTime() const { return lastTime_; }
+
+  /// True when a val or test event carried `map`: a multi-label run, whose quality is mean
+  /// average precision (its run.json may also say so: RunMetadata::multiLabel).
+  bool multiLabel() const;
 
   RunSummary summary() const;
 

@@ -44,6 +44,28 @@ class TestRunDirectory : public QObject {
       QVERIFY2(e.path().filename().string().find(".tmp") == std::string::npos, e.path().c_str());
   }
 
+  // DATA.MULTI_LABEL runs say so in run.json ("multi_label": true); a single-label run's run.json
+  // has no such field, and a field of another type reads as single-label.
+  void multiLabelRunsSaySo() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString());
+    RunMetadata m;
+    m.name = "charades";
+    QVERIFY(!m.toJson().contains("multi_label"));
+    m.multiLabel = true;
+    QCOMPARE(m.toJson()["multi_label"], nlohmann::json(true));
+    QVERIFY(run.writeMetadata(m, nullptr));
+    auto back = run.readMetadata();
+    QVERIFY(back && back->multiLabel);
+    QVERIFY(!back->extra.contains("multi_label"));  // a known field, not kept as unknown
+    back->multiLabel = false;
+    QVERIFY(!back->toJson().contains("multi_label"));
+    std::ofstream(run.metadataPath())
+        << R"({"format":"ampstudio-run","status":"finished","multi_label":"yes"})";
+    back = run.readMetadata();
+    QVERIFY(back && !back->multiLabel);
+  }
+
   void unknownFieldsSurviveARewrite() {
     QTemporaryDir tmp;
     RunDirectory run(tmp.path().toStdString());

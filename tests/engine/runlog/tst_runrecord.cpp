@@ -93,6 +93,47 @@ class TestRunRecord : public QObject {
     QVERIFY(!ratio(std::optional<double>(3.0), std::optional<double>(0.0)));
   }
 
+  // A multi-label run (Charades): val and test events carry `map` (a fraction) and no top-1;
+  // its summary has mAP figures and no top-1 ones, and the record says it is multi-label.
+  void multiLabelRunsAreJudgedByMeanAveragePrecision() {
+    RunRecord r;
+    for (int s = 1; s <= 4; ++s) r.add(ev(kind::kTrain, s, {{"loss", 0.2}, {"lr", 0.1}}));
+    r.add(ev(kind::kEpoch, 2, {{"loss", 0.2}}));
+    QVERIFY(!r.multiLabel());  // training alone does not tell
+    QVERIFY(!r.summary().multiLabel);
+    r.add(ev(kind::kVal, 2, {{"map", 0.35}, {"max_map", 0.35}}));
+    QVERIFY(r.multiLabel());
+    r.add(ev(kind::kVal, 3, {{"map", std::nan("")}, {"max_map", 0.35}}));  // a NaN is skipped
+    r.add(ev(kind::kVal, 4, {{"map", 0.413}, {"max_map", 0.413}}));
+    r.add(ev(kind::kVal, 5, {{"map", 0.39}, {"max_map", 0.413}}));
+    RunSummary s = r.summary();
+    QVERIFY(s.multiLabel);
+    QCOMPARE(*s.bestValMap, 0.413);  // a fraction, not percent
+    QCOMPARE(*s.finalValMap, 0.39);
+    QVERIFY(!s.testMap);
+    QVERIFY(!s.bestValTop1);
+    QVERIFY(!s.finalValTop1);
+    r.add(ev(kind::kTest, 5, {{"map", 0.42}, {"videos", 100}}));
+    QCOMPARE(*r.summary().testMap, 0.42);
+    // A resume before the best validation drops it from the best.
+    MetricEvent resumed = ev(kind::kEvent, 3, {});
+    resumed.name = "resumed";
+    r.add(resumed);
+    QCOMPARE(*r.summary().bestValMap, 0.35);
+    // A test alone says multi-label too (`ampstudio-cli test` of a multi-label checkpoint).
+    RunRecord tested;
+    tested.add(ev(kind::kTest, 1, {{"map", 0.3}}));
+    QVERIFY(tested.multiLabel());
+    QVERIFY(!tested.summary().bestValMap);
+    // A single-label run has no mAP figures.
+    RunRecord single;
+    single.add(ev(kind::kVal, 2, {{"top1_err", 30}, {"top5_err", 10}}));
+    single.add(ev(kind::kTest, 2, {{"top1_err", 28}}));
+    QVERIFY(!single.multiLabel());
+    QVERIFY(!single.summary().bestValMap && !single.summary().testMap);
+    QCOMPARE(*single.summary().bestValTop1, 70.0);
+  }
+
   void csvHasOneColumnPerMetric() {
     RunRecord r;
     r.add(ev(kind::kTrain, 1, {{"loss", 2.5}, {"lr", 0.1}}));
