@@ -20,7 +20,8 @@
 
 namespace amp::widgets {
 namespace {
-enum class Transform { Raw, Ema, Accuracy, AccuracyEma, MiB };
+// Accuracy: 100 - an error in percent; Percent: a fraction (mAP) x 100.
+enum class Transform { Raw, Ema, Accuracy, AccuracyEma, Percent, MiB };
 constexpr double kMiB = 1024.0 * 1024.0;
 // The charts' ids: what chart() finds them by and what exported files are called, the same in
 // every language (their titles are translated).
@@ -169,6 +170,11 @@ void DashboardPanel::buildCharts() {
   // TEST.ENABLE: the multi-view test after training, one point at the last epoch.
   bind(acc, tr("test top-1 (multi-view)"), 4, S::Points, "test", "top1_err", Transform::Accuracy,
        "", QCPScatterStyle::ssStar);
+  // A multi-label run (Charades) has mean average precision instead of top-1 (the chart's title
+  // follows, showAccuracyAs); PySlowFast computes it on validation and test only.
+  bind(acc, tr("val mAP"), 1, S::Points, "val", "map", Transform::Percent);
+  bind(acc, tr("test mAP (multi-view)"), 4, S::Points, "test", "map", Transform::Percent, "",
+       QCPScatterStyle::ssStar);
 
   MetricChart* mem = chart(kMemory, tr("Memory"), tr("MiB"));
   bind(mem, tr("allocated"), 0, S::Line, "train", "mem_allocated_bytes", Transform::MiB);
@@ -216,6 +222,7 @@ void DashboardPanel::beginRun(const QString& title) {
   reader_.reset();
   followedDir_.clear();
   record_.clear();
+  multiLabelSaid_ = false;
   generation_ = record_.generation();
   title_->setText(title);
   setRunState(tr("Starting…"));
@@ -297,6 +304,7 @@ void DashboardPanel::updateCharts() {
         continue;
       if (b->transform == Transform::Accuracy || b->transform == Transform::AccuracyEma)
         v = 100.0 - v;
+      if (b->transform == Transform::Percent) v *= 100.0;
       if (b->transform == Transform::MiB) v /= kMiB;
       if (b->transform == Transform::Ema || b->transform == Transform::AccuracyEma) {
         if (!std::isfinite(v)) continue;  // one NaN step must not poison the average
@@ -308,6 +316,7 @@ void DashboardPanel::updateCharts() {
     b->done = s->size();
     b->chart->appendPoints(b->series, x, y);
   }
+  showAccuracyAs(multiLabelSaid_ || record_.multiLabel());
   const auto& notable = record_.notableEvents();
   for (; notableDone_ < notable.size(); ++notableDone_) addNotable(notable[notableDone_]);
   if (const runlog::Series* s = record_.series("train", "loss_scale")) {
@@ -330,6 +339,21 @@ void DashboardPanel::updateCharts() {
     c->fitIfFollowing();
     c->replot(QCustomPlot::rpQueuedReplot);
   }
+}
+
+void DashboardPanel::setMultiLabel(bool on) {
+  multiLabelSaid_ = on;
+  showAccuracyAs(multiLabelSaid_ || record_.multiLabel());
+}
+
+void DashboardPanel::showAccuracyAs(bool meanAveragePrecision) {
+  if (meanAveragePrecision == showsMap_) return;
+  showsMap_ = meanAveragePrecision;
+  // The id stays "accuracy" (what tests, exports and callers find it by) whatever it shows.
+  if (showsMap_)
+    chart(kAccuracy)->setTitle(tr("Mean average precision"), tr("mAP (%)"));
+  else
+    chart(kAccuracy)->setTitle(tr("Accuracy"), tr("%"));
 }
 
 QString DashboardPanel::eventTitle(const std::string& name) {
@@ -452,6 +476,8 @@ bool DashboardPanel::openRunDirectory(const QString& dir, QString* error) {
   }
   beginRun(
       QString::fromStdString(meta->name.empty() ? QDir(dir).dirName().toStdString() : meta->name));
+  // A multi-label run says so before its first validation has a `map` to show.
+  setMultiLabel(meta->multiLabel);
   followedDir_ = dir;
   reader_ = std::make_unique<runlog::MetricsReader>(run.metricsPath());
   appendEvents(reader_->poll());

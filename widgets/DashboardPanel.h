@@ -40,6 +40,11 @@ class DashboardPanel : public QWidget {
   /// "Running", "Finished", "Failed: ..." in the header; `error` is shown in full when failed.
   void setRunState(const QString& state, const QString& error = {});
 
+  /// The run is multi-label (DATA.MULTI_LABEL; run.json's multi_label): the accuracy chart shows
+  /// mean average precision before a `map` value arrives. beginRun() forgets it; a val or test
+  /// event with `map` says it too.
+  void setMultiLabel(bool on);
+
   /// Shows a run directory, following its metrics.jsonl while its run.json says running.
   bool openRunDirectory(const QString& dir, QString* error);
   QString followedDirectory() const { return followedDir_; }
@@ -55,6 +60,9 @@ class DashboardPanel : public QWidget {
   /// The chart with this id ("loss", "accuracy", "memory", "loss_scale", "learning_rate",
   /// "gradient_norm", "throughput", "iteration_time"); nullptr for another.
   MetricChart* chart(const QString& id) const;
+  /// True while the "accuracy" chart shows mean average precision: the run is multi-label (its
+  /// run.json says so, or a val or test event brought `map`).
+  bool showsMeanAveragePrecision() const { return showsMap_; }
   QListWidget* messages() const { return messages_; }
   /// What the message list calls an event of the metrics log ("precise_bn": "Precise BN").
   static QString eventTitle(const std::string& name);
@@ -74,6 +82,7 @@ class DashboardPanel : public QWidget {
   void rebuild();  ///< every chart from the record (axis, smoothing or data removed)
   void updateCharts();
   void addNotable(const runlog::MetricEvent& e);
+  void showAccuracyAs(bool meanAveragePrecision);  ///< the accuracy chart's title and axis
   struct Repeated {
     QListWidgetItem* item = nullptr;  ///< the message's one row in the list
     int count = 0;
@@ -92,6 +101,8 @@ class DashboardPanel : public QWidget {
   std::size_t scaleChecked_ = 0;  ///< train loss_scale points looked at for the note
   bool scaleVaries_ = false;      ///< some step had a loss scale other than 1
   std::uint64_t generation_ = 0;
+  bool multiLabelSaid_ = false;  ///< setMultiLabel: run.json or the config says so
+  bool showsMap_ = false;        ///< the accuracy chart is titled mAP
   XAxis xAxis_ = XAxis::Step;
   double smoothing_ = 0.9;
   bool logY_ = false;

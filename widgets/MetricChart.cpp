@@ -117,6 +117,14 @@ void MetricChart::setNote(const QString& text) {
   emptyText_->setVisible(text.isEmpty() && !xAxis->tickLabels());
 }
 
+void MetricChart::setTitle(const QString& title, const QString& yLabel) {
+  if (title == title_ && yLabel == yAxis->label()) return;
+  title_ = title;
+  titleElement_->setText(title);
+  yAxis->setLabel(yLabel);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 int MetricChart::addSeries(const QString& name, const QColor& color, Style style,
                            QCPScatterStyle::ScatterShape marker) {
   QCPGraph* g = addGraph();

@@ -70,6 +70,8 @@ class MetricChart : public QCustomPlot {
   void setLegendCorner(Qt::Alignment corner);
   Qt::Alignment legendCorner() const { return legendPlacer_.corner(); }
   const QString& title() const { return title_; }
+  /// A new title and Y axis label (the accuracy chart of a multi-label run becomes mAP); replots.
+  void setTitle(const QString& title, const QString& yLabel);
   /// A line or two of grey text inside the plot that says what the curves alone do not (empty:
   /// none).
   void setNote(const QString& text);

@@ -235,6 +235,109 @@ class TestDashboardPanel : public QObject {
     }
   }
 
+  // A multi-label run (Charades) is judged by mean average precision: its val and test events
+  // carry `map` (a fraction) and no top-1. The accuracy chart becomes mAP in percent, and turns
+  // back when a single-label run is opened in the same dashboard (and mAP again after).
+  void multiLabelRunsShowMeanAveragePrecision() {
+    const auto writeRun = [this](const char* name, bool saysMultiLabel,
+                                 const std::vector<runlog::MetricEvent>& events) {
+      const std::string out = dir_.path().toStdString() + "/" + name;
+      runlog::RunDirectory run(out);
+      runlog::RunMetadata m;
+      m.name = name;
+      m.status = runlog::RunStatus::Finished;
+      m.multiLabel = saysMultiLabel;
+      runlog::MetricsWriter w;
+      if (!run.ensureExists(nullptr) || !run.writeMetadata(m, nullptr) ||
+          !w.open(run.metricsPath(), nullptr))
+        return QString();
+      for (const auto& e : events)
+        if (!w.write(e, nullptr)) return QString();
+      return QString::fromStdString(out);
+    };
+    const auto evaluation = [](const char* kind, std::int64_t step,
+                               std::map<std::string, double> values) {
+      runlog::MetricEvent e;
+      e.kind = kind;
+      e.step = step;
+      e.epoch = static_cast<double>(step) / 10.0;
+      e.values = std::move(values);
+      return e;
+    };
+    std::vector<runlog::MetricEvent> multi;
+    for (int s = 1; s <= 20; ++s) {
+      multi.push_back(trainEvent(s, 1.0));
+      multi.back().values.erase("top1_err");  // multi-label training has no top-1
+    }
+    multi.push_back(evaluation("val", 10, {{"map", 0.352}, {"max_map", 0.352}}));
+    multi.push_back(evaluation("val", 20, {{"map", 0.413}, {"max_map", 0.413}}));
+    multi.push_back(evaluation("test", 20, {{"map", 0.427}, {"videos", 40}}));
+    std::vector<runlog::MetricEvent> single;
+    for (int s = 1; s <= 20; ++s) single.push_back(trainEvent(s, 1.0));
+    single.push_back(evaluation("val", 20, {{"top1_err", 30}, {"top5_err", 10}}));
+    // Told by the data alone (no multi_label in run.json), by run.json alone (no val yet).
+    const QString charades = writeRun("charades", false, multi);
+    const QString kinetics = writeRun("kinetics", false, single);
+    const QString starting =
+        writeRun("charades-starting", true, {multi.begin(), multi.begin() + 5});
+    QVERIFY(!charades.isEmpty() && !kinetics.isEmpty() && !starting.isEmpty());
+
+    widgets::DashboardPanel dashboard;
+    widgets::MetricChart* acc = dashboard.chart("accuracy");
+    const auto legend = [acc] {
+      QStringList names;
+      for (int i = 0; i < acc->seriesCount(); ++i)
+        if (acc->legend->itemWithPlottable(acc->seriesGraph(i)))
+          names << acc->seriesGraph(i)->name();
+      return names;
+    };
+    const auto expectMap = [&] {
+      QVERIFY(dashboard.showsMeanAveragePrecision());
+      QVERIFY2(acc->title().contains("mean average precision", Qt::CaseInsensitive),
+               qPrintable(acc->title()));
+      QCOMPARE(acc->yAxis->label(), QString("mAP (%)"));
+    };
+    QString error;
+    QVERIFY2(dashboard.openRunDirectory(charades, &error), qPrintable(error));
+    expectMap();
+    // Percent (x100) at the validation's step, named for mAP; the test's point too.
+    QVERIFY2(acc->valuesAt(20).contains("val mAP: 41.3%"),
+             qPrintable(acc->valuesAt(20).join(" | ")));
+    QVERIFY2(acc->valuesAt(20).contains("test mAP (multi-view): 42.7%"),
+             qPrintable(acc->valuesAt(20).join(" | ")));
+    QVERIFY2(acc->valuesAt(10).contains("val mAP: 35.2%"),
+             qPrintable(acc->valuesAt(10).join(" | ")));
+    // No top-1 series: there is none in a multi-label run, and the legend lists only mAP.
+    QCOMPARE(legend(), (QStringList{"val mAP", "test mAP (multi-view)"}));
+    QVERIFY(acc->yAxis->range().upper > 42.7 && acc->yAxis->range().upper < 100);
+
+    QVERIFY2(dashboard.openRunDirectory(kinetics, &error), qPrintable(error));
+    QVERIFY(!dashboard.showsMeanAveragePrecision());
+    QCOMPARE(acc->title(), QString("Accuracy"));
+    QCOMPARE(acc->yAxis->label(), QString("%"));
+    QCOMPARE(legend(), (QStringList{"train top-1 (smoothed)", "val top-1", "val top-5"}));
+    QVERIFY(acc->valuesAt(20).contains("val top-1: 70%"));
+
+    QVERIFY2(dashboard.openRunDirectory(starting, &error), qPrintable(error));
+    expectMap();  // run.json said so before any `map` arrived
+    QVERIFY(legend().isEmpty());
+
+    // Live: a run begun as single-label turns to mAP when a `map` arrives; setMultiLabel (the
+    // config's DATA.MULTI_LABEL) says it before; a new run forgets both.
+    dashboard.beginRun("live");
+    QVERIFY(!dashboard.showsMeanAveragePrecision());
+    dashboard.appendEvents({multi.begin(), multi.begin() + 20});
+    QVERIFY(!dashboard.showsMeanAveragePrecision());
+    dashboard.appendEvents({multi[20]});
+    expectMap();
+    dashboard.beginRun("next");
+    QVERIFY(!dashboard.showsMeanAveragePrecision());
+    dashboard.setMultiLabel(true);
+    expectMap();
+    dashboard.beginRun("after");
+    QCOMPARE(acc->title(), QString("Accuracy"));
+  }
+
   void axisSmoothingAndExport() {
     widgets::DashboardPanel dashboard;
     dashboard.beginRun("synthetic");
