@@ -28,6 +28,9 @@ RunListPanel::RunListPanel(QWidget* parent)
   table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Best val top-1"), tr("Time"),
                                      tr("Precision"), tr("Model"), tr("Peak memory"), tr("Devices"),
                                      tr("Started")});
+  table_->horizontalHeaderItem(BestTop1)->setToolTip(
+      tr("The best validation top-1 accuracy; for a multi-label run (Charades), the best "
+         "validation mAP (mean average precision), shown as \"mAP 41.3 %\""));
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -80,6 +83,13 @@ RunListPanel::RunListPanel(QWidget* parent)
                    [dir] { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
     menu.exec(table_->viewport()->mapToGlobal(pos));
   });
+}
+
+QString RunListPanel::bestText(const runlog::RunSummary& s, bool multiLabel) {
+  // A multi-label run's figure names itself: in a mixed list "41.3 %" would read as top-1.
+  if (multiLabel)
+    return s.bestValMap ? tr("mAP %1 %").arg(*s.bestValMap * 100.0, 0, 'f', 1) : QString();
+  return s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString();
 }
 
 QString RunListPanel::devicesLabel(const runlog::RunMetadata& meta) {
@@ -173,6 +183,7 @@ void RunListPanel::refresh() {
   QSignalBlocker block(table_);
   table_->setRowCount(static_cast<int>(runs.size()));
   const double now = runlog::unixTimeNow();
+  int multiLabelRuns = 0;
   for (int row = 0; row < static_cast<int>(runs.size()); ++row) {
     const QString dir = QString::fromStdString(runs[static_cast<size_t>(row)]);
     std::string error;
@@ -182,6 +193,7 @@ void RunListPanel::refresh() {
           *meta, runs[static_cast<size_t>(row)]);  // a PySlowFast run's model and precision
     QStringList cells;
     QString status;
+    bool multiLabel = false;
     if (!meta) {
       cells = {QDir(dir).dirName(), tr("unreadable"), QString(), QString(), QString(),
                QString(),           QString(),        QString(), QString()};
@@ -192,12 +204,14 @@ void RunListPanel::refresh() {
                              ? meta->endedAt
                              : (meta->status == runlog::RunStatus::Running ? now : meta->updatedAt);
       const runlog::RunSummary& s = summaryOf(dir);
+      multiLabel = s.multiLabel || meta->multiLabel;
+      if (multiLabel) ++multiLabelRuns;
       const QString took = meta->startedAt > 0
                                ? QString::fromStdString(util::formatDuration(end - meta->startedAt))
                                : QString();
       cells = {meta->name.empty() ? QDir(dir).dirName() : QString::fromStdString(meta->name),
                status,
-               s.bestValTop1 ? QStringLiteral("%1 %").arg(*s.bestValTop1, 0, 'f', 1) : QString(),
+               bestText(s, multiLabel),
                took,
                QString::fromStdString(meta->precision),
                QString::fromStdString(meta->model),
@@ -216,6 +230,10 @@ void RunListPanel::refresh() {
                : QString::fromStdString(error));
       if (c == 0) item->setData(Qt::UserRole, dir);
       if (c == Devices && meta) item->setToolTip(QString::fromStdString(meta->device));
+      if (c == BestTop1 && meta)
+        item->setToolTip(multiLabel ? tr("Multi-label run: the best validation mAP (mean average "
+                                         "precision), in percent")
+                                    : tr("The best validation top-1 accuracy"));
       if (c == Status && status == "failed") item->setForeground(QColor("#d62728"));
       if (c == Status && status == "running") item->setForeground(QColor("#1f77b4"));
       if (c == BestTop1 || c == PeakMemory || c == Time)
@@ -223,6 +241,12 @@ void RunListPanel::refresh() {
       table_->setItem(row, c, item);
     }
   }
+  // The column is named for what its rows show: top-1, mAP (multi-label runs) or both.
+  const int rowCount = table_->rowCount();
+  table_->horizontalHeaderItem(BestTop1)->setText(multiLabelRuns == 0 ? tr("Best val top-1")
+                                                  : multiLabelRuns == rowCount
+                                                      ? tr("Best val mAP")
+                                                      : tr("Best val top-1 / mAP"));
   table_->resizeColumnsToContents();
   block.unblock();
   if (!selected.isEmpty()) {

@@ -1,7 +1,8 @@
 #pragma once
 // The runs under a folder (including ones a CLI process is still writing) and any opened from
-// elsewhere, refreshed every 2 s: name, status, model, precision, best val top-1, peak memory,
-// duration, start. Select several (Ctrl/Shift+click) to compare them.
+// elsewhere, refreshed every 2 s: name, status, model, precision, best val top-1 (mAP for
+// multi-label runs), peak memory, duration, start. Select several (Ctrl/Shift+click) to compare
+// them.
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
@@ -49,6 +50,9 @@ class RunListPanel : public QWidget {
   /// The run's devices in a few words: "CPU", "GPU", "2 x CPU", "8 x GPU" (the full text is its
   /// tooltip).
   static QString devicesLabel(const runlog::RunMetadata& meta);
+  /// The best validation figure as the run list shows it: "87.5 %" (top-1 accuracy) or, for a
+  /// multi-label run, "mAP 41.3 %"; "" while the run has none.
+  static QString bestText(const runlog::RunSummary& s, bool multiLabel);
   static bool exportRunCsv(const QString& runDir, const QString& path, QString* error);
 
  public slots:

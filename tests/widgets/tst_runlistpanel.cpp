@@ -119,6 +119,63 @@ class TestRunListPanel : public QObject {
     QVERIFY(error.contains("missing"));
   }
 
+  // A multi-label run (Charades) is judged by mean average precision: its val events carry `map`
+  // (a fraction) and no top-1. Its best is "mAP 41.3 %", named so beside top-1 runs; the column's
+  // header and tooltips say which.
+  void multiLabelRunsShowTheirBestMeanAveragePrecision() {
+    QTemporaryDir dir;
+    const auto writeVals = [&dir](const char* run,
+                                  const std::vector<std::map<std::string, double>>& vals) {
+      runlog::MetricsWriter w;
+      QVERIFY(w.open(runlog::RunDirectory((dir.path() + "/" + run).toStdString()).metricsPath(),
+                     nullptr));
+      std::int64_t step = 0;
+      for (const auto& values : vals) {
+        runlog::MetricEvent t;
+        t.step = ++step;
+        t.values = {{"loss", 0.1}, {"lr", 0.1}};  // no top1_err in multi-label training
+        QVERIFY(w.write(t, nullptr));
+        runlog::MetricEvent v;
+        v.kind = runlog::kind::kVal;
+        v.step = step;
+        v.values = values;
+        QVERIFY(w.write(v, nullptr));
+      }
+    };
+    makeRun(dir.path() + "/a", "kinetics", runlog::RunStatus::Finished, "fp32");
+    writeVals("a", {{{"top1_err", 12.5}}});
+    makeRun(dir.path() + "/b", "charades", runlog::RunStatus::Finished, "bf16");
+    writeVals("b", {{{"map", 0.35}, {"max_map", 0.35}},
+                    {{"map", 0.4134}, {"max_map", 0.4134}},
+                    {{"map", 0.39}, {"max_map", 0.4134}}});
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    QTableWidget* t = panel.table();
+    using widgets::RunListPanel;
+    QCOMPARE(t->item(0, RunListPanel::BestTop1)->text(), QString("87.5 %"));
+    QCOMPARE(t->item(1, RunListPanel::BestTop1)->text(), QString("mAP 41.3 %"));
+    QVERIFY(t->item(1, RunListPanel::BestTop1)->toolTip().contains("mAP"));
+    QVERIFY(t->item(0, RunListPanel::BestTop1)->toolTip().contains("top-1"));
+    QCOMPARE(t->horizontalHeaderItem(RunListPanel::BestTop1)->text(),
+             QString("Best val top-1 / mAP"));
+    QVERIFY(t->horizontalHeaderItem(RunListPanel::BestTop1)->toolTip().contains("mAP"));
+    // run.json says multi-label before any validation: no figure yet, and none pretending top-1.
+    runlog::RunDirectory a((dir.path() + "/a").toStdString());
+    auto meta = a.readMetadata();
+    QVERIFY(meta);
+    meta->multiLabel = true;
+    QVERIFY(a.writeMetadata(*meta, nullptr));
+    QFile::remove(QString::fromStdString(a.metricsPath()));
+    panel.refresh();
+    QCOMPARE(t->item(0, RunListPanel::BestTop1)->text(), QString());
+    QVERIFY(t->item(0, RunListPanel::BestTop1)->toolTip().contains("mAP"));
+    QCOMPARE(t->horizontalHeaderItem(RunListPanel::BestTop1)->text(), QString("Best val mAP"));
+    runlog::RunSummary s;
+    s.bestValTop1 = 72.04;
+    QCOMPARE(RunListPanel::bestText(s, false), QString("72.0 %"));
+    QCOMPARE(RunListPanel::bestText(s, true), QString());
+  }
+
   void damagedMetadataIsShownNotHidden() {
     QTemporaryDir dir;
     QDir().mkpath(dir.path() + "/broken");
