@@ -43,6 +43,9 @@ struct ComparisonPanel::Run {
 };
 
 namespace {
+// What a chart draws of a value: as logged, 100 - an error in percent (top-1), or a fraction in
+// percent (mAP).
+enum class Value { Raw, Accuracy, Percent };
 struct ChartSpec {
   const char* id;  ///< what chart() finds it by, the same in every language
   const char* title;
@@ -50,7 +53,7 @@ struct ChartSpec {
   const char* kind;
   std::vector<const char*> metrics;  ///< the first present one is drawn
   bool smooth;
-  bool accuracy;
+  Value value;
   double divide;
   bool log2;
   bool readoutUnit;  ///< `unit` is a unit the tracker writes after values (not a description)
@@ -63,18 +66,29 @@ const std::vector<ChartSpec>& chartSpecs() {
        "train",
        {"loss"},
        true,
-       false,
+       Value::Raw,
        1,
        false,
        false},
-      {"val_top1", "Val top-1 accuracy", "%", "val", {"top1_err"}, false, true, 1, false, true},
+      {"val_top1",
+       "Val top-1 accuracy",
+       "%",
+       "val",
+       {"top1_err"},
+       false,
+       Value::Accuracy,
+       1,
+       false,
+       true},
+      // Multi-label runs (Charades): mean average precision instead of top-1 (chartShown).
+      {"val_map", "Val mAP", "%", "val", {"map"}, false, Value::Percent, 1, false, true},
       {"peak_memory",
        "Peak memory",
        "MiB",
        "train",
        {"mem_peak_bytes", "mem_peak_rss_bytes"},
        false,
-       false,
+       Value::Raw,
        1024.0 * 1024.0,
        false,
        true},
@@ -84,7 +98,7 @@ const std::vector<ChartSpec>& chartSpecs() {
        "train",
        {"loss_scale"},
        false,
-       false,
+       Value::Raw,
        1,
        true,
        false},
@@ -94,13 +108,25 @@ const std::vector<ChartSpec>& chartSpecs() {
        "train",
        {"clips_per_s"},
        true,
-       false,
+       Value::Raw,
        1,
        false,
        true},
-      {"learning_rate", "Learning rate", "", "train", {"lr"}, false, false, 1, false, false},
+      {"learning_rate", "Learning rate", "", "train", {"lr"}, false, Value::Raw, 1, false, false},
   };
   return specs;
+}
+
+// The top-1 chart is shown when a run is single-label, the mAP chart when one is multi-label: a
+// comparison of Charades runs shows mAP where one of Kinetics runs shows top-1.
+bool chartShown(const ChartSpec& spec, bool anySingleLabel, bool anyMultiLabel) {
+  if (spec.id == std::string("val_top1")) return anySingleLabel;
+  if (spec.id == std::string("val_map")) return anyMultiLabel;
+  return true;
+}
+
+bool isMultiLabel(const runlog::RunRecord& record, const std::optional<runlog::RunMetadata>& meta) {
+  return record.multiLabel() || (meta && meta->multiLabel);
 }
 
 }  // namespace
@@ -130,19 +156,18 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   top->addWidget(copy);
 
   auto* chartsBox = new QWidget;
-  auto* grid = new QGridLayout(chartsBox);
-  grid->setContentsMargins(0, 0, 0, 0);
-  grid->setSpacing(4);
+  grid_ = new QGridLayout(chartsBox);
+  grid_->setContentsMargins(0, 0, 0, 0);
+  grid_->setSpacing(4);
   for (std::size_t i = 0; i < chartSpecs().size(); ++i) {
     auto* c = new MetricChart(QString::fromLatin1(chartSpecs()[i].id), tr(chartSpecs()[i].title),
-                              tr(chartSpecs()[i].unit));
+                              tr(chartSpecs()[i].unit), chartsBox);
     if (chartSpecs()[i].log2) c->setYScale(MetricChart::YScale::Log2);
-    if (chartSpecs()[i].accuracy) c->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
+    if (chartSpecs()[i].value != Value::Raw) c->setLegendCorner(Qt::AlignBottom | Qt::AlignRight);
     if (chartSpecs()[i].readoutUnit) c->setValueUnit(tr(chartSpecs()[i].unit));
-    charts_.push_back(c);
-    grid->addWidget(c, static_cast<int>(i) / 3, static_cast<int>(i) % 3);
+    allCharts_.push_back(c);
   }
-  linkCharts(charts_, this);
+  linkCharts(allCharts_, this);
   for (QTableWidget* t : {summary_, diff_}) {
     t->setEditTriggers(QAbstractItemView::NoEditTriggers);
     t->verticalHeader()->hide();
@@ -282,7 +307,7 @@ void ComparisonPanel::reload() {
 }
 
 MetricChart* ComparisonPanel::chart(const QString& id) const {
-  for (MetricChart* c : charts_)
+  for (MetricChart* c : charts_)  // the shown ones
     if (c->id() == id) return c;
   return nullptr;
 }
@@ -310,11 +335,32 @@ void ComparisonPanel::rebuildCharts() {
   const QString label = align_ == Align::Step    ? tr("step")
                         : align_ == Align::Epoch ? tr("epoch")
                                                  : tr("time (s)");
-  for (std::size_t ci = 0; ci < charts_.size(); ++ci) {
-    MetricChart* c = charts_[ci];
+  bool anySingle = runs_.empty(), anyMulti = false;
+  for (const auto& run : runs_) {
+    const bool multi = isMultiLabel(run->record, run->meta);
+    anySingle = anySingle || !multi;
+    anyMulti = anyMulti || multi;
+  }
+  std::vector<MetricChart*> shown;
+  for (std::size_t ci = 0; ci < allCharts_.size(); ++ci)
+    if (chartShown(chartSpecs()[ci], anySingle, anyMulti)) shown.push_back(allCharts_[ci]);
+  if (shown != charts_) {  // the shown charts fill the grid in order, three to a row
+    for (MetricChart* c : allCharts_) {
+      grid_->removeWidget(c);
+      c->hide();
+    }
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+      grid_->addWidget(shown[i], static_cast<int>(i) / 3, static_cast<int>(i) % 3);
+      shown[i]->show();
+    }
+    charts_ = shown;
+  }
+  for (std::size_t ci = 0; ci < allCharts_.size(); ++ci) {
+    MetricChart* c = allCharts_[ci];
     const ChartSpec& spec = chartSpecs()[ci];
     c->removeAllSeries();
     c->setXLabel(label);
+    if (c->isHidden()) continue;
     for (const auto& run : runs_) {
       const runlog::Series* s = nullptr;
       for (const char* m : spec.metrics)
@@ -332,7 +378,8 @@ void ComparisonPanel::rebuildCharts() {
       SmoothedValue smooth(0.95);
       for (std::size_t i = 0; i < s->size(); ++i) {
         double v = s->value[i];
-        if (spec.accuracy) v = 100.0 - v;
+        if (spec.value == Value::Accuracy) v = 100.0 - v;
+        if (spec.value == Value::Percent) v *= 100.0;
         v /= spec.divide;
         if (spec.smooth) {
           if (!std::isfinite(v)) continue;
@@ -359,10 +406,18 @@ void ComparisonPanel::rebuildCharts() {
 }
 
 void ComparisonPanel::rebuildSummary() {
-  const QStringList columns = {
-      tr("Run"),           tr("Precision"),   tr("Best val top-1"), tr("Final val top-1"),
-      tr("Final loss"),    tr("Peak memory"), tr("Iterations/s"),   tr("Clips/s"),
-      tr("Skipped steps"), tr("Wall time"),   tr("Status")};
+  // Top-1 columns when a run is single-label, mAP ones when one is multi-label (Charades).
+  bool anySingle = runs_.empty(), anyMulti = false;
+  for (const auto& run : runs_) {
+    const bool multi = isMultiLabel(run->record, run->meta);
+    anySingle = anySingle || !multi;
+    anyMulti = anyMulti || multi;
+  }
+  QStringList columns = {tr("Run"), tr("Precision")};
+  if (anySingle) columns << tr("Best val top-1") << tr("Final val top-1");
+  if (anyMulti) columns << tr("Best val mAP") << tr("Final val mAP");
+  columns << tr("Final loss") << tr("Peak memory") << tr("Iterations/s") << tr("Clips/s")
+          << tr("Skipped steps") << tr("Wall time") << tr("Status");
   summary_->clear();
   summary_->setColumnCount(static_cast<int>(columns.size()));
   summary_->setHorizontalHeaderLabels(columns);
@@ -387,8 +442,19 @@ void ComparisonPanel::rebuildSummary() {
     };
     QStringList cells;
     cells << run.name << (run.meta ? QString::fromStdString(run.meta->precision) : QString());
-    cells << cell(s.bestValTop1, base ? base->bestValTop1 : std::nullopt, pct(s.bestValTop1));
-    cells << cell(s.finalValTop1, base ? base->finalValTop1 : std::nullopt, pct(s.finalValTop1));
+    if (anySingle) {
+      cells << cell(s.bestValTop1, base ? base->bestValTop1 : std::nullopt, pct(s.bestValTop1));
+      cells << cell(s.finalValTop1, base ? base->finalValTop1 : std::nullopt, pct(s.finalValTop1));
+    }
+    if (anyMulti) {  // fractions, shown in percent; higher is better, as top-1
+      const auto times100 = [](const std::optional<double>& v) {
+        return v ? std::optional<double>(*v * 100.0) : std::nullopt;
+      };
+      cells << cell(s.bestValMap, base ? base->bestValMap : std::nullopt,
+                    pct(times100(s.bestValMap)));
+      cells << cell(s.finalValMap, base ? base->finalValMap : std::nullopt,
+                    pct(times100(s.finalValMap)));
+    }
     cells << cell(s.finalLoss, base ? base->finalLoss : std::nullopt,
                   s.finalLoss ? QString::number(*s.finalLoss, 'f', 4) : QString());
     cells << cell(s.peakMemoryBytes, base ? base->peakMemoryBytes : std::nullopt,

@@ -10,6 +10,7 @@
 #include "runlog/RunRecord.h"
 
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QTableWidget;
 class QTabWidget;
@@ -35,9 +36,11 @@ class ComparisonPanel : public QWidget {
   /// Re-reads the runs (runs still being written grow).
   void reload();
 
+  /// The charts shown, in grid order: "val_top1" when a run is single-label, "val_map" (mean
+  /// average precision, in percent) when one is multi-label, both for a mix.
   const std::vector<MetricChart*>& charts() const { return charts_; }
-  /// The chart with this id ("train_loss", "val_top1", "peak_memory", "loss_scale",
-  /// "throughput", "learning_rate"); nullptr for another.
+  /// The shown chart with this id ("train_loss", "val_top1", "val_map", "peak_memory",
+  /// "loss_scale", "throughput", "learning_rate"); nullptr for another or one not shown.
   MetricChart* chart(const QString& id) const;
   QTableWidget* summaryTable() const { return summary_; }
   QTableWidget* diffTable() const { return diff_; }
@@ -50,9 +53,11 @@ class ComparisonPanel : public QWidget {
   void rebuildSummary();
   void rebuildDiff();
   std::vector<std::unique_ptr<Run>> runs_;
-  std::vector<MetricChart*> charts_;
+  std::vector<MetricChart*> allCharts_;  ///< one per chart spec
+  std::vector<MetricChart*> charts_;     ///< those shown
   Align align_ = Align::Step;
   int baseline_ = 0;
+  QGridLayout* grid_ = nullptr;
   QLabel* header_;
   QComboBox* alignCombo_;
   QComboBox* baselineCombo_;

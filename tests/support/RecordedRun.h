@@ -4,20 +4,26 @@
 //
 //   amp::testsupport::recordRun(dir.filePath("fp32"), "fp32", "fp32", 1.0, 900, 40, "TRAIN:\n
 //   BATCH_SIZE: 8\n");
+//   amp::testsupport::recordMultiLabelRun(dir.filePath("charades"), "charades", "bf16", 1.0, 900,
+//                                         0.35, 0.413, "DATA:\n  MULTI_LABEL: True\n");
 #include <QString>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::testsupport {
 
-// A finished run of `steps` steps: loss from 2 down, 10 s per step / `speed`, peak memory `mem`
-// MiB.
-inline void recordRun(const QString& dir, const std::string& name, const std::string& precision,
-                      double speed, double memMiB, double finalErr, const std::string& yaml,
-                      double lossScale = 1.0) {
+// A finished run of 20 steps: loss from 2 down, 1 s per step / `speed`, peak memory `memMiB`
+// MiB, and a validation at each of `vals` (step, values).
+inline void recordRunWith(const QString& dir, const std::string& name, const std::string& precision,
+                          double speed, double memMiB, const std::string& yaml, double lossScale,
+                          const std::vector<std::pair<int, std::map<std::string, double>>>& vals) {
   runlog::RunDirectory run(dir.toStdString());
   QVERIFY(run.ensureExists(nullptr));
   runlog::RunMetadata m;
@@ -44,19 +50,39 @@ inline void recordRun(const QString& dir, const std::string& name, const std::st
                 {"mem_peak_rss_bytes", memMiB * 1024 * 1024}};
     QVERIFY(w.write(e, nullptr));
   }
-  runlog::MetricEvent val;
-  val.kind = runlog::kind::kVal;
-  val.step = 20;
-  val.epoch = 2;
-  val.time_s = 20.0 / speed;
-  val.values = {{"top1_err", finalErr}};
-  QVERIFY(w.write(val, nullptr));
+  for (const auto& [step, values] : vals) {
+    runlog::MetricEvent val;
+    val.kind = runlog::kind::kVal;
+    val.step = step;
+    val.epoch = step / 10.0;
+    val.time_s = step / speed;
+    val.values = values;
+    QVERIFY(w.write(val, nullptr));
+  }
   runlog::MetricEvent epoch;
   epoch.kind = runlog::kind::kEpoch;
   epoch.step = 20;
   epoch.epoch = 2;
   epoch.values = {{"loss", 1.0}};
   QVERIFY(w.write(epoch, nullptr));
+}
+
+// A finished run validated once, at its end, with `finalErr` percent top-1 error.
+inline void recordRun(const QString& dir, const std::string& name, const std::string& precision,
+                      double speed, double memMiB, double finalErr, const std::string& yaml,
+                      double lossScale = 1.0) {
+  recordRunWith(dir, name, precision, speed, memMiB, yaml, lossScale,
+                {{20, {{"top1_err", finalErr}}}});
+}
+
+// A finished multi-label run (Charades: DATA.MULTI_LABEL): validated at steps 10 and 20 with
+// mean average precision `maps` (fractions) and no top-1, as PySlowFast's json_stats.
+inline void recordMultiLabelRun(const QString& dir, const std::string& name,
+                                const std::string& precision, double speed, double memMiB,
+                                double firstMap, double secondMap, const std::string& yaml) {
+  recordRunWith(dir, name, precision, speed, memMiB, yaml, 1.0,
+                {{10, {{"map", firstMap}, {"max_map", firstMap}}},
+                 {20, {{"map", secondMap}, {"max_map", std::max(firstMap, secondMap)}}}});
 }
 
 }  // namespace amp::testsupport

@@ -13,6 +13,7 @@
 
 using namespace amp;
 
+using testsupport::recordMultiLabelRun;
 using testsupport::recordRun;
 
 class TestComparisonPanel : public QObject {
@@ -124,6 +125,65 @@ class TestComparisonPanel : public QObject {
     for (int i = 0; i < 5; ++i)
       colours.insert(panel.charts().front()->seriesGraph(i)->pen().color().rgb());
     QCOMPARE(colours.size(), 5);
+  }
+
+  // Multi-label runs (Charades) are judged by mean average precision: a "val_map" chart (val
+  // `map` in percent) where single-label runs have "val_top1", and mAP columns in the summary
+  // with ratios as for top-1 (higher is better). A mix shows both.
+  void multiLabelRunsCompareMeanAveragePrecision() {
+    QTemporaryDir dir;
+    const QString fp32 = dir.path() + "/charades-fp32", amp = dir.path() + "/charades-amp",
+                  kinetics = dir.path() + "/kinetics";
+    const std::string yaml = "DATA:\n  MULTI_LABEL: True\n";
+    recordMultiLabelRun(fp32, "charades-fp32", "fp32", 2.0, 400, 0.30, 0.40, yaml);
+    recordMultiLabelRun(amp, "charades-amp", "bf16", 3.0, 200, 0.352, 0.413, yaml);
+    recordRun(kinetics, "kinetics", "fp32", 2.0, 400, 25, "SOLVER:\n  BASE_LR: 0.1\n");
+    widgets::ComparisonPanel panel;
+    panel.setRuns({fp32, amp});
+    QVERIFY(!panel.chart("val_top1"));
+    widgets::MetricChart* map = panel.chart("val_map");
+    QVERIFY(map);
+    QCOMPARE(map->title(), QString("Val mAP"));
+    QCOMPARE(panel.charts().size(), std::size_t(6));  // in top-1's place, not beside it
+    QCOMPARE(panel.charts()[1], map);
+    QCOMPARE(map->seriesCount(), 2);
+    QCOMPARE(map->seriesGraph(1)->name(), QString("charades-amp"));
+    QCOMPARE(map->pointCount(1), std::size_t(2));
+    QVERIFY(qFuzzyCompare(map->seriesGraph(1)->data()->at(1)->value, 41.3));
+    QVERIFY2(map->valuesAt(20).contains("charades-amp: 41.3%"),
+             qPrintable(map->valuesAt(20).join(" | ")));
+
+    QTableWidget* t = panel.summaryTable();
+    auto cell = [t](int row, const QString& column) {
+      for (int c = 0; c < t->columnCount(); ++c)
+        if (t->horizontalHeaderItem(c)->text() == column) return t->item(row, c)->text();
+      return QString("no column %1").arg(column);
+    };
+    QCOMPARE(cell(0, "Best val mAP"), QString("40.0 %"));
+    QCOMPARE(cell(1, "Best val mAP"), QString("41.3 % (1.03×)"));
+    QCOMPARE(cell(1, "Final val mAP"), QString("41.3 % (1.03×)"));
+    QCOMPARE(cell(1, "Best val top-1"), QString("no column Best val top-1"));
+    QVERIFY(
+        panel.summaryMarkdown().startsWith("| Run | Precision | Best val mAP | Final val mAP |"));
+
+    // A multi-label run beside a single-label one: both charts, both pairs of columns, each run's
+    // figure in its own (no ratio across the two).
+    panel.setRuns({kinetics, amp});
+    QVERIFY(panel.chart("val_top1") && panel.chart("val_map"));
+    QCOMPARE(panel.charts().size(), std::size_t(7));
+    QCOMPARE(cell(0, "Best val top-1"), QString("75.0 %"));
+    QCOMPARE(cell(1, "Best val top-1"), QString("–"));
+    QCOMPARE(cell(0, "Best val mAP"), QString("–"));
+    QCOMPARE(cell(1, "Best val mAP"), QString("41.3 %"));
+    QCOMPARE(panel.chart("val_map")->pointCount(0), std::size_t(0));
+    QCOMPARE(panel.chart("val_top1")->pointCount(1), std::size_t(0));
+
+    // And back to single-label runs alone: as before.
+    panel.setRuns({kinetics, kinetics});
+    QVERIFY(!panel.chart("val_map"));
+    QCOMPARE(panel.charts().size(), std::size_t(6));
+    QCOMPARE(panel.charts()[1], panel.chart("val_top1"));
+    QVERIFY(panel.summaryMarkdown().startsWith("| Run | Precision | Best val top-1 |"));
   }
 
   void anUnreadableRunIsNamedNotHidden() {
