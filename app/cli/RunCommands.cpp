@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "Commands.h"
+#include "RunText.h"
 #include "checkpoint/ImportedRun.h"
 #include "config/Diagnostic.h"
 #include "runlog/MetricsReader.h"
@@ -61,8 +62,10 @@ int runList(const RunArgs& a) {
     std::cout << "no runs under '" << a.dir << "' (a run is a folder holding run.json)\n";
     return 0;
   }
+  // BEST: the best validation, top-1 accuracy or a multi-label run's mAP (RunText.h).
   std::cout << std::left << std::setw(28) << "NAME" << std::setw(10) << "STATUS" << std::setw(18)
-            << "MODEL" << std::setw(10) << "PRECISION" << std::setw(18) << "STARTED"
+            << "MODEL" << std::setw(10) << "PRECISION" << std::setw(13) << "BEST" << std::setw(18)
+            << "STARTED"
             << "DURATION\n";
   int bad = 0;
   for (const auto& r : runs) {
@@ -74,9 +77,12 @@ int runList(const RunArgs& a) {
       continue;
     }
     checkpoint::describeImportedRun(*m, r);
+    runlog::RunRecord record;
+    (void)record.loadRunDirectory(r, nullptr);  // an unreadable log: no figure ("-")
+    const std::string best = bestValText(record.summary(), record.multiLabel() || m->multiLabel);
     std::cout << std::setw(28) << (m->name.empty() ? r : m->name) << std::setw(10) << statusOf(*m)
-              << std::setw(18) << m->model << std::setw(10) << m->precision << std::setw(18)
-              << localTime(m->startedAt) << duration(*m) << "\n";
+              << std::setw(18) << m->model << std::setw(10) << m->precision << std::setw(13) << best
+              << std::setw(18) << localTime(m->startedAt) << duration(*m) << "\n";
   }
   return bad ? 1 : 0;
 }
@@ -159,7 +165,9 @@ void addRunCommands(CLI::App& app, int& exitCode) {
   runs->require_subcommand(1);
 
   CLI::App* list =
-      runs->add_subcommand("list", "Runs in a folder: name, status, model, precision, time");
+      runs->add_subcommand("list",
+                           "Runs in a folder: name, status, model, precision, best validation "
+                           "(top-1, or mAP for a multi-label run), time");
   list->add_option("dir", args->dir, "Folder holding run directories")
       ->required()
       ->check(CLI::ExistingDirectory);

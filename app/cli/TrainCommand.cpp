@@ -8,13 +8,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "CliConfig.h"
 #include "Commands.h"
 #include "Launcher.h"
 #include "PreflightReport.h"
+#include "RunText.h"
 #include "config/BatchLayout.h"
 #include "dist/DistEnv.h"
 #include "train/Tester.h"
@@ -125,57 +125,25 @@ int runTrain(const std::string& path, std::vector<std::string> overrides,
   };
   if (mainRank)
     trainer.setEventSink([&](const runlog::MetricEvent& e) {
-      std::ostringstream line;
-      line << std::fixed;
-      if (e.kind == runlog::kind::kTrain) {
-        timeSum += e.value("iter_time_s").value_or(0);
-        ++timed;
-        const auto p = trainer.progress();
-        const std::int64_t total = p.totalSteps();
-        const double remaining =
-            static_cast<double>(total - e.step) * timeSum / static_cast<double>(timed);
-        if (tty) {
-          const double frac =
-              total > 0 ? static_cast<double>(e.step) / static_cast<double>(total) : 0.0;
-          const int width = 24, filled = static_cast<int>(frac * width);
-          line << "epoch " << static_cast<int>(e.epoch - 1e-9) + 1 << "/" << p.max_epoch << " ["
-               << std::string(filled, '#') << std::string(width - filled, '.') << "] "
-               << std::setprecision(0) << 100 * frac << "%  step " << e.step << "/" << total
-               << "  loss " << std::setprecision(3) << e.value("loss").value_or(0) << "  top1_err "
-               << std::setprecision(1) << e.value("top1_err").value_or(0) << "  "
-               << e.value("clips_per_s").value_or(0) << " clips/s  eta "
-               << util::formatDuration(remaining);
-          std::lock_guard<std::mutex> lock(outMutex);
-          std::cout << "\r\033[K" << line.str() << std::flush;
-          barShown = true;
-          return;
-        }
-        if (e.step % logPeriod != 0) return;
-        line << "[epoch " << std::setprecision(2) << e.epoch << "/" << p.max_epoch << "][step "
-             << e.step << "] loss " << std::setprecision(4) << e.value("loss").value_or(0)
-             << "  top1_err " << std::setprecision(1) << e.value("top1_err").value_or(0) << "  lr "
-             << std::setprecision(5) << e.value("lr").value_or(0) << "  scale "
-             << std::setprecision(0) << e.value("loss_scale").value_or(1) << "  grad_norm "
-             << std::setprecision(3) << e.value("grad_norm").value_or(0) << "  clips/s "
-             << std::setprecision(1) << e.value("clips_per_s").value_or(0) << "  eta "
-             << util::formatDuration(remaining);
-      } else if (e.kind == runlog::kind::kVal) {
-        line << "[val epoch " << std::setprecision(0) << e.epoch << "] top1_err "
-             << std::setprecision(2) << e.value("top1_err").value_or(0) << "  top5_err "
-             << e.value("top5_err").value_or(0) << "  best top1_err "
-             << e.value("min_top1_err").value_or(0);
-      } else if (e.kind == runlog::kind::kTest) {
-        line << "[test] top1_err " << std::setprecision(2) << e.value("top1_err").value_or(0)
-             << "  top5_err " << e.value("top5_err").value_or(0) << "  over "
-             << std::setprecision(0) << e.value("videos").value_or(0) << " videos x "
-             << e.value("views_per_video").value_or(0) << " views  (one view: top1_err "
-             << std::setprecision(2) << e.value("view_top1_err").value_or(0) << ")";
-      } else if (e.kind == runlog::kind::kEvent) {
-        line << "[" << e.name << "] " << e.message;
-      } else {
+      if (e.kind != runlog::kind::kTrain) {
+        const std::string line = evaluationLine(e);
+        if (!line.empty()) print(line);
         return;
       }
-      print(line.str());
+      timeSum += e.value("iter_time_s").value_or(0);
+      ++timed;
+      const auto p = trainer.progress();
+      const std::int64_t total = p.totalSteps();
+      const double remaining =
+          static_cast<double>(total - e.step) * timeSum / static_cast<double>(timed);
+      const StepLine step{total, p.max_epoch, util::formatDuration(remaining)};
+      if (tty) {
+        std::lock_guard<std::mutex> lock(outMutex);
+        std::cout << "\r\033[K" << trainStepBar(e, step) << std::flush;
+        barShown = true;
+        return;
+      }
+      if (e.step % logPeriod == 0) print(trainStepLine(e, step));
     });
   std::string error;
   const std::string who =

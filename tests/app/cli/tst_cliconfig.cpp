@@ -151,6 +151,52 @@ class TestCliConfig : public QObject {
     QVERIFY(r.err.contains("/no/such.yaml"));
   }
 
+  // `runs list` shows each run's best validation: top-1 accuracy, or a multi-label run's mAP
+  // (its val events carry `map`, a fraction, and no top-1; or its run.json says multi_label).
+  void runsListShowsTheBestTop1OrMap() {
+    QTemporaryDir dir;
+    const auto write = [&dir](const char* name, bool multiLabel,
+                              const std::vector<std::map<std::string, double>>& vals) {
+      amp::runlog::RunDirectory run((dir.path() + "/" + name).toStdString());
+      QVERIFY(run.ensureExists(nullptr));
+      amp::runlog::RunMetadata m;
+      m.name = name;
+      m.status = amp::runlog::RunStatus::Finished;
+      m.multiLabel = multiLabel;
+      QVERIFY(run.writeMetadata(m, nullptr));
+      amp::runlog::MetricsWriter w;
+      QVERIFY(w.open(run.metricsPath(), nullptr));
+      std::int64_t step = 0;
+      for (const auto& values : vals) {
+        amp::runlog::MetricEvent e;
+        e.kind = amp::runlog::kind::kVal;
+        e.step = ++step;
+        e.values = values;
+        QVERIFY(w.write(e, nullptr));
+      }
+    };
+    write("kinetics", false, {{{"top1_err", 30}}, {{"top1_err", 27.5}}});
+    write("charades", false,
+          {{{"map", 0.35}, {"max_map", 0.35}}, {{"map", 0.413}, {"max_map", 0.413}}});
+    write("charades-new", true, {});
+    auto list = runCli({"runs", "list", dir.path()});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("BEST"), qPrintable(list.out));
+    const QStringList lines = list.out.split('\n');
+    const auto lineOf = [&lines](const QString& name) {
+      for (const QString& l : lines)
+        if (l.startsWith(name + ' ')) return l;
+      return QString();
+    };
+    QVERIFY2(lineOf("kinetics").contains(" 72.5 % "), qPrintable(list.out));
+    QVERIFY2(lineOf("charades").contains(" mAP 41.3 % "), qPrintable(list.out));
+    QVERIFY2(!lineOf("charades").contains(" 0.0 %") && !lineOf("charades").contains("100.0 %"),
+             qPrintable(list.out));
+    // No validation yet: no figure ("-"; then STARTED's "-"), not a top-1 of 0.
+    QCOMPARE(lineOf("charades-new").split(' ', Qt::SkipEmptyParts).mid(1, 3),
+             (QStringList{"finished", "-", "-"}));
+  }
+
   void runsListShowTail() {
     QTemporaryDir dir;
     amp::runlog::RunDirectory run((dir.path() + "/run1").toStdString());
