@@ -408,6 +408,8 @@ bool MainWindow::beginTraining(const config::Config& cfg, bool quiet) {
                                     controller_->outputDirUsed()),
         10000);
   dashboard_->beginRun(QFileInfo(controller_->runDir()).fileName());
+  // Multi-label (Charades) is judged by mAP: its chart says so before the first validation.
+  dashboard_->setMultiLabel(cfg.getBool("DATA.MULTI_LABEL"));
   // A resumed run: its history first. Steps the engine has already written again arrive after
   // its "resumed" event, which drops the older copies, so nothing is shown twice.
   dashboard_->appendEvents(runlog::MetricsReader::readAll(
