@@ -171,7 +171,7 @@ void DashboardPanel::buildCharts() {
   bind(acc, tr("test top-1 (multi-view)"), 4, S::Points, "test", "top1_err", Transform::Accuracy,
        "", QCPScatterStyle::ssStar);
   // A multi-label run (Charades) has mean average precision instead of top-1 (the chart's title
-  // follows, showAccuracyAs); PySlowFast computes it on validation and test only.
+  // follows, showMultiLabel); PySlowFast computes it on validation and test only.
   bind(acc, tr("val mAP"), 1, S::Points, "val", "map", Transform::Percent);
   bind(acc, tr("test mAP (multi-view)"), 4, S::Points, "test", "map", Transform::Percent, "",
        QCPScatterStyle::ssStar);
@@ -316,7 +316,7 @@ void DashboardPanel::updateCharts() {
     b->done = s->size();
     b->chart->appendPoints(b->series, x, y);
   }
-  showAccuracyAs(multiLabelSaid_ || record_.multiLabel());
+  showMultiLabel(multiLabelSaid_ || record_.multiLabel());
   const auto& notable = record_.notableEvents();
   for (; notableDone_ < notable.size(); ++notableDone_) addNotable(notable[notableDone_]);
   if (const runlog::Series* s = record_.series("train", "loss_scale")) {
@@ -343,17 +343,21 @@ void DashboardPanel::updateCharts() {
 
 void DashboardPanel::setMultiLabel(bool on) {
   multiLabelSaid_ = on;
-  showAccuracyAs(multiLabelSaid_ || record_.multiLabel());
+  showMultiLabel(multiLabelSaid_ || record_.multiLabel());
 }
 
-void DashboardPanel::showAccuracyAs(bool meanAveragePrecision) {
-  if (meanAveragePrecision == showsMap_) return;
-  showsMap_ = meanAveragePrecision;
-  // The id stays "accuracy" (what tests, exports and callers find it by) whatever it shows.
-  if (showsMap_)
+void DashboardPanel::showMultiLabel(bool multiLabel) {
+  if (multiLabel == showsMap_) return;
+  showsMap_ = multiLabel;
+  // The ids stay "accuracy" and "loss" (what tests, exports and callers find them by). A
+  // multi-label head is trained with a binary cross entropy per class (MODEL.LOSS_FUNC bce_logit).
+  if (showsMap_) {
     chart(kAccuracy)->setTitle(tr("Mean average precision"), tr("mAP (%)"));
-  else
+    chart(kLoss)->setTitle(tr("Loss"), tr("binary cross entropy"));
+  } else {
     chart(kAccuracy)->setTitle(tr("Accuracy"), tr("%"));
+    chart(kLoss)->setTitle(tr("Loss"), tr("cross entropy"));
+  }
 }
 
 QString DashboardPanel::eventTitle(const std::string& name) {

@@ -82,7 +82,7 @@ class DashboardPanel : public QWidget {
   void rebuild();  ///< every chart from the record (axis, smoothing or data removed)
   void updateCharts();
   void addNotable(const runlog::MetricEvent& e);
-  void showAccuracyAs(bool meanAveragePrecision);  ///< the accuracy chart's title and axis
+  void showMultiLabel(bool multiLabel);  ///< the accuracy chart (mAP) and the loss's axis
   struct Repeated {
     QListWidgetItem* item = nullptr;  ///< the message's one row in the list
     int count = 0;

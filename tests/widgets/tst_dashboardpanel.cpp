@@ -296,6 +296,8 @@ class TestDashboardPanel : public QObject {
       QVERIFY2(acc->title().contains("mean average precision", Qt::CaseInsensitive),
                qPrintable(acc->title()));
       QCOMPARE(acc->yAxis->label(), QString("mAP (%)"));
+      // Multi-label heads are trained with a binary cross entropy per class.
+      QCOMPARE(dashboard.chart("loss")->yAxis->label(), QString("binary cross entropy"));
     };
     QString error;
     QVERIFY2(dashboard.openRunDirectory(charades, &error), qPrintable(error));
@@ -315,6 +317,7 @@ class TestDashboardPanel : public QObject {
     QVERIFY(!dashboard.showsMeanAveragePrecision());
     QCOMPARE(acc->title(), QString("Accuracy"));
     QCOMPARE(acc->yAxis->label(), QString("%"));
+    QCOMPARE(dashboard.chart("loss")->yAxis->label(), QString("cross entropy"));
     QCOMPARE(legend(), (QStringList{"train top-1 (smoothed)", "val top-1", "val top-5"}));
     QVERIFY(acc->valuesAt(20).contains("val top-1: 70%"));
 
