@@ -137,12 +137,18 @@ std::optional<MetricEvent> parsePySlowFastStats(const std::string& line,
     copy("top1_err", "top1_err");
     copy("top5_err", "top5_err");
     copy("min_top1_err", "min_top1_err");
+    copy("map", "map");  // a multi-label run's ValMeter: get_map, a fraction
   } else if (text("split") == "test_final") {
     e.kind = kind::kTest;
-    if (const auto a = field("top1_acc") ? number(*field("top1_acc")) : std::nullopt)
-      e.values["top1_err"] = 100.0 - *a;
-    if (const auto a = field("top5_acc") ? number(*field("top5_acc")) : std::nullopt)
-      e.values["top5_err"] = 100.0 - *a;
+    // A multi-label TestMeter writes mAP in percent as "map" and repeats it as top1_acc/top5_acc.
+    if (const auto m = field("map") ? number(*field("map")) : std::nullopt) {
+      e.values["map"] = *m / 100.0;
+    } else {
+      if (const auto a = field("top1_acc") ? number(*field("top1_acc")) : std::nullopt)
+        e.values["top1_err"] = 100.0 - *a;
+      if (const auto a = field("top5_acc") ? number(*field("top5_acc")) : std::nullopt)
+        e.values["top5_err"] = 100.0 - *a;
+    }
   } else {
     return std::nullopt;
   }

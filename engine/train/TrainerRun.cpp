@@ -171,6 +171,7 @@ void Trainer::Impl::describeRun() {
   meta.endedAt = 0;
   meta.precision = policy.name;
   meta.model = c.getString("MODEL.MODEL_NAME") + " (" + c.getString("MODEL.ARCH") + ")";
+  meta.multiLabel = c.getBool("DATA.MULTI_LABEL");  // the studio shows mAP for it from the start
   meta.configSource = t.configSource_;
   meta.host = runlog::hostName();
   meta.pid = getpid();

@@ -67,6 +67,20 @@ class TestPySlowFastLog : public QObject {
     QVERIFY(std::abs(*test->value("top1_err") - 23.06) < 1e-9);
     QVERIFY(std::abs(*test->value("top5_err") - 7.41) < 1e-9);
     QVERIFY(!parsePySlowFastStats(kValIter, st));  // per-iteration validation is not charted
+    // A multi-label (Charades) run: val_epoch's map is a fraction; test_final's is a percent
+    // string that PySlowFast repeats as top1_acc and top5_acc (not accuracies).
+    const auto mlVal = parsePySlowFastStats(
+        R"(json_stats: {"RAM": "1/2G", "_type": "val_epoch", "epoch": "6/57", "gpu_mem": "5.1G", "map": 0.31245, "time_diff": 0.2})",
+        st);
+    QVERIFY(mlVal);
+    QCOMPARE(*mlVal->value("map"), 0.31245);
+    QVERIFY(!mlVal->value("top1_err"));
+    const auto mlTest = parsePySlowFastStats(
+        R"(json_stats: {"map": "42.70", "split": "test_final", "top1_acc": "42.70", "top5_acc": "42.70"})",
+        st);
+    QVERIFY(mlTest);
+    QVERIFY(std::abs(*mlTest->value("map") - 0.427) < 1e-12);
+    QVERIFY(!mlTest->value("top1_err") && !mlTest->value("top5_err"));
     QVERIFY(!parsePySlowFastStats("[12/01 10:00:00][INFO] train_net.py: 500: Start epoch: 1", st));
     QVERIFY(!parsePySlowFastStats("json_stats: {torn", st));
   }
