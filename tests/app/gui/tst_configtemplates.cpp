@@ -48,6 +48,18 @@ class TestConfigTemplates : public QObject {
              QString("Kinetics/X3D_M.yaml"));
   }
 
+  // The start page trains demo/ templates at once (their data is generated); others open.
+  void demoTemplatesAreTheOnesUnderDemo() {
+    QTemporaryDir dir;
+    const QDir root(dir.path());
+    ConfigTemplates templates(dir.path());
+    QVERIFY(templates.isDemo(root.filePath("demo/DEMO_X3D_TINY_CHARADES.yaml")));
+    QVERIFY(templates.isDemo(root.filePath("demo/DEMO_X3D_TINY.yaml")));
+    QVERIFY(!templates.isDemo(root.filePath("Charades/SLOWFAST_16x8_R50.yaml")));
+    QVERIFY(!templates.isDemo("/elsewhere/demo.yaml"));
+    QVERIFY(!ConfigTemplates(QString()).isDemo(root.filePath("demo/DEMO_X3D_TINY.yaml")));
+  }
+
   // Without the demo the others are still offered; without a folder nothing is.
   void aFolderWithoutTheDemoOrNoFolder() {
     QTemporaryDir dir;

@@ -40,6 +40,21 @@ class TestDemoDataJob : public QObject {
     }
   }
 
+  // A frame-format demo (the SSv2 and Charades templates) is current for its format only.
+  void framesFormatsAreTheirOwn() {
+    const QString data = dir_.filePath("charades");
+    DemoDataJob job;
+    QSignalSpy finished(&job, &DemoDataJob::finished);
+    QVERIFY(job.start(data, 1, amp::data::DemoFormat::Charades));
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(finished.front().front().toBool(), qPrintable(job.error()));
+    QCOMPARE(job.summary().train, 6);  // 3/4 of a video per class of 8
+    QVERIFY(DemoDataJob::isCurrent(data, amp::data::DemoFormat::Charades));
+    QVERIFY(!DemoDataJob::isCurrent(data, amp::data::DemoFormat::Ssv2));
+    QVERIFY(!DemoDataJob::isCurrent(data));  // not the Kinetics layout the demo reads
+    QVERIFY(QFile::exists(data + "/frames/C00000/C00000_000001.jpg"));
+  }
+
   // An older generator's dataset is not current (the studio writes it again).
   void anOlderVersionIsNotCurrent() {
     const QString data = dir_.filePath("old");
