@@ -167,10 +167,12 @@ bool readCharades(const config::Config& c, Split split, SampleList& out, std::st
 
 bool readSampleList(const config::Config& c, Split split, SampleList& out, std::string* error) {
   out = SampleList{};
+  // PySlowFast's construct_loader: the test split is TEST.DATASET's, the others TRAIN.DATASET's.
+  const char* key = split == Split::Test ? "TEST.DATASET" : "TRAIN.DATASET";
   DatasetKind kind = DatasetKind::Kinetics;
-  if (!datasetKindFromName(c.getString("TRAIN.DATASET"), kind)) {
+  if (!datasetKindFromName(c.getString(key), kind)) {
     if (error)
-      *error = "TRAIN.DATASET: '" + c.getString("TRAIN.DATASET") +
+      *error = std::string(key) + ": '" + c.getString(key) +
                "' is not a dataset the engine reads (kinetics, ssv2, charades)";
     return false;
   }

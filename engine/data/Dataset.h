@@ -51,7 +51,8 @@ struct SampleList {
   int maxLabel = -1;
 };
 
-/// The samples of `split` as PySlowFast's dataset for TRAIN.DATASET builds them: Kinetics'
+/// The samples of `split` as PySlowFast's dataset for TRAIN.DATASET (TEST.DATASET for the test
+/// split) builds them: Kinetics'
 /// {split}.csv; SSv2's labels JSON joined with {train,val}.csv frame lists; Charades' frame
 /// lists (test reads the val files for both). False with `error` naming the file and line.
 [[nodiscard]] bool readSampleList(const config::Config& c, Split split, SampleList& out,

@@ -33,8 +33,20 @@ LoaderOptions LoaderOptions::fromConfig(const config::Config& c, Split split, in
   return o;
 }
 
+namespace {
+// The list decides how its frames are picked (a test list is TEST.DATASET's).
+ClipParams forList(ClipParams p, const SampleList& list) {
+  p.dataset = list.kind;
+  return p;
+}
+}  // namespace
+
 VideoLoader::VideoLoader(SampleList list, ClipParams params, Split split, LoaderOptions options)
-    : list_(std::move(list)), sampler_(params, options.decoder), split_(split), options_(options) {
+    : list_(std::move(list)),
+      sampler_(forList(params, list_), options.decoder),
+      split_(split),
+      options_(options) {
+  params = sampler_.params();
   options_.batch_size = std::max(1, options_.batch_size);
   options_.world_size = std::max(1, options_.world_size);
   for (auto& shape : options_.short_cycle) {
