@@ -58,7 +58,7 @@ bool auditPrecision(const config::Config& base, const PrecisionAuditOptions& o,
     auto net = models::buildVideoNet(c);
     net->to(device);
     if (channelsLast) train::toChannelsLast3d(*net);
-    net->train();
+    train::trainingMode(*net, c);
     std::vector<double> layerDecay;
     auto optimizer = train::buildOptimizer(c, *net, &layerDecay);
     precision::GradScaler scaler({c.getFloat("AMP.INIT_SCALE"), c.getFloat("AMP.GROWTH_FACTOR"),

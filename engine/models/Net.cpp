@@ -169,6 +169,16 @@ int setBatchNormSplits(torch::nn::Module& net, int64_t splits) {
   return n;
 }
 
+int freezeBatchNormStats(torch::nn::Module& net) {
+  int n = 0;
+  for (const auto& m : net.modules(/*include_self=*/false))
+    if (auto* bn = dynamic_cast<SyncableBatchNorm3dImpl*>(m.get())) {
+      bn->eval();
+      ++n;
+    }
+  return n;
+}
+
 int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync>& sync) {
   int n = 0;
   for (const auto& m : net.modules(/*include_self=*/false))

@@ -126,6 +126,14 @@ BatchNorm3d batchNorm(int64_t channels);
 int setBatchNormSync(torch::nn::Module& net, const std::shared_ptr<BatchNormSync>& sync);
 /// BN.NUM_SPLITS of every batch norm of `net` (1: plain batch norm); returns how many.
 int setBatchNormSplits(torch::nn::Module& net, int64_t splits);
+/// PySlowFast's misc.frozen_bn_stats (MODEL.FROZEN_BN): every batch norm of `net` in evaluation
+/// mode, so that it normalises with its running statistics and leaves them as they are, while
+/// its weight and bias still learn; the next net.train() undoes it. PySlowFast matches
+/// nn.BatchNorm3d, which its sync batch norm derives from and its sub batch norm holds (there the
+/// frozen split statistics, copies of the merged ones since loading, normalise each group: the
+/// same as the merged statistics this model's sub batch norm uses in evaluation). Returns how
+/// many.
+int freezeBatchNormStats(torch::nn::Module& net);
 /// Conv3d without bias.
 torch::nn::Conv3d conv3d(int64_t in, int64_t out, std::vector<int64_t> kernel,
                          std::vector<int64_t> stride, std::vector<int64_t> padding,

@@ -106,7 +106,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
       auto net = models::buildVideoNet(cfg);
       net->to(device);
       if (channelsLast) toChannelsLast3d(*net);
-      net->train();
+      trainingMode(*net, cfg);
       std::vector<double> layerDecay;
       auto optimizer = buildOptimizer(cfg, *net, &layerDecay);
       TrainStep step(cfg, *net, *optimizer, policy);
@@ -134,7 +134,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         net->forward(randomMicroBatch(cfg, 1, device, channelsLast).inputs);
         r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) *
                           o.batch;  // backward costs about twice the forward
-        net->train();
+        trainingMode(*net, cfg);
       }
       const std::int64_t rssBefore = system::processRssBytes();
       system::resetPeakRss();
@@ -220,7 +220,7 @@ double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy,
   net->to(device);
   const bool cl = useChannelsLast3d(cfg, device);
   if (cl) toChannelsLast3d(*net);
-  net->train();
+  trainingMode(*net, cfg);
   auto opt = buildOptimizer(cfg, *net);
   precision::GradScaler scaler({cfg.getFloat("AMP.INIT_SCALE"), cfg.getFloat("AMP.GROWTH_FACTOR"),
                                 cfg.getFloat("AMP.BACKOFF_FACTOR"),

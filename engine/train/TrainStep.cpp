@@ -12,6 +12,11 @@
 
 namespace amp::train {
 
+void trainingMode(torch::nn::Module& net, const config::Config& c) {
+  net.train();
+  if (c.getBool("MODEL.FROZEN_BN")) models::freezeBatchNormStats(net);
+}
+
 TrainStep::TrainStep(const config::Config& c, models::VideoNetImpl& net,
                      torch::optim::Optimizer& optimizer, PrecisionPolicy policy)
     : net_(net),

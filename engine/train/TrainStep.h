@@ -32,6 +32,12 @@ class GradientReducer;
 
 namespace amp::train {
 
+/// The model as PySlowFast's train_epoch sets it before its steps: training mode, then with
+/// MODEL.FROZEN_BN every batch norm back in evaluation mode (misc.frozen_bn_stats). Every path
+/// that trains calls it after anything that switched the mode (validation, a benchmark's
+/// evaluation forward).
+void trainingMode(torch::nn::Module& net, const config::Config& c);
+
 struct StepOutcome {
   double loss = 0;          ///< mean loss over the micro-batches (unscaled)
   torch::Tensor logits;     ///< float32, detached, the micro-batches' logits concatenated

@@ -416,7 +416,7 @@ void Trainer::Impl::recordStep(const StepOutcome& out, double top1, double top5,
 // False when the ranks agreed to stop: the run is checkpointed where it is and finished.
 bool Trainer::Impl::trainEpoch(int epoch) {
   if (mg) enterPhase(epoch);
-  net->train();
+  trainingMode(*net, c);  // again each epoch: validation left the model in evaluation mode
   explosion->startEpoch();
   const std::int64_t firstIter = epoch == startEpoch ? startIter : 0;
   if (!t.synthetic_) trainLoader->startEpoch(epoch, static_cast<int>(firstIter * accum));
@@ -480,7 +480,10 @@ void Trainer::Impl::endEpoch(int epoch, const EpochTotals& totals) {
   if (util::injectedFault("epoch_end") == util::FaultAction::Stop)
     t.stopRequested_ = true;  // a drill's stop here
   const bool stopNow = stopAgreed();
-  if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopNow) preciseBn(epoch);
+  // MODEL.FROZEN_BN leaves no batch norm in training mode, and PySlowFast's precise BN (fvcore's
+  // get_bn_modules) updates only those: nothing to recompute.
+  if (preciseLoader && (evalEpoch || checkpointEpoch) && !stopNow && !c.getBool("MODEL.FROZEN_BN"))
+    preciseBn(epoch);
   if (evalEpoch) validate(epoch, epoch);
   rec.checkLog();
   if (checkpointEpoch) checkpoint(epoch + 1, 0);

@@ -321,7 +321,7 @@ class TestConfigLoader : public QObject {
 
   void warnings() {
     auto r = ConfigLoader().loadText(
-        "BN:\n  MOMENTUM: 0.1\nMODEL:\n  FROZEN_BN: True\nCONTRASTIVE:\n  T: 0.1\nSOLVER:\n  "
+        "BN:\n  MOMENTUM: 0.1\nMODEL:\n  FP16_ALLREDUCE: True\nCONTRASTIVE:\n  T: 0.1\nSOLVER:\n  "
         "BASE_LR: 0.1\n  BASE_LR: 0.2\n",
         "w.yaml", ".");
     QVERIFY2(r.ok(), dump(r.diagnostics).c_str());
@@ -334,7 +334,7 @@ class TestConfigLoader : public QObject {
     for (const auto& d : r.diagnostics)
       if (d.message.find("not acted on") != std::string::npos) {
         ++inactive;
-        QVERIFY(d.message.find("MODEL.FROZEN_BN") != std::string::npos);
+        QVERIFY(d.message.find("MODEL.FP16_ALLREDUCE") != std::string::npos);
         QVERIFY(d.message.find("CONTRASTIVE.T") != std::string::npos);
       }
     QCOMPARE(inactive, 1);  // one warning listing them all
