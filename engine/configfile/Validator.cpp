@@ -62,6 +62,12 @@ std::vector<std::string> archChoices(const Config& c) {
 
 void checkModel(Checker& ck) {
   const Config& c = ck.c_;
+  // PySlowFast passes detach_final_fc to the ResNet, SlowFast and MViT heads, not to X3DHead: an
+  // X3D "linear probe" trains every layer there, and so here; said, not hidden.
+  if (c.getBool("MODEL.DETACH_FINAL_FC") && c.getString("MODEL.MODEL_NAME") == "X3D")
+    ck.warning("MODEL.DETACH_FINAL_FC",
+               "does nothing to X3D: PySlowFast's X3D head has no detach, so every layer trains "
+               "(a full fine-tune, not a linear probe), here as there");
   const std::string arch = c.getString("MODEL.ARCH");
   const auto choices = archChoices(c);
   if (std::find(choices.begin(), choices.end(), arch) == choices.end()) {

@@ -22,6 +22,7 @@ struct GradientReducer::State {
   Communicator* comm = nullptr;
   std::vector<torch::Tensor> params;
   std::vector<std::size_t> bucketOf;
+  std::vector<char> hadGrad;  // per parameter: a gradient of its own when its bucket launched
   std::vector<Bucket> buckets;
   std::size_t nextToLaunch = 0;
   bool armed = false;
@@ -49,6 +50,7 @@ struct GradientReducer::State {
     std::vector<torch::Tensor> grads;
     for (std::size_t i : b.params) {
       auto& p = params[i];
+      hadGrad[i] = p.grad().defined();
       if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
       grads.push_back(p.grad());
     }
@@ -106,6 +108,7 @@ GradientReducer::GradientReducer(Communicator& comm, std::vector<torch::Tensor> 
     if (p.requires_grad()) state_->params.push_back(p);
   const auto& ps = state_->params;
   state_->bucketOf.resize(ps.size());
+  state_->hadGrad.assign(ps.size(), 1);
   // Reverse registration order: the last layers' gradients are ready first. A bucket holds one
   // dtype and device, and closes once it passes bucketBytes.
   std::size_t bytes = 0;
@@ -188,9 +191,24 @@ void GradientReducer::finish() {
     b.flat = torch::Tensor();
     b.work.reset();
   }
+  if (findUnused_) dropGloballyUnusedGradients();
   stats_.buckets = static_cast<int>(s.buckets.size());
   stats_.launched_in_backward = s.launchedInBackward;
   stats_.bytes = s.bytes;
+}
+
+// DDP with find_unused_parameters leaves a parameter that no rank used without a gradient; the
+// bucket gave it zeros, which SGD's weight decay and momentum would still apply.
+void GradientReducer::dropGloballyUnusedGradients() {
+  State& s = *state_;
+  if (s.params.empty()) return;  // the same model on every rank: all return here, or none
+  torch::NoGradGuard noGrad;
+  std::vector<float> had(s.hadGrad.begin(), s.hadGrad.end());
+  auto used = torch::tensor(had);  // the communicator moves it where its backend wants it
+  comm_.allreduce(used, Reduce::Sum, "agreement on the parameters without gradients");
+  const float* n = used.data_ptr<float>();
+  for (std::size_t i = 0; i < s.params.size(); ++i)
+    if (n[i] == 0.0f) s.params[i].mutable_grad() = torch::Tensor();
 }
 
 bool GradientReducer::allTrue(bool flag) {

@@ -50,6 +50,11 @@ class GradientReducer {
   void finish();
   /// True on every rank when `flag` is true on every rank.
   bool allTrue(bool flag);
+  /// DDP's find_unused_parameters, which PySlowFast turns on for MODEL.DETACH_FINAL_FC: after
+  /// finish(), a parameter that got no gradient on any rank this step has none (the optimizer
+  /// skips it: no weight decay, no momentum) instead of the bucket's zeros. One small all-reduce
+  /// more per step; every rank must set the same.
+  void findUnusedParameters(bool on) { findUnused_ = on; }
 
   /// On CUDA, finish() waits for the device before it stops its clock, so wait_s is the
   /// all-reduces' real tail (NCCL's wait() only orders the current stream after them, the CPU
@@ -70,6 +75,9 @@ class GradientReducer {
       accumulators_;  // hooks live on them; the tensors hold weak refs
   ReducerStats stats_;
   bool timeOnDevice_ = false;
+  bool findUnused_ = false;
+
+  void dropGloballyUnusedGradients();
 };
 
 }  // namespace amp::dist

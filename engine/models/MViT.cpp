@@ -381,15 +381,18 @@ class PatchEmbedImpl : public torch::nn::Module {
 };
 TORCH_MODULE(PatchEmbed);
 
-// TransformerBasicHead: dropout, projection, the activation in evaluation.
+// TransformerBasicHead: dropout, projection, the activation in evaluation. `detach`
+// (MODEL.DETACH_FINAL_FC): the projection's input leaves the graph, so only the projection
+// learns (a linear probe), as PySlowFast's head.
 class TransformerHeadImpl : public torch::nn::Module {
  public:
-  TransformerHeadImpl(int64_t dimIn, int64_t classes, double dropout, std::string act)
-      : dropout_(dropout), act_(std::move(act)) {
+  TransformerHeadImpl(int64_t dimIn, int64_t classes, double dropout, std::string act, bool detach)
+      : dropout_(dropout), act_(std::move(act)), detach_(detach) {
     projection_ = register_module("projection", linear(dimIn, classes));
   }
   torch::Tensor forward(torch::Tensor x) {
     if (dropout_ > 0.0) x = torch::dropout(x, dropout_, is_training());
+    if (detach_) x = x.detach();
     x = run(projection_, x);
     if (!is_training()) {
       if (act_ == "softmax")
@@ -404,6 +407,7 @@ class TransformerHeadImpl : public torch::nn::Module {
  private:
   double dropout_;
   std::string act_;
+  bool detach_;
   torch::nn::Linear projection_{nullptr};
 };
 TORCH_MODULE(TransformerHead);
@@ -591,8 +595,9 @@ class MViTImpl : public VideoNetImpl {
     }
     norm_ = register_module("norm", layerNorm(embed));
     head_ = register_module(
-        "head", TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"),
-                                c.getFloat("MODEL.DROPOUT_RATE"), c.getString("MODEL.HEAD_ACT")));
+        "head",
+        TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"), c.getFloat("MODEL.DROPOUT_RATE"),
+                        c.getString("MODEL.HEAD_ACT"), c.getBool("MODEL.DETACH_FINAL_FC")));
     if (c.getBool("MVIT.ZERO_DECAY_POS_CLS")) {
       if (absPos_) {
         if (sepPos_)

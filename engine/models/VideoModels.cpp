@@ -151,12 +151,14 @@ bool multigridShapes(const config::Config& c) {
   return c.getBool("MULTIGRID.SHORT_CYCLE") || c.getBool("MULTIGRID.LONG_CYCLE");
 }
 
-// ResNetBasicHead: average pool per pathway, concat, dropout, projection.
+// ResNetBasicHead: average pool per pathway, concat, dropout, projection. `detach`
+// (MODEL.DETACH_FINAL_FC): the projection's input leaves the graph after dropout, so only the
+// projection learns (a linear probe), as PySlowFast's head.
 class BasicHeadImpl : public torch::nn::Module {
  public:
   BasicHeadImpl(int64_t dimIn, int64_t classes, std::vector<std::vector<int64_t>> pools,
-                double dropout, std::string act)
-      : pools_(std::move(pools)), dropout_(dropout), act_(std::move(act)) {
+                double dropout, std::string act, bool detach)
+      : pools_(std::move(pools)), dropout_(dropout), act_(std::move(act)), detach_(detach) {
     projection_ = register_module("projection", torch::nn::Linear(dimIn, classes));
   }
   torch::Tensor forward(std::vector<torch::Tensor> x) {
@@ -166,6 +168,7 @@ class BasicHeadImpl : public torch::nn::Module {
                             : torch::avg_pool3d(x[p], torch::IntArrayRef(pools_[p]), 1);
     auto y = torch::cat(x, 1).permute({0, 2, 3, 4, 1});
     if (dropout_ > 0) y = torch::dropout(y, dropout_, is_training());
+    if (detach_) y = y.detach();
     return finishHead(run(projection_, y), is_training(), act_);
   }
 
@@ -173,11 +176,14 @@ class BasicHeadImpl : public torch::nn::Module {
   std::vector<std::vector<int64_t>> pools_;
   double dropout_;
   std::string act_;
+  bool detach_;
   torch::nn::Linear projection_{nullptr};
 };
 TORCH_MODULE(BasicHead);
 
 // X3DHead: conv_5 (1x1x1) + BN + ReLU, average pool, lin_5 (1x1x1) + ReLU, dropout, projection.
+// PySlowFast gives it no detach_final_fc: MODEL.DETACH_FINAL_FC does nothing to X3D (the
+// validator says so).
 class X3DHeadImpl : public torch::nn::Module {
  public:
   X3DHeadImpl(int64_t dimIn, int64_t dimInner, int64_t dimOut, int64_t classes,
@@ -348,8 +354,9 @@ class ResNetNetImpl : public VideoNetImpl {
     const int64_t headIn = slowfast_ ? width * 32 + width * 32 / betaInv : width * 32;
     actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
     head_ = register_module(
-        "head", BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools,
-                          c.getFloat("MODEL.DROPOUT_RATE"), c.getString("MODEL.HEAD_ACT")));
+        "head",
+        BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools, c.getFloat("MODEL.DROPOUT_RATE"),
+                  c.getString("MODEL.HEAD_ACT"), c.getBool("MODEL.DETACH_FINAL_FC")));
     initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"),
                 finals_, c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }

@@ -31,6 +31,7 @@ DataParallel::DataParallel(const dist::DistEnv& env, const config::Config& c,
   syncBatchNorm_ = c.getString("BN.NORM_TYPE") == "sync_batchnorm";
   syncDevices_ = static_cast<int>(c.getInt("BN.NUM_SYNC_DEVICES"));
   globalSync_ = c.getBool("BN.GLOBAL_SYNC");
+  detachFinalFc_ = c.getBool("MODEL.DETACH_FINAL_FC");
   const auto timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(c.getFloat("DIST.TIMEOUT_S") * 1000.0));
   comm_ = std::make_unique<dist::Communicator>(env, backend, timeout);
@@ -78,6 +79,7 @@ void DataParallel::attach(torch::nn::Module& net, TrainStep& stepper, std::int64
     models::setBatchNormSync(net, std::make_shared<dist::GroupStatsSync>(*comm_, std::move(group)));
   }
   reducer_ = std::make_unique<dist::GradientReducer>(*comm_, net.parameters(), net.buffers());
+  reducer_->findUnusedParameters(detachFinalFc_);  // as PySlowFast's DDP for a linear probe
   reducer_->broadcastState();
   stepper.setGradientReducer(reducer_.get());
 }

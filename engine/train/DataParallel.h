@@ -70,6 +70,7 @@ class DataParallel {
   torch::Tensor allreduce(std::vector<double> values, bool max, const char* what);
   dist::DistEnv env_;
   bool syncBatchNorm_ = false, globalSync_ = false;
+  bool detachFinalFc_ = false;  // PySlowFast's find_unused_parameters
   int syncDevices_ = 1;
   std::unique_ptr<dist::Communicator> comm_;
   std::unique_ptr<dist::GradientReducer> reducer_;

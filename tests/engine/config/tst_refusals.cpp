@@ -63,6 +63,32 @@ class TestRefusals : public QObject {
     QCOMPARE(refusedKeys, 6);  // DETECTION.ENABLE, TASK, MASK.ENABLE and three MViT variants
   }
 
+  // PySlowFast's X3D head takes no detach_final_fc: config check says the key does nothing
+  // there, and stays quiet for the heads that have it.
+  void detachFinalFcIsSaidToDoNothingOnX3D() {
+    auto x3d = ConfigLoader().loadText(
+        "DATA:\n  INPUT_CHANNEL_NUM: [3]\nMODEL:\n  MODEL_NAME: X3D\n  ARCH: x3d\n"
+        "  DETACH_FINAL_FC: True\n",
+        "t.yaml", ".");
+    QVERIFY2(x3d.ok(), formatDiagnostics(x3d.diagnostics).c_str());
+    const Diagnostic* d = nullptr;
+    for (const auto& x : x3d.diagnostics)
+      if (x.key == "MODEL.DETACH_FINAL_FC") d = &x;
+    QVERIFY2(d, formatDiagnostics(x3d.diagnostics).c_str());
+    QVERIFY(!d->isError());
+    QCOMPARE(d->where.line, 6);
+    QVERIFY2(d->message.find("does nothing to X3D") != std::string::npos, d->message.c_str());
+    auto slow = ConfigLoader().loadText(
+        "DATA:\n  INPUT_CHANNEL_NUM: [3]\nMODEL:\n  MODEL_NAME: ResNet\n  ARCH: slow\n"
+        "  DETACH_FINAL_FC: True\n",
+        "t.yaml", ".");
+    QVERIFY2(slow.ok(), formatDiagnostics(slow.diagnostics).c_str());
+    for (const auto& x : slow.diagnostics)
+      QVERIFY2(x.key != "MODEL.DETACH_FINAL_FC" &&
+                   x.message.find("DETACH_FINAL_FC") == std::string::npos,
+               x.message.c_str());
+  }
+
   void mvitVariantsCountOnlyForAnMViT() {
     QCOMPARE(keysOf(refusedSettings(load("MVIT:\n  PATCH_2D: True\n"), true)),
              std::string());  // a SlowFast builds no patches

@@ -63,6 +63,8 @@ config::Config tinyMvit(const std::string& scenario) {
   } else {
     ov.insert(ov.end(), {"TRAIN.MIXED_PRECISION", "False"});
   }
+  if (scenario == "detach")  // a linear probe: only head.projection gets gradients
+    ov.insert(ov.end(), {"MODEL.DETACH_FINAL_FC", "True"});
   auto r = config::ConfigLoader().loadFile(
       std::string(AMPSTUDIO_SOURCE_DIR) + "/configs/Kinetics/MVITv2_S_16x4.yaml", ov);
   if (!r.ok()) qFatal("%s", config::formatDiagnostics(r.diagnostics).c_str());
@@ -141,6 +143,7 @@ int worker(const std::string& scenario, const std::string& dir) {
     dist::Communicator comm(*env, "gloo", std::chrono::seconds(scenario == "die" ? 10 : 60));
     // Small buckets: several all-reduces per step, so their order and overlap are exercised.
     dist::GradientReducer reducer(comm, net->parameters(), net->buffers(), 16 << 10);
+    reducer.findUnusedParameters(c.getBool("MODEL.DETACH_FINAL_FC"));  // as DataParallel does
     reducer.broadcastState();
     stepper.setGradientReducer(&reducer);
     report << "buckets " << reducer.bucketCount() << "\n";
@@ -255,6 +258,30 @@ class TestGradientReducer : public QObject {
   // (DDP's no_sync), the last one all-reduces the sum; the result is one process's
   // accumulation over the same clips.
   void gradientAccumulationSynchronisesOnceAndEqualsOneProcess() { compareWithOneProcess("accum"); }
+
+  // MODEL.DETACH_FINAL_FC over two ranks, PySlowFast's DDP with find_unused_parameters: the
+  // backbone, which no rank gives a gradient, keeps none, so the optimizer's weight decay and
+  // momentum leave it bit-identical (the buckets' zeros would decay it); the projection trains as
+  // in one process.
+  void aLinearProbeLeavesTheBackboneAloneOnEveryRank() {
+    compareWithOneProcess("detach");
+    if (QTest::currentTestFailed()) return;
+    const auto c = tinyMvit("detach");
+    torch::manual_seed(1);  // rank 0's initial weights, which the broadcast gave both ranks
+    auto net = models::buildVideoNet(c);
+    std::vector<torch::Tensor> backbone;
+    for (const auto& p : net->named_parameters())
+      backbone.push_back(torch::full({p.value().numel()}, p.key().rfind("head.projection.", 0) != 0,
+                                     torch::kBool));
+    const auto mask = torch::cat(backbone);
+    const auto initial = flatParams(*net).masked_select(mask);
+    for (int rank = 0; rank < 2; ++rank) {
+      torch::Tensor last;
+      torch::load(last, outPath(dir_.path().toStdString() + "/detach", rank, kSteps - 1));
+      QVERIFY2(torch::equal(last.masked_select(mask), initial),
+               qPrintable(QString("rank %1's backbone moved").arg(rank)));
+    }
+  }
 
   void syncGroupsAsPySlowFast() {
     std::string error;
