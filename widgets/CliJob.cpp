@@ -8,6 +8,7 @@
 
 #include "LaunchedRun.h"
 #include "checkpoint/ImportedRun.h"
+#include "configfile/ConfigLoader.h"
 #include "configfile/ConfigWriter.h"
 #include "runlog/CheckpointFiles.h"
 
@@ -81,7 +82,10 @@ QString CliJob::runConfig(const QString& runDir, QString* checkpoint, QString* e
     *error = QString::fromStdString(why);
     return {};
   }
-  *checkpoint = QString::fromStdString(runlog::latestCheckpointFile(runDir.toStdString()));
+  // A run with a TASK names its checkpoints after it (ssl_eval_k400_checkpoint_epoch_*.pyth).
+  const auto loaded = config::ConfigLoader().loadFile(cfg.toStdString());
+  const std::string task = loaded.ok() ? loaded.config.getString("TASK") : std::string();
+  *checkpoint = QString::fromStdString(runlog::latestCheckpointFile(runDir.toStdString(), task));
   return cfg;
 }
 

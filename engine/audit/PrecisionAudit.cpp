@@ -75,6 +75,7 @@ bool auditPrecision(const config::Config& base, const PrecisionAuditOptions& o,
                            /*subset=*/true};
       t.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
       t.inflate = c.getBool("TRAIN.CHECKPOINT_INFLATE");
+      if (t.inflate) t.clear_name_patterns.clear();  // as PySlowFast's inflate_weight
       const auto info = train::loadCheckpoint(o.checkpoint, t);
       for (const auto& n : info.notes) report.notes.push_back("checkpoint: " + n);
       epoch = info.epochs_done;

@@ -30,12 +30,18 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
     out.push_back({"DATA.MULTI_LABEL",
                    "False, but Charades' targets are multi-hot class sets scored by mAP; set it "
                    "to True (as PySlowFast's configs/Charades do)"});
-  if (const std::string task = c.getString("TASK"); !task.empty())
-    out.push_back(
-        {"TASK",
-         "'" + task + "' asks for " +
-             (task == "ssl" ? std::string("self-supervised pre-training") : "another task") +
-             ", which the studio does not train; leave TASK empty for video classification"});
+  // PySlowFast trains every other TASK as classification: the name only prefixes the checkpoint
+  // files, and an "ssl_eval" task starts from the "ssl" run's checkpoint (TrainerRun.cpp).
+  if (const std::string task = c.getString("TASK"); task == "ssl")
+    out.push_back({"TASK",
+                   "'ssl' asks for self-supervised pre-training, which the studio does not train; "
+                   "leave TASK empty for video classification, or name the evaluation of a "
+                   "pre-trained model (e.g. ssl_eval_k400)"});
+  else if (task.find('/') != std::string::npos)
+    out.push_back({"TASK", "'" + task +
+                               "' would put the checkpoints (<TASK>_checkpoint_epoch_N.pyth) "
+                               "outside OUTPUT_DIR/checkpoints; leave TASK empty or use a name "
+                               "without '/'"});
   if (c.getBool("MASK.ENABLE"))
     out.push_back({"MASK.ENABLE",
                    "True asks for masked-video pre-training (MaskFeat / MAE), which the studio "

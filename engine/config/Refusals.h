@@ -1,9 +1,9 @@
 #pragma once
 // What train and test refuse in a config that is otherwise valid PySlowFast YAML: tasks other
-// than video classification, dataset formats other than Kinetics-style lists, losses of such
-// tasks and MViT variants that are not built. One list, read by the validator (warnings, so
-// `config check` says what train will refuse), the pre-flight checks (errors before Start) and
-// the trainer and tester (which refuse to run).
+// than video classification (TASK ssl; the ssl_eval tasks are classification), dataset formats
+// other than Kinetics-style lists, losses of such tasks and MViT variants that are not built. One
+// list, read by the validator (warnings, so `config check` says what train will refuse), the
+// pre-flight checks (errors before Start) and the trainer and tester (which refuse to run).
 #include <string>
 #include <vector>
 

@@ -10,8 +10,8 @@ namespace amp::runlog {
 namespace {
 
 // The files of runDir/checkpoints whose names `keep` accepts, sorted by name.
-std::vector<std::filesystem::path> checkpointEntries(const std::string& runDir,
-                                                     bool (*keep)(const std::string& name)) {
+template <typename Keep>
+std::vector<std::filesystem::path> checkpointEntries(const std::string& runDir, Keep keep) {
   std::vector<std::filesystem::path> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(
@@ -23,30 +23,43 @@ std::vector<std::filesystem::path> checkpointEntries(const std::string& runDir,
   return out;
 }
 
-bool hasCheckpointPrefix(const std::string& name) {
-  return name.rfind("checkpoint_epoch_", 0) == 0;
+bool endsWith(const std::string& name, const std::string& suffix) {
+  return name.size() >= suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
 
-std::vector<std::string> listCheckpointFiles(const std::string& runDir) {
+std::string checkpointNamePrefix(const std::string& task) {
+  return task.empty() ? std::string("checkpoint_epoch_") : task + "_checkpoint_epoch_";
+}
+
+std::vector<std::string> listCheckpointFiles(const std::string& runDir, const std::string& task) {
+  const std::string prefix = checkpointNamePrefix(task);
   std::vector<std::string> out;
-  for (const auto& p : checkpointEntries(runDir, [](const std::string& n) {
-         return hasCheckpointPrefix(n) && n.size() > 5 && n.compare(n.size() - 5, 5, ".pyth") == 0;
+  for (const auto& p : checkpointEntries(runDir, [&](const std::string& n) {
+         return n.rfind(prefix, 0) == 0 && n.size() > prefix.size() && endsWith(n, ".pyth");
        }))
     out.push_back(p.string());
   return out;
 }
 
-std::string latestCheckpointFile(const std::string& runDir) {
-  const auto all = listCheckpointFiles(runDir);
+std::string latestCheckpointFile(const std::string& runDir, const std::string& task) {
+  const auto all = listCheckpointFiles(runDir, task);
   return all.empty() ? std::string() : all.back();
+}
+
+bool hasAnyCheckpointFile(const std::string& runDir) {
+  return !checkpointEntries(runDir, [](const std::string& n) {
+            return n.find("checkpoint") != std::string::npos;
+          }).empty();
 }
 
 std::vector<std::string> removeUnfinishedCheckpoints(const std::string& runDir) {
   std::vector<std::string> removed;
   for (const auto& p : checkpointEntries(runDir, [](const std::string& n) {
-         return hasCheckpointPrefix(n) && n.find(".pyth.tmp-") != std::string::npos;
+         return n.find("checkpoint_epoch_") != std::string::npos &&
+                n.find(".pyth.tmp-") != std::string::npos;
        })) {
     std::error_code ec;
     if (std::filesystem::remove(p, ec)) removed.push_back(p.filename().string());

@@ -244,21 +244,21 @@ void restoreOptimizer(const std::string& path, const c10::IValue& value,
 }  // namespace
 
 std::string checkpointFileName(const CheckpointInfo& info) {
-  char name[96];
+  char suffix[64];
   if (info.iter_in_epoch == 0)
-    std::snprintf(name, sizeof name, "checkpoint_epoch_%05d.pyth", info.epochs_done);
+    std::snprintf(suffix, sizeof suffix, "%05d.pyth", info.epochs_done);
   else
-    std::snprintf(name, sizeof name, "checkpoint_epoch_%05d_step_%08lld.pyth", info.epochs_done,
+    std::snprintf(suffix, sizeof suffix, "%05d_step_%08lld.pyth", info.epochs_done,
                   static_cast<long long>(info.global_step));
-  return name;
+  return runlog::checkpointNamePrefix(info.task) + suffix;
 }
 
-std::vector<std::string> listCheckpoints(const std::string& runDir) {
-  return runlog::listCheckpointFiles(runDir);
+std::vector<std::string> listCheckpoints(const std::string& runDir, const std::string& task) {
+  return runlog::listCheckpointFiles(runDir, task);
 }
 
-std::string latestCheckpoint(const std::string& runDir) {
-  return runlog::latestCheckpointFile(runDir);
+std::string latestCheckpoint(const std::string& runDir, const std::string& task) {
+  return runlog::latestCheckpointFile(runDir, task);
 }
 
 std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net,

@@ -21,6 +21,8 @@ struct CheckpointInfo {
   double best_top1_err = 100.0;    ///< best validation top-1 error so far
   std::string cfg_yaml;
   std::string path;
+  /// Saving: the config's TASK, which names the file ("" for classification).
+  std::string task;
   /// Saving: each optimizer group's SOLVER.LAYER_DECAY multiplier, written as PySlowFast's
   /// param_groups "layer_decay" (empty: 1.0 for every group).
   std::vector<double> layer_decay;
@@ -31,11 +33,12 @@ struct CheckpointInfo {
 
 /// checkpoints/checkpoint_epoch_00003.pyth after 3 epochs (PySlowFast's name), or
 /// checkpoint_epoch_00003_step_00000123.pyth for a stop inside epoch 4: names sort in time order.
+/// With a TASK, PySlowFast's "<task>_" goes first: ssl_eval_k400_checkpoint_epoch_00003.pyth.
 std::string checkpointFileName(const CheckpointInfo& info);
-/// The newest checkpoint of a run directory ("" when there is none).
-std::string latestCheckpoint(const std::string& runDir);
-/// Every checkpoint of a run directory, oldest first.
-std::vector<std::string> listCheckpoints(const std::string& runDir);
+/// The newest checkpoint of TASK `task` in a run directory ("" when there is none).
+std::string latestCheckpoint(const std::string& runDir, const std::string& task = "");
+/// Every checkpoint of TASK `task` in a run directory, oldest first.
+std::vector<std::string> listCheckpoints(const std::string& runDir, const std::string& task = "");
 
 /// Saves atomically to runDir/checkpoints/<name>; returns the path, or throws std::runtime_error.
 std::string saveCheckpoint(const std::string& runDir, torch::nn::Module& net,

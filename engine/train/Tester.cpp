@@ -32,7 +32,7 @@ std::optional<std::string> unsupportedTask(const config::Config& c, bool trainin
 
 std::string testCheckpoint(const config::Config& c) {
   std::string path = c.getString("TEST.CHECKPOINT_FILE_PATH");
-  if (path.empty()) path = latestCheckpoint(c.getString("OUTPUT_DIR"));
+  if (path.empty()) path = latestCheckpoint(c.getString("OUTPUT_DIR"), c.getString("TASK"));
   if (path.empty()) path = c.getString("TRAIN.CHECKPOINT_FILE_PATH");
   return path;
 }

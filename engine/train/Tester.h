@@ -90,7 +90,8 @@ struct Prediction {
 std::optional<std::string> unsupportedTask(const config::Config& cfg, bool training);
 
 /// The checkpoint a test of `cfg` loads, as PySlowFast's test_net: TEST.CHECKPOINT_FILE_PATH,
-/// else the newest checkpoint of OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH; "" when none.
+/// else the newest checkpoint of OUTPUT_DIR of the config's TASK, else TRAIN.CHECKPOINT_FILE_PATH;
+/// "" when none.
 std::string testCheckpoint(const config::Config& cfg);
 
 /// Runs the test split as PySlowFast's test_net: one multi-view test per entry of

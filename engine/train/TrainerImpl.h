@@ -113,6 +113,7 @@ struct Trainer::Impl {
   void prepareData();
   void buildModel();
   void restore();
+  std::string preTrainedCheckpoint() const;
   void enterPhase(int epoch);
   void checkpoint(int epochsDone, std::int64_t iterInEpoch);
   bool stopAgreed();

@@ -128,7 +128,8 @@ void Trainer::Impl::run() {
     validate(maxEpoch - 1, startEpoch);
   }
   if (c.getBool("TEST.ENABLE") && !t.synthetic_ && !stopAgreed()) {
-    const std::string last = rec.writes() ? latestCheckpoint(t.runDir_) : std::string();
+    const std::string last =
+        rec.writes() ? latestCheckpoint(t.runDir_, c.getString("TASK")) : std::string();
     if (!multiViewTest(*net, last.empty() ? "the trained model" : last, step, maxEpoch)) {
       finish(TrainerState::Stopped, "");
       return;
@@ -158,10 +159,12 @@ void Trainer::Impl::prepare() {
   torch::manual_seed(static_cast<uint64_t>(c.getInt("RNG_SEED")));
 }
 
-// run.json (resuming, TRAIN.AUTO_RESUME with a checkpoint in OUTPUT_DIR, keeps the run's
-// identity), the config as written, the metrics log opened, the first line of the text log.
+// run.json (resuming, TRAIN.AUTO_RESUME with a checkpoint of the config's TASK in OUTPUT_DIR,
+// keeps the run's identity), the config as written, the metrics log opened, the first line of
+// the text log.
 void Trainer::Impl::describeRun() {
-  resumeFrom = c.getBool("TRAIN.AUTO_RESUME") ? latestCheckpoint(t.runDir_) : std::string();
+  resumeFrom = c.getBool("TRAIN.AUTO_RESUME") ? latestCheckpoint(t.runDir_, c.getString("TASK"))
+                                              : std::string();
   runlog::RunMetadata& meta = rec.meta;
   if (!resumeFrom.empty())
     if (auto old = rec.dir().readMetadata()) meta = *old;
@@ -224,6 +227,8 @@ void Trainer::Impl::buildModel() {
 
 // Where training starts: the run's last checkpoint (resuming), TRAIN.CHECKPOINT_FILE_PATH's
 // weights (initialising, fine-tuning) or the beginning; then every rank gets rank 0's weights.
+// PySlowFast's train_net: an "ssl_eval" TASK with nothing of its own to resume starts from the
+// pre-training run's checkpoint in the same folder (preTrainedCheckpoint).
 void Trainer::Impl::restore() {
   if (rec.writes()) {  // this process holds the run's lock: a temporary checkpoint file is a dead
                        // writer's
@@ -236,10 +241,11 @@ void Trainer::Impl::restore() {
     rec.event("resumed", "from the beginning: the earlier start in this folder left no checkpoint",
               0, 0);
   }
+  const std::string preTrained = resumeFrom.empty() ? preTrainedCheckpoint() : std::string();
   if (!resumeFrom.empty()) {
+    // PySlowFast resumes without TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN: the run's own names.
     const auto info =
-        loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper->scaler(), true,
-                                    c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN")});
+        loadCheckpoint(resumeFrom, {net.get(), optimizer.get(), &stepper->scaler(), true, {}});
     for (const auto& note : info.notes) rec.log("checkpoint: " + note);
     startEpoch = info.epochs_done;
     step = info.global_step;
@@ -247,16 +253,24 @@ void Trainer::Impl::restore() {
     bestTop1 = info.best_top1_err;
     rec.event("resumed", "from " + resumeFrom + " at step " + std::to_string(step), step,
               startEpoch + static_cast<double>(startIter) / static_cast<double>(itersPerEpoch));
-  } else if (const std::string init = c.getString("TRAIN.CHECKPOINT_FILE_PATH"); !init.empty()) {
-    const bool reset = c.getBool("TRAIN.CHECKPOINT_EPOCH_RESET");
+  } else if (const std::string init =
+                 preTrained.empty() ? c.getString("TRAIN.CHECKPOINT_FILE_PATH") : preTrained;
+             !init.empty()) {
+    // The pre-training checkpoint loads as PySlowFast's: epoch reset, pytorch format, no
+    // inflation; TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN acts where there is no inflation (PySlowFast's
+    // inflate_weight never reads it).
+    const bool reset = !preTrained.empty() || c.getBool("TRAIN.CHECKPOINT_EPOCH_RESET");
     LoadTargets targets{net.get(),
                         reset ? nullptr : optimizer.get(),
                         reset ? nullptr : &stepper->scaler(),
                         false,
                         c.getStringList("TRAIN.CHECKPOINT_CLEAR_NAME_PATTERN"),
                         /*subset=*/true};
-    targets.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
-    targets.inflate = c.getBool("TRAIN.CHECKPOINT_INFLATE");
+    if (preTrained.empty()) {
+      targets.caffe2 = c.getString("TRAIN.CHECKPOINT_TYPE") == "caffe2";
+      targets.inflate = c.getBool("TRAIN.CHECKPOINT_INFLATE");
+    }
+    if (targets.inflate) targets.clear_name_patterns.clear();
     const auto info = loadCheckpoint(init, targets);
     std::vector<std::string> fresh;
     for (const auto& note : info.notes) {
@@ -274,14 +288,35 @@ void Trainer::Impl::restore() {
       step = info.global_step;
       startIter = info.iter_in_epoch;
     }
-    rec.event("initialised", "weights from " + init + (reset ? " (epoch count reset)" : ""), step,
-              startEpoch);
+    rec.event("initialised",
+              "weights from " + init +
+                  (preTrained.empty() ? "" : " (TASK " + c.getString("TASK") + ": pre-training)") +
+                  (reset ? " (epoch count reset)" : ""),
+              step, startEpoch);
   }
   // Sub batch norm: every group's running statistics start from the (loaded) merged ones.
   if (c.getString("BN.NORM_TYPE") == "sub_batchnorm")
     models::setBatchNormSplits(*net, c.getInt("BN.NUM_SPLITS"));
   ddp->attach(*net, *stepper,
               step);  // rank 0's weights to every rank; gradients averaged from here on
+}
+
+// PySlowFast's train_net with TRAIN.AUTO_RESUME, when OUTPUT_DIR holds checkpoints (of any TASK)
+// but none of this TASK: a TASK containing "ssl_eval" loads the newest one of TASK "ssl" (the
+// self-supervised pre-training's). "" where that does not apply.
+std::string Trainer::Impl::preTrainedCheckpoint() const {
+  const std::string task = c.getString("TASK");
+  if (!c.getBool("TRAIN.AUTO_RESUME") || task.find("ssl_eval") == std::string::npos ||
+      !runlog::hasAnyCheckpointFile(t.runDir_))
+    return {};
+  const std::string ssl = latestCheckpoint(t.runDir_, "ssl");
+  if (ssl.empty())  // PySlowFast's load_checkpoint(None) fails here
+    throw std::runtime_error(
+        "TASK: " + task + " starts from the newest ssl_checkpoint_epoch_*.pyth of " + t.runDir_ +
+        "/checkpoints (TRAIN.AUTO_RESUME, as PySlowFast), and that folder holds checkpoints, but "
+        "none of TASK ssl; put the pre-training checkpoint there, or set TRAIN.AUTO_RESUME False "
+        "and name it in TRAIN.CHECKPOINT_FILE_PATH");
+  return ssl;
 }
 
 void Trainer::Impl::checkpoint(int epochsDone, std::int64_t iterInEpoch) {
@@ -292,6 +327,7 @@ void Trainer::Impl::checkpoint(int epochsDone, std::int64_t iterInEpoch) {
   info.best_top1_err = bestTop1;
   info.cfg_yaml = config::toYaml(t.cfg_);
   info.layer_decay = layerDecay;
+  info.task = c.getString("TASK");
   if (!rec.writes()) return;
   const std::string path =
       saveCheckpoint(t.runDir_, *net, optimizer.get(), &stepper->scaler(), info);

@@ -60,7 +60,25 @@ class TestRefusals : public QObject {
                    r[0].message.find("empty") != std::string::npos,
                (def.key + ": the message says what to set: " + r[0].message).c_str());
     }
-    QCOMPARE(refusedKeys, 6);  // DETECTION.ENABLE, TASK, MASK.ENABLE and three MViT variants
+    QCOMPARE(refusedKeys, 5);  // DETECTION.ENABLE, MASK.ENABLE and three MViT variants
+  }
+
+  // PySlowFast trains every TASK but ssl as classification: the ssl_eval recipes (linear probe,
+  // fine-tuning) run, pre-training does not, and a name that would put checkpoints elsewhere is
+  // refused.
+  void onlyPreTrainingTasksAreRefused() {
+    for (const char* task : {"ssl_eval_k400", "ssl_eval_ucf", "ssl_eval", "my_task"})
+      QCOMPARE(keysOf(refusedSettings(load(std::string("TASK: ") + task + "\n"), true)),
+               std::string());
+    const auto ssl = refusedSettings(load("TASK: ssl\n"), true);
+    QCOMPARE(keysOf(ssl), std::string("TASK"));
+    QVERIFY2(ssl[0].message.find("self-supervised pre-training") != std::string::npos,
+             ssl[0].message.c_str());
+    QCOMPARE(keysOf(refusedSettings(load("TASK: ssl\n"), false)), std::string("TASK"));
+    QCOMPARE(keysOf(refusedSettings(load("TASK: ../elsewhere\n"), true)), std::string("TASK"));
+    // masked pre-training stays refused under an evaluation task name
+    QCOMPARE(keysOf(refusedSettings(load("TASK: ssl_eval\nMASK:\n  ENABLE: True\n"), true)),
+             std::string("MASK.ENABLE"));
   }
 
   // PySlowFast's X3D head takes no detach_final_fc: config check says the key does nothing
