@@ -28,6 +28,13 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>&, int, int, DecodedCli
                           std::string* error) {
   return fail(error, std::string("decode") + kNoVideo);
 }
+bool VideoDecoder::scanAsPyAv(std::int64_t, std::int64_t, PyAvScan&, std::string* error) {
+  return fail(error, std::string("scanAsPyAv") + kNoVideo);
+}
+bool VideoDecoder::decodeScanned(const PyAvScan&, const std::vector<std::int64_t>&, int, int,
+                                 DecodedClip&, std::string* error) {
+  return fail(error, std::string("decodeScanned") + kNoVideo);
+}
 std::int64_t VideoDecoder::countFrames(int*, std::string* error) {
   fail(error, std::string("countFrames") + kNoVideo);
   return -1;

@@ -1,12 +1,10 @@
 #include "data/VideoDecoder.h"
 
 #include "data/FfmpegLog.h"
+#include "data/VideoDecoderState.h"
 
 extern "C" {
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
 #include <libavutil/mem.h>
-#include <libswscale/swscale.h>
 }
 
 #include <algorithm>
@@ -20,7 +18,7 @@ extern "C" {
 namespace amp::data {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = DecoderClock;
 
 std::string avError(int code) {
   return ffmpegErrorText(code);
@@ -32,47 +30,6 @@ std::string withDetail(const std::string& msg) {
 }
 
 }  // namespace
-
-struct VideoDecoder::State {
-  AVFormatContext* fmt = nullptr;
-  AVCodecContext* codec = nullptr;
-  SwsContext* sws = nullptr;
-  AVPacket* packet = av_packet_alloc();
-  AVFrame* frame = av_frame_alloc();
-  AVFrame* last = av_frame_alloc();
-  int stream = -1;
-  AVRational timeBase{1, 1};
-  double startSeconds = 0;
-  Clock::time_point deadline = Clock::time_point::max();
-
-  ~State() {
-    sws_freeContext(sws);
-    av_frame_free(&last);
-    av_frame_free(&frame);
-    av_packet_free(&packet);
-    avcodec_free_context(&codec);
-    avformat_close_input(&fmt);
-  }
-  bool expired() const { return Clock::now() > deadline; }
-  static int interrupt(void* opaque) { return static_cast<State*>(opaque)->expired() ? 1 : 0; }
-
-  // Presentation time in seconds from the stream start; NaN when the frame carries none.
-  double seconds(const AVFrame* f) const {
-    const int64_t ts =
-        f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : f->pts;
-    if (ts == AV_NOPTS_VALUE) return std::nan("");
-    return static_cast<double>(ts) * av_q2d(timeBase) - startSeconds;
-  }
-
-  // Seeks to the keyframe at or before `seconds` (from the stream start) and resets the decoder.
-  bool seek(double secondsFromStart) {
-    const auto ts =
-        static_cast<int64_t>(std::floor((secondsFromStart + startSeconds) / av_q2d(timeBase)));
-    const int r = av_seek_frame(fmt, stream, ts, AVSEEK_FLAG_BACKWARD);
-    avcodec_flush_buffers(codec);
-    return r >= 0;
-  }
-};
 
 VideoDecoder::VideoDecoder(DecoderOptions options) : options_(options) {
   installFfmpegLogHook();
@@ -111,6 +68,7 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
                                     std::chrono::duration<double>(options_.timeout_s));
   s_->fmt = avformat_alloc_context();
   s_->fmt->interrupt_callback = {&State::interrupt, s_.get()};
+  if (options_.pyav_timestamps) s_->fmt->flags |= AVFMT_FLAG_GENPTS;
   int r = avformat_open_input(&s_->fmt, path.c_str(), nullptr, nullptr);
   if (r < 0) return fail(error, withDetail("not a readable video: " + avError(r)));
   // What the container declares, before any decoder runs (MKV and MP4 headers say it).
@@ -200,8 +158,9 @@ bool VideoDecoder::open(const std::string& path, std::string* error) {
   return true;
 }
 
-bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
-                          DecodedClip& out, std::string* error) {
+// Starts a decode: the deadline, and `out` sized for `frames` frames.
+bool VideoDecoder::prepareClip(std::size_t frames, int outHeight, int outWidth, DecodedClip& out,
+                               std::string* error) {
   if (!s_ || !s_->codec) return fail(error, "not open");
   clearLastFfmpegError();
   s_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -219,10 +178,17 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
                            std::to_string(out.height) +
                            " after scaling, larger than AMP Studio decodes (" + kMaxFrameText +
                            " pixels); check its aspect ratio");
-  out.indices.assign(indices.begin(), indices.end());
-  out.timestamps_s.assign(indices.size(), 0.0);
+  out.indices.assign(frames, 0);
+  out.timestamps_s.assign(frames, 0.0);
   out.rgb = std::move(rgb);
-  out.rgb.resize(indices.size() * static_cast<size_t>(out.height) * out.width * 3);
+  out.rgb.resize(frames * static_cast<size_t>(out.height) * out.width * 3);
+  return true;
+}
+
+bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
+                          DecodedClip& out, std::string* error) {
+  if (!prepareClip(indices.size(), outHeight, outWidth, out, error)) return false;
+  out.indices.assign(indices.begin(), indices.end());
   if (indices.empty()) return true;
 
   // wanted frame index -> output positions, visited in increasing order
@@ -242,13 +208,7 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   } totals{out, decodeStart};
   auto convert = [&](const AVFrame* f, std::int64_t index, const std::vector<size_t>& positions) {
     const auto convertStart = Clock::now();
-    s_->sws = sws_getCachedContext(s_->sws, f->width, f->height,
-                                   static_cast<AVPixelFormat>(f->format), out.width, out.height,
-                                   AV_PIX_FMT_RGB24, SWS_BILINEAR, nullptr, nullptr, nullptr);
-    if (!s_->sws) return false;
-    uint8_t* dst[4] = {out.frame(positions[0]), nullptr, nullptr, nullptr};
-    int dstStride[4] = {out.width * 3, 0, 0, 0};
-    sws_scale(s_->sws, f->data, f->linesize, 0, f->height, dst, dstStride);
+    if (!s_->toRgb(f, out, positions[0])) return false;
     const double t = s_->seconds(f);
     for (size_t p : positions) {
       if (p != positions[0])
@@ -264,11 +224,12 @@ bool VideoDecoder::decode(const std::vector<std::int64_t>& indices, int outHeigh
   // A packet can be left undecoded (when it is not a reference frame) if its frame is not wanted.
   // With a constant rate every slot has its frame, so "not wanted" is exact; with a variable
   // rate an empty wanted slot is served by the next frame, so only the run-up before the
-  // first wanted frame is skipped there.
+  // first wanted frame is skipped there. Timestamps a demuxer made up (pyav_timestamps) may be in
+  // decoding order: no skipping by them.
   const bool constantRate = info_.constant_rate;
   const auto lastWanted = wanted.rbegin()->first;
   auto skipPacket = [&](const AVPacket* pkt) {
-    if (!options_.skip_unneeded_frames || s_->codec->thread_count > 1 ||
+    if (!options_.skip_unneeded_frames || options_.pyav_timestamps || s_->codec->thread_count > 1 ||
         pkt->pts == AV_NOPTS_VALUE || (pkt->flags & AV_PKT_FLAG_KEY))
       return false;
     const double t = static_cast<double>(pkt->pts) * av_q2d(s_->timeBase) - s_->startSeconds;

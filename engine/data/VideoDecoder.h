@@ -2,6 +2,7 @@
 // Decodes the frames a clip needs from any video FFmpeg reads: seeks to the keyframe before the
 // clip, decodes only the span it needs, and converts just the wanted frames to RGB at the wanted
 // size in one swscale step. Frame positions come from timestamps, not from an assumed rate.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,7 +57,25 @@ struct DecoderOptions {
   int threads = 1;                   ///< codec threads per decoder (0: FFmpeg picks)
   double timeout_s = 60;             ///< give up on one operation after this long (no hangs)
   bool skip_unneeded_frames = true;  ///< leave non-reference frames nobody wants undecoded
+  /// Read timestamps as PyAV does (for scanAsPyAv): it opens every container with
+  /// AVFMT_FLAG_GENPTS, so packets of containers that store only decoding times (AVI) get
+  /// presentation times made up by the demuxer, and its frames carry those.
+  bool pyav_timestamps = false;
 };
+
+/// The frames PySlowFast's pyav backend keeps of one stretch of a stream (decoder.py's
+/// pyav_decode_stream), from VideoDecoder::scanAsPyAv: PySlowFast's frame list, in its order.
+struct PyAvScan {
+  std::vector<std::int64_t> pts;    ///< each kept frame's pts as PyAV reports it, ascending
+  std::vector<std::int64_t> index;  ///< the same frame's position in the decoder's output order
+  std::int64_t seek_ts = 0;         ///< where the scan seeked (decodeScanned decodes from there)
+  std::int64_t first_index = 0;     ///< the index of the first frame decoded after that seek
+  std::uint64_t id = 0;             ///< which scan of the decoder this is (whose frames it holds)
+  int corrupt_packets = 0;          ///< packets the decoder rejected and skipped
+  double decode_s = 0;              ///< time the scan took
+};
+/// scanAsPyAv's end for "to the end of the stream" (PySlowFast's math.inf).
+inline constexpr std::int64_t kPyAvStreamEnd = INT64_MAX;
 
 class VideoDecoder {
  public:
@@ -76,12 +95,28 @@ class VideoDecoder {
   [[nodiscard]] bool decode(const std::vector<std::int64_t>& indices, int outHeight, int outWidth,
                             DecodedClip& out, std::string* error);
 
+  /// PySlowFast's pyav_decode_stream, timestamps as PyAV reads them (options.pyav_timestamps):
+  /// seek to the keyframe at or before max(startPts - 1024, 0), decode, keep the frames whose pts
+  /// lie in [startPts, endPts] and the first one past endPts (its loop stores that frame before it
+  /// stops), ordered by pts; a later frame with the same pts replaces the earlier one. With a
+  /// finite endPts the decoder holds the kept frames for decodeScanned. False with `error` when
+  /// the seek fails or a frame has no pts (PyAV's frame.pts None makes PySlowFast's loop fail).
+  [[nodiscard]] bool scanAsPyAv(std::int64_t startPts, std::int64_t endPts, PyAvScan& scan,
+                                std::string* error);
+  /// The frames at `positions` of a scan's list, scaled to outHeight x outWidth (0 x 0: native);
+  /// `out.indices` are their indices. From the frames the scan held, else decoded again.
+  [[nodiscard]] bool decodeScanned(const PyAvScan& scan, const std::vector<std::int64_t>& positions,
+                                   int outHeight, int outWidth, DecodedClip& out,
+                                   std::string* error);
+
   /// Decodes the whole stream once, counting frames (for checks; slow for long videos).
   std::int64_t countFrames(int* corruptPackets, std::string* error);
 
  private:
   struct State;
   bool fail(std::string* error, const std::string& why) const;
+  bool prepareClip(std::size_t frames, int outHeight, int outWidth, DecodedClip& out,
+                   std::string* error);
   DecoderOptions options_;
   VideoInfo info_;
   std::unique_ptr<State> s_;

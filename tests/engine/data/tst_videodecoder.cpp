@@ -229,6 +229,51 @@ class TestVideoDecoder : public QObject {
     QVERIFY(s.decode({0}, 2, 8000, clip, &error));  // at its own size it decodes
   }
 
+  // PyAV's timestamps (DecoderOptions::pyav_timestamps): in tests/data/videos/h264_bframes.avi
+  // FFmpeg's generated pts follow the decoding order (the stream's frames 0, 4, 2, 1, 3 get pts
+  // 1 .. 5), so the frames PySlowFast keeps for pts [0, 51], sorted by pts, are the stream's frames
+  // 0, 4, 2, 1, 3, 8 ...; the loop stops at the first frame past 51 (frame 49, pts 52), before
+  // frames of lower pts decoded after it: 50 frames. In MPEG-4 part 2 with B-frames the pts run
+  // in order from 1. (PyAV: `{f.pts: i for i, f in enumerate(av.open(FILE).decode(video=0))}`.)
+  void scanFollowsPyAvTimestamps() {
+    DecoderOptions o;
+    o.pyav_timestamps = true;
+    VideoDecoder d(o);
+    std::string error;
+    QVERIFY2(d.open(testVideo("h264_bframes.avi"), &error), error.c_str());
+    PyAvScan scan;
+    QVERIFY2(d.scanAsPyAv(0, 51, scan, &error), error.c_str());
+    QCOMPARE(scan.pts.size(), size_t(50));
+    QCOMPARE(std::vector<std::int64_t>(scan.pts.begin(), scan.pts.begin() + 5),
+             (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
+    QCOMPARE(std::vector<std::int64_t>(scan.index.begin(), scan.index.begin() + 8),
+             (std::vector<std::int64_t>{0, 4, 2, 1, 3, 8, 6, 5}));
+    QCOMPARE(scan.pts.back(), std::int64_t(52));
+    QCOMPARE(scan.index.back(), std::int64_t(49));
+    DecodedClip held;
+    QVERIFY2(d.decodeScanned(scan, {1, 0, 1}, 0, 0, held, &error), error.c_str());
+    QCOMPARE(held.indices, (std::vector<std::int64_t>{4, 0, 4}));
+    // The whole stream is not held: its frames are decoded again, and are the same pictures.
+    PyAvScan whole;
+    QVERIFY2(d.scanAsPyAv(0, kPyAvStreamEnd, whole, &error), error.c_str());
+    QCOMPARE(whole.pts.size(), size_t(100));
+    DecodedClip again;
+    QVERIFY2(d.decodeScanned(whole, {1, 0}, 0, 0, again, &error), error.c_str());
+    QCOMPARE(again.indices, (std::vector<std::int64_t>{4, 0}));
+    const size_t frameBytes = size_t(64) * 48 * 3;
+    QVERIFY(std::equal(again.rgb.begin(), again.rgb.begin() + frameBytes, held.rgb.begin()));
+    QVERIFY(!std::equal(again.rgb.begin(), again.rgb.begin() + frameBytes,
+                        again.rgb.begin() + frameBytes));
+
+    VideoDecoder m(o);
+    QVERIFY2(m.open(testVideo("mpeg4_bframes.avi"), &error), error.c_str());
+    QVERIFY2(m.scanAsPyAv(0, 51, scan, &error), error.c_str());
+    QCOMPARE(scan.pts.size(), size_t(52));  // pts 1 .. 51 and 52 past the end
+    QCOMPARE(scan.pts.front(), std::int64_t(1));
+    QCOMPARE(scan.index.front(), std::int64_t(0));
+    QCOMPARE(scan.index.back(), std::int64_t(51));
+  }
+
   void webmWithoutFrameCount() {
     const QString path =
         makeWithFfmpeg(dir_, "clip.webm",
