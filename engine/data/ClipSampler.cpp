@@ -94,6 +94,50 @@ StreamTiming streamTiming(const VideoInfo& info, std::int64_t frames) {
   t.start_pts = info.start_pts;
   return t;
 }
+
+// The decoder a clip needs: PySlowFast's pyav backend picks frames by the timestamps PyAV reads.
+DecoderOptions decoderFor(DecoderOptions o, DecodingBackend backend) {
+  o.pyav_timestamps = backend == DecodingBackend::PyAv;
+  return o;
+}
+
+// What the pyav backend draws a clip's start over: the header's frame count when it decodes a
+// clip's pts range, else the number of frames it decoded (`whole`, the scan of all of them), not
+// an estimate from the container's duration.
+bool pyavVideoSize(VideoDecoder& d, const TemporalPlan& plan, PyAvScan& whole, double& videoSize,
+                   std::string* error) {
+  videoSize = plan.video_size;
+  if (plan.trimmed) return true;
+  if (!d.scanAsPyAv(0, kPyAvStreamEnd, whole, error)) return false;
+  videoSize = static_cast<double>(whole.pts.size());
+  return true;
+}
+
+// One pyav clip from `start`: trimmed, the frames of the clip's pts range sampled from the first;
+// else cut from the list of all frames at `start`.
+bool decodePyAvClip(VideoDecoder& d, const StreamTiming& t, const TemporalPlan& plan,
+                    const PyAvScan& whole, double start, int numFrames, Size size, DecodedClip& out,
+                    std::string* error) {
+  PyAvScan window;
+  const PyAvScan* scan = &whole;
+  std::string range = "the stream";
+  if (plan.trimmed) {
+    const PtsRange r = pyavPtsRange(t, plan, start);
+    if (!d.scanAsPyAv(r.start_pts, r.end_pts, window, error)) return false;
+    scan = &window;
+    start = 0;
+    range = "pts [" + std::to_string(r.start_pts) + ", " + std::to_string(r.end_pts) + "]";
+  }
+  if (scan->pts.empty()) {  // PySlowFast's np.stack of no frames raises: it fails too
+    if (error)
+      *error = d.info().path + ": no frame decoded in " + range +
+               " (PySlowFast's pyav decoding fails on it too)";
+    return false;
+  }
+  const auto positions = clipFrameIndices(start, plan.sample_size, numFrames,
+                                          static_cast<std::int64_t>(scan->pts.size()));
+  return d.decodeScanned(*scan, positions, size.height, size.width, out, error);
+}
 }  // namespace
 
 ClipSampler::ClipSampler(ClipParams params, DecoderOptions decoder)
@@ -104,11 +148,12 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   const ClipParams& p = params_;
   if (split == Split::Train && p.augmentedTrain())
     return sampleCopies(path, split, view, &draws, &out, 1, error);
-  VideoDecoder decoder(decoderOptions_);
+  const bool pyav = p.backend == DecodingBackend::PyAv;
+  VideoDecoder decoder(decoderFor(decoderOptions_, p.backend));
   if (!decoder.open(path, error)) return false;
   const VideoInfo& info = decoder.info();
   std::int64_t videoFrames = info.frames;
-  if (videoFrames <= 0) {  // neither a frame count nor a duration: count once
+  if (videoFrames <= 0 && !pyav) {  // neither a frame count nor a duration: count once
     videoFrames = decoder.countFrames(nullptr, error);
     if (videoFrames <= 0) return false;
   }
@@ -120,9 +165,11 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
   const StreamTiming timing = streamTiming(info, videoFrames);
   const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws.rate, split),
                                          p.num_frames, p.target_fps);
-  const double start = clipStart(plan.video_size, plan.clip_size, temporalIdx, p.test_views,
-                                 p.use_offset, draws.temporal);
-  const auto indices = backendFrameIndices(p.backend, timing, plan, start, p.num_frames);
+  PyAvScan whole;
+  double videoSize = plan.video_size;
+  if (pyav && !pyavVideoSize(decoder, plan, whole, videoSize, error)) return false;
+  const double start =
+      clipStart(videoSize, plan.clip_size, temporalIdx, p.test_views, p.use_offset, draws.temporal);
 
   // Spatial sampling (transform.py): the backend's decoded size (torchvision: at the smallest
   // scale, max_spatial_scale), then the short side scaled from that size, then the crop.
@@ -141,7 +188,11 @@ bool ClipSampler::sample(const std::string& path, Split split, int view, const C
     return false;
   }
   thread_local DecodedClip decoded;  // reused by each loader thread: no per-clip allocation
-  if (!decoder.decode(indices, out.scaled.height, out.scaled.width, decoded, error)) return false;
+  if (pyav ? !decodePyAvClip(decoder, timing, plan, whole, start, p.num_frames, out.scaled, decoded,
+                             error)
+           : !decoder.decode(torchvisionFrameIndices(timing, plan, start, p.num_frames),
+                             out.scaled.height, out.scaled.width, decoded, error))
+    return false;
   out.box = test ? uniformCrop(out.scaled, crop, spatialIdx)
                  : randomCrop(out.scaled, crop, draws.crop_y, draws.crop_x);
   out.flipped = !test && p.random_flip && flipFromDraw(0.5, draws.flip);
@@ -198,17 +249,21 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view,
       if (!sample(path, split, view, draws[j], outs[j], error)) return false;
     return true;
   }
-  VideoDecoder decoder(decoderOptions_);
+  const bool pyav = p.backend == DecodingBackend::PyAv;
+  VideoDecoder decoder(decoderFor(decoderOptions_, p.backend));
   if (!decoder.open(path, error)) return false;
   const VideoInfo& info = decoder.info();
   std::int64_t videoFrames = info.frames;
-  if (videoFrames <= 0) {
+  if (videoFrames <= 0 && !pyav) {
     videoFrames = decoder.countFrames(nullptr, error);
     if (videoFrames <= 0) return false;
   }
   const StreamTiming timing = streamTiming(info, videoFrames);
   const TemporalPlan plan = temporalPlan(p.backend, timing, p.samplingRateFor(draws[0].rate, split),
                                          p.num_frames, p.target_fps);
+  PyAvScan whole;
+  double videoSize = plan.video_size;
+  if (pyav && !pyavVideoSize(decoder, plan, whole, videoSize, error)) return false;
   // DATA.TRAIN_CROP_NUM_TEMPORAL windows, each giving copies / windows augmented copies: window k's
   // start from the temporal draw of its first copy (and, to keep CONTRASTIVE.DELTA_CLIPS_MIN/MAX
   // gaps, further draws from that copy's stream).
@@ -216,12 +271,12 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view,
   const int perWindow = copies / windows;
   std::vector<double> starts;
   if (windows == 1) {
-    starts.push_back(clipStart(plan.video_size, plan.clip_size, -1, p.test_views, p.use_offset,
-                               draws[0].temporal));
+    starts.push_back(
+        clipStart(videoSize, plan.clip_size, -1, p.test_views, p.use_offset, draws[0].temporal));
   } else {
     std::vector<int> used(static_cast<std::size_t>(windows), 0);
     Draws fallback(0, 0x54454d50ULL, 0, 0);
-    starts = randomWindowStarts(plan.video_size, plan.clip_size, windows, p.aug.delta_min,
+    starts = randomWindowStarts(videoSize, plan.clip_size, windows, p.aug.delta_min,
                                 p.aug.delta_max, [&](int k) {
                                   const ClipDraws& first = draws[k * perWindow];
                                   if (used[static_cast<std::size_t>(k)]++ == 0)
@@ -238,10 +293,12 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view,
   decodedWindows.resize(
       std::max<std::size_t>(decodedWindows.size(), static_cast<std::size_t>(windows)));
   for (int k = 0; k < windows; ++k) {
-    const auto indices = backendFrameIndices(p.backend, timing, plan,
-                                             starts[static_cast<std::size_t>(k)], p.num_frames);
-    if (!decoder.decode(indices, decodeSize.height, decodeSize.width,
-                        decodedWindows[static_cast<std::size_t>(k)], error))
+    const double start = starts[static_cast<std::size_t>(k)];
+    DecodedClip& decoded = decodedWindows[static_cast<std::size_t>(k)];
+    if (pyav ? !decodePyAvClip(decoder, timing, plan, whole, start, p.num_frames, decodeSize,
+                               decoded, error)
+             : !decoder.decode(torchvisionFrameIndices(timing, plan, start, p.num_frames),
+                               decodeSize.height, decodeSize.width, decoded, error))
       return false;
   }
   const int crop = p.train_crop;

@@ -39,8 +39,9 @@ struct ClipParams {
   bool random_flip = true;
   int test_views = 10, test_crops = 3;
   bool use_offset = false;
-  /// DATA.DECODING_BACKEND: which frames a clip takes (backendFrameIndices) and the size frames are
-  /// decoded at before scaling (torchvision: short side = the smallest scale, long side rounded).
+  /// DATA.DECODING_BACKEND: which frames a clip takes (torchvision: torchvisionFrameIndices; pyav:
+  /// by PyAV's timestamps while decoding, VideoDecoder::scanAsPyAv) and the size frames are decoded
+  /// at before scaling (torchvision: short side = the smallest scale, long side rounded).
   DecodingBackend backend = DecodingBackend::TorchVision;
   std::array<float, 3> mean{0.45f, 0.45f, 0.45f};
   std::array<float, 3> std{0.225f, 0.225f, 0.225f};

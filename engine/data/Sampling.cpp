@@ -57,15 +57,11 @@ TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int sa
   return plan;
 }
 
-std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s,
-                                              const TemporalPlan& plan, double start,
-                                              int numFrames) {
+std::vector<std::int64_t> torchvisionFrameIndices(const StreamTiming& s, const TemporalPlan& plan,
+                                                  double start, int numFrames) {
   if (!plan.trimmed || s.frames <= 0)
     return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);
-  const double ppf =
-      backend == DecodingBackend::TorchVision
-          ? static_cast<double>(s.timebase_den) / s.fps
-          : static_cast<double>(s.duration_pts) / static_cast<double>(s.header_frames);
+  const double ppf = static_cast<double>(s.timebase_den) / s.fps;
   // Python's int() truncates toward zero.
   const auto lo = static_cast<std::int64_t>(std::trunc(start * ppf));
   const auto hi = static_cast<std::int64_t>(std::trunc((start + plan.clip_size - 1) * ppf));
@@ -87,14 +83,19 @@ std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const Str
     else
       a = m + 1;
   }
-  std::int64_t kept = a - first;
-  if (backend == DecodingBackend::PyAv && a < s.frames)
-    ++kept;  // pyav_decode_stream keeps the next frame too
+  const std::int64_t kept = a - first;
   if (kept <= 0)
     return clipFrameIndices(start, plan.clip_size, numFrames, s.frames);  // PySlowFast decodes all
   auto out = clipFrameIndices(0, plan.sample_size, numFrames, kept);
   for (auto& i : out) i += first;
   return out;
+}
+
+PtsRange pyavPtsRange(const StreamTiming& s, const TemporalPlan& plan, double start) {
+  // timebase = duration / frames_length, then int() of each end: Python truncates toward zero.
+  const double ppf = static_cast<double>(s.duration_pts) / static_cast<double>(s.header_frames);
+  return {static_cast<std::int64_t>(std::trunc(start * ppf)),
+          static_cast<std::int64_t>(std::trunc((start + plan.clip_size - 1) * ppf))};
 }
 
 Size backendDecodeSize(DecodingBackend backend, Size in, int maxSpatialScale) {

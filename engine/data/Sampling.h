@@ -56,16 +56,26 @@ struct TemporalPlan {
 TemporalPlan temporalPlan(DecodingBackend backend, const StreamTiming& s, int samplingRate,
                           int numFrames, double targetFps);
 
-/// The source frames of one clip whose start (a real frame position, from clipStart over the
-/// plan's video_size and clip_size) is `start`, as PySlowFast's decoder picks them:
-/// trimmed, the kept frames are those with pts in [int(start x ppf), int(end x ppf)] (torchvision:
-/// ppf = timebase denominator / fps; pyav: stream duration / frame count, plus the one frame after
-/// the range that PyAV's loop keeps), and the clip takes first + trunc(linspace(0, sample_size - 1,
-/// T)) clamped to the kept ones: for a fractional start that is ceil(start) + trunc(offset), not
+/// The source frames of one clip as PySlowFast's torchvision backend picks them, for a clip whose
+/// start (a real frame position, from clipStart over the plan's video_size and clip_size) is
+/// `start`: trimmed, the kept frames are those with pts in [int(start x ppf), int(end x ppf)]
+/// (ppf = timebase denominator / fps) and the clip takes first + trunc(linspace(0, sample_size -
+/// 1, T)) clamped to the kept ones: for a fractional start that is ceil(start) + trunc(offset), not
 /// trunc(start + offset). Untrimmed (or when no frame falls in the range): clipFrameIndices.
-std::vector<std::int64_t> backendFrameIndices(DecodingBackend backend, const StreamTiming& s,
-                                              const TemporalPlan& plan, double start,
-                                              int numFrames);
+/// (pyav picks by the timestamps PyAV reports while decoding: pyavPtsRange and
+/// VideoDecoder::scanAsPyAv.)
+std::vector<std::int64_t> torchvisionFrameIndices(const StreamTiming& s, const TemporalPlan& plan,
+                                                  double start, int numFrames);
+
+/// A clip's pts range in PySlowFast's pyav_decode for a trimmed plan (temporalPlan with
+/// DecodingBackend::PyAv): [int(start x ppf), int((start + clip_size - 1) x ppf)] with ppf = the
+/// stream's duration / its header's frame count. Its frames, ordered by pts, are the list the clip
+/// samples clipFrameIndices(0, sample_size, T, list size) from.
+struct PtsRange {
+  std::int64_t start_pts = 0;
+  std::int64_t end_pts = 0;
+};
+PtsRange pyavPtsRange(const StreamTiming& s, const TemporalPlan& plan, double start);
 
 /// Start frame (a real number) of a clip, as PySlowFast's get_start_end_idx:
 /// `clipIdx` -1 draws uniformly in [0, delta] from `u`; otherwise view clipIdx of numClips,

@@ -80,6 +80,80 @@ class TestClipSampler : public QObject {
     QCOMPARE(clip.box, (CropBox{32, 39, 224}));  // floor(.5 x 64), floor(.25 x 159)
   }
 
+  // DATA.DECODING_BACKEND pyav on AVI and MKV files: the source frames PySlowFast's pyav backend
+  // puts in SlowFast 8x8's clips (SAMPLING_RATE 2, NUM_FRAMES 32, TARGET_FPS 30, 10 views), as
+  //   /usr/bin/python3 bench/pyslowfast_pyav_indices.py tests/data/videos/FILE [--draw 0.5]
+  // prints them (`frames`: places in the decoder's output order). PyAV opens files with
+  // AVFMT_FLAG_GENPTS, so in AVI (no presentation times) FFmpeg makes pts up from the decoding
+  // times: MPEG-4 part 2 with B-frames numbers its frames from pts 1, so view 0 (pts [0, 51])
+  // takes 0, 1, 3, ... (not 1, 1, 3, ...); H.264 with B-frames gets its pts in decoding order and
+  // PySlowFast's pts-sorted list is in that order (0, 4, 1, 8, ...). The MKV has neither a frame
+  // count nor a stream duration: PySlowFast decodes its 120 frames and draws over them (its
+  // container says 4.128 s because the audio starts 0.128 s earlier: 124 frames at 30 fps).
+  void pyavFramesOfAviAndMkv_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("view");  // -1: a training clip whose temporal draw is 0.5
+    QTest::addColumn<std::vector<std::int64_t>>("frames");
+    auto row = [](const char* name, const char* file, int view, std::vector<std::int64_t> f) {
+      QTest::newRow(name) << QString(file) << view << f;
+    };
+    row("mpeg4 avi view 0", "mpeg4_bframes.avi", 0,
+        {0,  1,  3,  5,  6,  8,  10, 11, 13, 15, 16, 18, 20, 21, 23, 25,
+         27, 28, 30, 32, 33, 35, 37, 38, 40, 42, 43, 45, 47, 48, 50, 51});
+    row("mpeg4 avi view 1", "mpeg4_bframes.avi", 1,
+        {3,  4,  6,  8,  9,  11, 13, 14, 16, 18, 19, 21, 23, 24, 26, 28,
+         30, 31, 33, 35, 36, 38, 40, 41, 43, 45, 46, 48, 50, 51, 53, 55});
+    row("mpeg4 avi view 9", "mpeg4_bframes.avi", 9,
+        {42, 43, 45, 47, 48, 50, 52, 53, 55, 57, 58, 60, 62, 63, 65, 67,
+         69, 70, 72, 74, 75, 77, 79, 80, 82, 84, 85, 87, 89, 90, 92, 94});
+    row("mpeg4 avi train", "mpeg4_bframes.avi", -1,
+        {23, 24, 26, 28, 29, 31, 33, 34, 36, 38, 39, 41, 43, 44, 46, 48,
+         50, 51, 53, 55, 56, 58, 60, 61, 63, 65, 66, 68, 70, 71, 73, 75});
+    row("h264 avi view 0", "h264_bframes.avi", 0,
+        {0,  4,  1,  8,  6,  7,  10, 9,  16, 13, 15, 18, 19, 24, 21, 28,
+         25, 27, 30, 31, 36, 33, 40, 38, 39, 42, 41, 48, 45, 47, 49, 49});
+    row("h264 avi view 1", "h264_bframes.avi", 1,
+        {1,  3,  6,  7,  12, 9,  16, 14, 15, 18, 17, 24, 21, 23, 26, 27,
+         30, 29, 36, 33, 35, 38, 39, 44, 41, 48, 46, 47, 50, 49, 53, 53});
+    row("h264 avi view 9", "h264_bframes.avi", 9,
+        {42, 41, 48, 45, 47, 50, 51, 56, 53, 60, 58, 59, 62, 61, 68, 65,
+         72, 70, 71, 74, 73, 80, 77, 79, 82, 83, 88, 85, 92, 90, 91, 93});
+    row("h264 avi train", "h264_bframes.avi", -1,
+        {21, 23, 26, 27, 32, 29, 36, 34, 35, 38, 37, 44, 41, 43, 46, 47,
+         50, 49, 56, 53, 55, 58, 59, 64, 61, 68, 66, 67, 70, 69, 73, 73});
+    row("mkv view 0", "h264_aac.mkv", 0,
+        {0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+         32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 63});
+    row("mkv view 1", "h264_aac.mkv", 1,
+        {5,  7,  9,  11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 32, 34, 36,
+         38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62, 64, 66, 68});
+    row("mkv view 9", "h264_aac.mkv", 9,
+        {50, 52, 54, 56, 58, 60, 62, 64, 66, 68,  70,  72,  74,  76,  78,  80,
+         82, 84, 86, 89, 91, 93, 95, 97, 99, 101, 103, 105, 107, 109, 111, 113});
+    row("mkv train", "h264_aac.mkv", -1,
+        {28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58,
+         60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 91});
+  }
+  void pyavFramesOfAviAndMkv() {
+    QFETCH(QString, file);
+    QFETCH(int, view);
+    QFETCH(std::vector<std::int64_t>, frames);
+    ClipParams p = params(32, 2, 48);  // the files are 64x48
+    p.jitter_min = p.jitter_max = p.test_jitter_min = p.test_crop = 48;
+    p.test_crops = 1;
+    p.backend = DecodingBackend::PyAv;
+    ClipDraws draws;
+    draws.temporal = 0.5;
+    Clip clip;
+    std::string error;
+    QVERIFY2(ClipSampler(p).sample(testVideo(file.toUtf8().constData()),
+                                   view < 0 ? Split::Train : Split::Test, std::max(view, 0), draws,
+                                   clip, &error),
+             error.c_str());
+    QCOMPARE(clip.frame_indices, frames);
+    QCOMPARE(clip.decoded, (Size{48, 64}));
+  }
+
   void flipMirrorsTheCrop() {
     ClipSampler sampler(params(4, 4, 224));
     Clip a, b;

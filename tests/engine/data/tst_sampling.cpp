@@ -59,17 +59,14 @@ class TestSampling : public QObject {
     QVERIFY(plan.trimmed);
     QCOMPARE(plan.video_size, 300.0);  // fps x duration
     QCOMPARE(plan.clip_size, 64.0);
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8),
-             (Indices{11, 20, 29, 38, 47, 56, 65, 73}));
+    QCOMPARE(torchvisionFrameIndices(s, plan, 10.3, 8), (Indices{11, 20, 29, 38, 47, 56, 65, 73}));
     QCOMPARE(clipFrameIndices(10.3, 64, 8, 300), (Indices{10, 19, 28, 37, 46, 55, 64, 73}));
     // A whole-frame start keeps 64 frames: the same indices as the whole-video formula.
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 108, 8),
-             clipFrameIndices(108, 64, 8, 300));
+    QCOMPARE(torchvisionFrameIndices(s, plan, 108, 8), clipFrameIndices(108, 64, 8, 300));
     // PySlowFast compares raw pts: a stream starting at pts 1024 (two frames in) shifts the kept
     // run.
     s.start_pts = 1024;
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, plan, 10.3, 8),
-             (Indices{9, 18, 27, 36, 45, 54, 63, 71}));
+    QCOMPARE(torchvisionFrameIndices(s, plan, 10.3, 8), (Indices{9, 18, 27, 36, 45, 54, 63, 71}));
     // Too short for selective decoding (fps x duration = 60 <= 8 x 8): everything is decoded and
     // the clip is cut by the whole-video formula over the frame count.
     s.start_pts = 0;
@@ -78,17 +75,19 @@ class TestSampling : public QObject {
     const auto shortPlan = temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30);
     QVERIFY(!shortPlan.trimmed);
     QCOMPARE(shortPlan.video_size, 60.0);
-    QCOMPARE(backendFrameIndices(DecodingBackend::TorchVision, s, shortPlan, 0, 8),
-             (Indices{0, 9, 18, 27, 36, 45, 54, 59}));
+    QCOMPARE(torchvisionFrameIndices(s, shortPlan, 0, 8), (Indices{0, 9, 18, 27, 36, 45, 54, 59}));
     // No duration: the same.
     s.duration_s = 0;
     QVERIFY(!temporalPlan(DecodingBackend::TorchVision, s, 8, 8, 30).trimmed);
   }
 
   // pyav: the start over the header's frame count for ceil(rate (T - 1) / target x fps) frames,
-  // pts per frame = duration / frames, the kept frames plus the one after the range (its decode
-  // loop stores the first frame past the end before it stops), then decode()'s 64-frame linspace.
-  // Start 10.3: pts 5273..33433 keeps frames 11..65, plus 66: 56 frames, so the last index clamps.
+  // pts per frame = duration / frames. Start 10.3: pts [5273, 33433]; PyAV's frames in that range
+  // (11..65) plus the one after it (its decode loop stores the first frame past the end before it
+  // stops) are PySlowFast's list, 56 frames, and decode()'s 64-frame linspace from its first
+  // clamps at the last: list positions 0, 9, ..., 54, 55 (frames 11, 20, ..., 65, 66). Which
+  // frames the list holds is decided by the timestamps PyAV reads (tst_clipsampler,
+  // tst_videodecoder).
   void pyavHasItsOwnSpan() {
     StreamTiming s = tenSecondsAt30Fps();
     const auto plan = temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30);
@@ -96,15 +95,33 @@ class TestSampling : public QObject {
     QCOMPARE(plan.video_size, 300.0);
     QCOMPARE(plan.clip_size, 56.0);  // ceil(8 x 7 / 30 x 30)
     QCOMPARE(plan.sample_size, 64.0);
-    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 10.3, 8),
-             (Indices{11, 20, 29, 38, 47, 56, 65, 66}));
-    // At the very end there is no frame after the range to keep.
-    QCOMPARE(backendFrameIndices(DecodingBackend::PyAv, s, plan, 244, 8),
-             (Indices{244, 253, 262, 271, 280, 289, 298, 299}));
+    const PtsRange r = pyavPtsRange(s, plan, 10.3);
+    QCOMPARE(r.start_pts, std::int64_t(5273));  // int(10.3 x 512)
+    QCOMPARE(r.end_pts, std::int64_t(33433));   // int(65.3 x 512)
+    QCOMPARE(clipFrameIndices(0, plan.sample_size, 8, 56), (Indices{0, 9, 18, 27, 36, 45, 54, 55}));
     // Without the stream's duration (or frame count) PyAV decodes everything.
     s.duration_pts = 0;
     QVERIFY(!temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30).trimmed);
     QCOMPARE(temporalPlan(DecodingBackend::PyAv, s, 8, 8, 30).clip_size, 64.0);
+  }
+
+  // PyAV's fields of tests/data/videos/mpeg4_bframes.avi (AVI: time base 1/25, duration 100,
+  // 100 frames, 25 fps) and SlowFast 8x8's sampling (rate 2, 32 frames, 10 views): the clip spans
+  // ceil(2 x 31 / 30 x 25) = 52 frames, view 1 starts at 48 / 10 = 4.8, pts [4, 55]. From
+  //   /usr/bin/python3 bench/pyslowfast_pyav_indices.py tests/data/videos/mpeg4_bframes.avi
+  // (its start_pts and end_pts).
+  void pyavPtsRangeOfAnAvi() {
+    StreamTiming s;
+    s.fps = s.slot_fps = 25;
+    s.duration_pts = 100;
+    s.header_frames = s.frames = 100;
+    s.timebase_den = 25;
+    const auto plan = temporalPlan(DecodingBackend::PyAv, s, 2, 32, 30);
+    QCOMPARE(plan.clip_size, 52.0);
+    QCOMPARE(clipStart(plan.video_size, plan.clip_size, 1, 10, false, 0), 4.8);
+    const PtsRange r = pyavPtsRange(s, plan, 4.8);
+    QCOMPARE(r.start_pts, std::int64_t(4));
+    QCOMPARE(r.end_pts, std::int64_t(55));
   }
 
   // torchvision decodes at short side max_spatial_scale with the long side rounded, and the jitter
