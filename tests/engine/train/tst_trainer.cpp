@@ -253,9 +253,13 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
     QTest::addColumn<QString>("key");
     QTest::newRow("detection") << QStringList{"DETECTION.ENABLE", "True"} << "DETECTION.ENABLE";
     QTest::newRow("multi-label") << QStringList{"DATA.MULTI_LABEL", "True"} << "DATA.MULTI_LABEL";
-    QTest::newRow("ssv2") << QStringList{"TRAIN.DATASET", "ssv2"} << "TRAIN.DATASET: 'ssv2'";
-    QTest::newRow("charades test")
-        << QStringList{"TEST.DATASET", "charades"} << "TEST.DATASET: 'charades'";
+    QTest::newRow("ava") << QStringList{"TRAIN.DATASET", "ava"} << "TRAIN.DATASET: 'ava'";
+    QTest::newRow("imagenet test")
+        << QStringList{"TEST.DATASET", "imagenet"} << "TEST.DATASET: 'imagenet'";
+    QTest::newRow("charades with class indices")
+        << QStringList{"TRAIN.DATASET", "charades",         "TEST.DATASET",
+                       "charades",      "DATA.MULTI_LABEL", "True"}
+        << "MODEL.LOSS_FUNC: cross_entropy";
     QTest::newRow("ssl") << QStringList{"TASK", "ssl"} << "TASK: 'ssl'";
     QTest::newRow("masked") << QStringList{"MASK.ENABLE", "True"} << "MASK.ENABLE";
     QTest::newRow("contrastive") << QStringList{"MODEL.MODEL_NAME", "ContrastiveModel"}
