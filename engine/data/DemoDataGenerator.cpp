@@ -123,6 +123,33 @@ struct Job {
 
 }  // namespace
 
+bool runDemoJobs(std::size_t count, int threads, const std::function<std::string(std::size_t)>& job,
+                 const std::function<void(int, int)>& progress, std::string* error) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  std::mutex mutex;
+  std::string firstError;
+  auto worker = [&] {
+    for (std::size_t j; (j = next++) < count;) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (!firstError.empty()) return;
+      }
+      const std::string err = job(j);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!err.empty() && firstError.empty()) firstError = err;
+      const int n = ++done;
+      if (progress) progress(n, static_cast<int>(count));
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < std::max(1, threads); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (firstError.empty()) return true;
+  if (error) *error = firstError;
+  return false;
+}
+
 std::uint64_t demoClipSeed(std::uint64_t seed, const std::string& name) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of "seed/name"
   for (unsigned char c : std::to_string(seed) + "/" + name) h = (h ^ c) * 0x100000001b3ULL;
@@ -284,42 +311,32 @@ bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::s
         jobs.push_back({split, label, k, name});
       }
   }
-  std::atomic<size_t> nextJob{0};
-  std::atomic<int> done{0};
-  std::mutex errorMutex;
-  std::string firstError, codec;
-  auto worker = [&] {
-    for (size_t j; (j = nextJob++) < jobs.size();) {
-      {
-        std::lock_guard<std::mutex> lock(errorMutex);
-        if (!firstError.empty()) return;
-      }
-      const Job& job = jobs[j];
-      // Each clip has its own seed, so the result does not depend on the thread that made it.
-      const std::uint64_t clipSeed = demoClipSeed(o.seed, job.relPath);
-      const auto video = renderDemoClip(job.label, clipSeed, o.width, o.height, o.frames);
-      VideoWriter writer;
-      std::string err;
-      bool ok = writer.open((fs::path(o.out_dir) / job.relPath).string(),
-                            {o.width, o.height, o.fps, "auto", 20}, &err);
-      for (int f = 0; ok && f < o.frames; ++f)
-        ok = writer.write(video.data() + static_cast<size_t>(f) * o.width * o.height * 3, &err);
-      const std::string used = writer.codecName();
-      if (ok) ok = writer.close(&err);
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!ok && firstError.empty()) firstError = err;
-      if (codec.empty()) codec = used;
-      const int n = ++done;
-      if (progress) progress(n, static_cast<int>(jobs.size()));
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, o.threads); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (!firstError.empty()) {
-    if (error) *error = firstError;
-    return false;
-  }
+  std::mutex codecMutex;
+  std::string codec;
+  const bool ok = runDemoJobs(
+      jobs.size(), o.threads,
+      [&](std::size_t j) {
+        const Job& job = jobs[j];
+        // Each clip has its own seed, so the result does not depend on the thread that made it.
+        const std::uint64_t clipSeed = demoClipSeed(o.seed, job.relPath);
+        const auto video = renderDemoClip(job.label, clipSeed, o.width, o.height, o.frames);
+        VideoWriter writer;
+        std::string err;
+        bool written = writer.open((fs::path(o.out_dir) / job.relPath).string(),
+                                   {o.width, o.height, o.fps, "auto", 20}, &err);
+        for (int f = 0; written && f < o.frames; ++f)
+          written =
+              writer.write(video.data() + static_cast<size_t>(f) * o.width * o.height * 3, &err);
+        const std::string used = writer.codecName();
+        if (written) written = writer.close(&err);
+        {
+          std::lock_guard<std::mutex> lock(codecMutex);
+          if (codec.empty()) codec = used;
+        }
+        return written ? std::string() : err;
+      },
+      progress, error);
+  if (!ok) return false;
   summary = DemoDataSummary{};
   summary.codec = codec;
   for (const std::string split : {"train", "val", "test"}) {

@@ -2,6 +2,7 @@
 // The studio's built-in dataset: short encoded videos of moving shapes whose class is the motion
 // (direction, blinking, standing still, growing or shrinking), never visible in a single frame,
 // written in PySlowFast's Kinetics layout (train.csv, val.csv, test.csv).
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -42,6 +43,13 @@ struct DemoDataSummary {
 /// Each clip's own seed, from the dataset's seed and the clip's file name: the result does not
 /// depend on the thread that renders it.
 std::uint64_t demoClipSeed(std::uint64_t seed, const std::string& name);
+
+/// Runs job(0) .. job(count - 1) on `threads` threads; each returns "" or why it failed. After
+/// the first failure no new job starts; `progress(done, count)` is called after each job, from
+/// the worker threads. False with `error` set to the first failure.
+[[nodiscard]] bool runDemoJobs(std::size_t count, int threads,
+                               const std::function<std::string(std::size_t)>& job,
+                               const std::function<void(int, int)>& progress, std::string* error);
 
 /// The class names, in label order.
 const std::vector<std::string>& demoClassNames();

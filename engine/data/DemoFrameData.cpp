@@ -1,13 +1,10 @@
 #include "data/DemoFrameData.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <set>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -119,41 +116,25 @@ bool generateDemoFrameData(const DemoDataOptions& o, DemoDataSummary& summary, s
         }
   }
 
-  std::atomic<size_t> nextJob{0};
-  std::atomic<int> done{0};
-  std::mutex errorMutex;
-  std::string firstError;
-  auto worker = [&] {
-    for (size_t j; (j = nextJob++) < jobs.size();) {
-      {
-        std::lock_guard<std::mutex> lock(errorMutex);
-        if (!firstError.empty()) return;
-      }
-      const FrameJob& job = jobs[j];
-      const auto video = renderDemoActions(job.actions, demoClipSeed(o.seed, job.id), o.width,
-                                           o.height, job.frames);
-      std::error_code ec;
-      fs::create_directories(fs::path(o.out_dir) / "frames" / job.id, ec);
-      std::string err = ec ? o.out_dir + ": cannot create folders: " + ec.message() : "";
-      for (int f = 0; err.empty() && f < job.frames; ++f)
-        if (!writeJpeg((fs::path(o.out_dir) / framePath(job, f)).string(),
-                       video.data() + static_cast<size_t>(f) * o.width * o.height * 3, o.width,
-                       o.height, JpegPixels::Rgb, 90, &err) &&
-            err.empty())
-          err = framePath(job, f) + ": cannot write";
-      std::lock_guard<std::mutex> lock(errorMutex);
-      if (!err.empty() && firstError.empty()) firstError = err;
-      const int n = ++done;
-      if (progress) progress(n, static_cast<int>(jobs.size()));
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < std::max(1, o.threads); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (!firstError.empty()) {
-    if (error) *error = firstError;
-    return false;
-  }
+  const bool ok = runDemoJobs(
+      jobs.size(), o.threads,
+      [&](std::size_t j) {
+        const FrameJob& job = jobs[j];
+        const auto video = renderDemoActions(job.actions, demoClipSeed(o.seed, job.id), o.width,
+                                             o.height, job.frames);
+        std::error_code ec;
+        fs::create_directories(fs::path(o.out_dir) / "frames" / job.id, ec);
+        if (ec) return o.out_dir + ": cannot create folders: " + ec.message();
+        std::string err;
+        for (int f = 0; f < job.frames; ++f)
+          if (!writeJpeg((fs::path(o.out_dir) / framePath(job, f)).string(),
+                         video.data() + static_cast<size_t>(f) * o.width * o.height * 3, o.width,
+                         o.height, JpegPixels::Rgb, 90, &err))
+            return err.empty() ? framePath(job, f) + ": cannot write" : err;
+        return std::string();
+      },
+      progress, error);
+  if (!ok) return false;
 
   // The frame lists PySlowFast reads (test reads val.csv), then the formats' own files.
   summary = DemoDataSummary{};
