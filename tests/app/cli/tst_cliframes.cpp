@@ -5,7 +5,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
+
+#include <cmath>
 
 #include "CliRun.h"
 
@@ -21,6 +25,67 @@ class TestCliFrames : public QObject {
 
   static QStringList dataArgs(const QString& data) {
     return {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data};
+  }
+
+  // The val records' mAP of a run.
+  static QList<double> valMaps(const QString& run) {
+    QList<double> maps;
+    QFile f(run + "/metrics.jsonl");
+    if (!f.open(QIODevice::ReadOnly)) return maps;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+      const QJsonObject o = QJsonDocument::fromJson(line).object();
+      if (o.value("kind").toString() == "val") maps << o.value("values")["map"].toDouble(-1);
+    }
+    return maps;
+  }
+
+  // Validation shared by two processes (each rank's clips summed into their videos' rows, the
+  // sampler's padding duplicates averaged away) gives the one-process mAP. Both runs start from
+  // `trained`'s weights and change nothing (learning rate 0, batch norms frozen), so the model
+  // each validates is the same.
+  void validationSharedByRanksGivesTheSameMap(const QString& trained) {
+    const QStringList still = {"TRAIN.CHECKPOINT_FILE_PATH",
+                               trained + "/checkpoints/checkpoint_epoch_00001.pyth",
+                               "TRAIN.CHECKPOINT_EPOCH_RESET",
+                               "True",
+                               "SOLVER.LR_POLICY",
+                               "steps_with_relative_lrs",
+                               "SOLVER.STEPS",
+                               "[0]",
+                               "SOLVER.LRS",
+                               "[1]",
+                               "SOLVER.BASE_LR",
+                               "0",
+                               "SOLVER.WARMUP_EPOCHS",
+                               "0",
+                               "MODEL.FROZEN_BN",
+                               "True",
+                               "SOLVER.MAX_EPOCH",
+                               "1",
+                               "TRAIN.BATCH_SIZE",
+                               "4",
+                               "TEST.ENABLE",
+                               "False",
+                               "X3D.DIM_C5",
+                               "32",
+                               "DATA_LOADER.NUM_WORKERS",
+                               "1"};
+    QList<double> maps[2];
+    for (const int processes : {1, 2}) {
+      const QString out = dir_.path() + "/runs/still-" + QString::number(processes);
+      auto r = runCli(QStringList{"train", "--cfg", configFile("demo/DEMO_X3D_TINY_CHARADES.yaml"),
+                                  "--init-method", "file://" + out + "-store", "OUTPUT_DIR", out,
+                                  "DIST.CPU_PROCESSES", QString::number(processes)} +
+                      still + dataArgs(charades_));
+      QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+      maps[processes - 1] = valMaps(out);
+    }
+    qInfo("val mAP, one process %.17g, two %.17g", maps[0].value(0), maps[1].value(0));
+    QCOMPARE(maps[0].size(), 1);
+    QCOMPARE(maps[1].size(), 1);
+    QVERIFY2(
+        maps[0][0] > 0 && std::abs(maps[0][0] - maps[1][0]) < 1e-9,
+        qPrintable(QString("%1 vs %2").arg(maps[0][0], 0, 'g', 17).arg(maps[1][0], 0, 'g', 17)));
   }
 
  private slots:
@@ -87,6 +152,7 @@ class TestCliFrames : public QObject {
     const QString log = QString::fromUtf8(metrics.readAll());
     QVERIFY2(log.contains("\"kind\":\"val\"") && log.contains("\"map\":"), qPrintable(log));
     QVERIFY2(!log.contains("top1_err"), "multi-label runs log no top-1");
+    validationSharedByRanksGivesTheSameMap(run);
     const QString scores = dir_.path() + "/scores.csv";
     auto test = runCli(QStringList{"test", "--cfg", configFile("demo/DEMO_X3D_TINY_CHARADES.yaml"),
                                    "--scores", scores, "OUTPUT_DIR", run, "TEST.BATCH_SIZE", "4",

@@ -155,9 +155,10 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
   }
 
   void learnsTheDirectionOfMotion() {
-    // The demo's recipe on a two-class slice of its data (moving right vs moving left, 240 train
-    // clips): nothing but the direction of motion tells them apart, and 120 steps must beat
-    // chance (50%) clearly. Measured: 0-5% validation error.
+    // The demo's recipe on a two-class slice of its data (moving right vs moving left, 60 train
+    // clips): nothing but the direction of motion tells them apart, and 10 epochs (80 steps) must
+    // beat chance (50%) clearly. Measured: 0% validation error at epoch 10 (still 50% at epoch
+    // 5); 16 epochs gave 0-5%.
     const std::string data = dir_.path().toStdString() + "/lr-data";
     data::DemoDataOptions o;
     o.out_dir = data;
@@ -178,8 +179,8 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
     const std::string out = dir_.path().toStdString() + "/run-learn";
     train::Trainer t(demoConfig(out, {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data,
                                       "MODEL.NUM_CLASSES", "2", "TRAIN.BATCH_SIZE", "8",
-                                      "SOLVER.MAX_EPOCH", "16", "X3D.DIM_C5", "256",
-                                      "DATA_LOADER.NUM_WORKERS", "2", "TRAIN.EVAL_PERIOD", "4"}),
+                                      "SOLVER.MAX_EPOCH", "10", "X3D.DIM_C5", "256",
+                                      "DATA_LOADER.NUM_WORKERS", "2", "TRAIN.EVAL_PERIOD", "5"}),
                      "demo.yaml");
     std::vector<double> losses, valErrors;
     t.setEventSink([&](const runlog::MetricEvent& e) {
@@ -189,9 +190,10 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
     QVERIFY(t.start(&error));
     t.wait();
     QCOMPARE(t.state(), train::TrainerState::Finished);
-    QCOMPARE(losses.size(), size_t(16));
-    qInfo("epoch losses %.3f -> %.3f, val top-1 errors %.1f %.1f %.1f %.1f", losses.front(),
-          losses.back(), valErrors[0], valErrors[1], valErrors[2], valErrors[3]);
+    QCOMPARE(losses.size(), size_t(10));
+    QCOMPARE(valErrors.size(), size_t(2));
+    qInfo("epoch losses %.3f -> %.3f, val top-1 errors %.1f %.1f", losses.front(), losses.back(),
+          valErrors[0], valErrors[1]);
     QVERIFY(losses.back() < 0.6 * losses.front());
     QVERIFY2(valErrors.back() <= 25.0, std::to_string(valErrors.back()).c_str());
   }
