@@ -26,12 +26,13 @@ void addDataCommands(CLI::App& app, int& exitCode) {
   demo->add_option("--format", *format,
                    "kinetics: videos with train/val/test CSVs; ssv2: JPEG frame folders with "
                    "Something-Something v2's frame lists and label JSONs; charades: frame folders "
-                   "of overlapping actions with per-frame labels")
-      ->check(CLI::IsMember({"kinetics", "ssv2", "charades"}));
+                   "of overlapping actions with per-frame labels; ava: frame folders with "
+                   "AVA's frame lists, person boxes at keyframes, label map and exclusions")
+      ->check(CLI::IsMember({"kinetics", "ssv2", "charades", "ava"}));
   demo->add_option("--seed", opts->seed, "Random seed; the same seed writes the same dataset");
   demo->add_option("--threads", opts->threads, "Encoding threads")->check(CLI::Range(1, 256));
   demo->callback([opts, format, &exitCode] {
-    (void)data::demoFormatFromName(*format, opts->format);  // CLI11 allows only the three
+    (void)data::demoFormatFromName(*format, opts->format);  // CLI11 allows only these four
     const auto start = std::chrono::steady_clock::now();
     data::DemoDataSummary summary;
     std::string error;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/DemoAvaData.h"
 #include "data/DemoFrameData.h"
 #include "data/VideoWriter.h"
 
@@ -218,14 +219,40 @@ Mover makeMover(Rng& rng, int label, int first, int last, int w, int h) {
   return m;
 }
 
+// Where the mover is in frame f: centre and scale.
+struct Pose {
+  double x, y, scale;
+};
+Pose moverPose(const Mover& m, int f) {
+  const double t = f - m.first - (m.last - m.first) / 2.0;
+  return {m.midX + m.vx * t, m.midY + m.vy * t, m.scale * std::pow(m.growth, f - m.first)};
+}
+
 void drawMover(std::uint8_t* img, int w, int h, const Mover& m, int f) {
   if (f < m.first || f > m.last) return;
-  const double t = f - m.first - (m.last - m.first) / 2.0;
   // Blinking: fully on to fully off and back, one to two cycles over the sampled frames.
   const double opacity =
       m.blinkPeriod > 0 ? 0.5 + 0.5 * std::cos(2 * kPi * f / m.blinkPeriod + m.blinkPhase) : 1.0;
-  fillPolygon(img, w, h, m.shape, m.midX + m.vx * t, m.midY + m.vy * t,
-              m.scale * std::pow(m.growth, f - m.first), m.angle, opacity);
+  const Pose p = moverPose(m, f);
+  fillPolygon(img, w, h, m.shape, p.x, p.y, p.scale, m.angle, opacity);
+}
+
+// The outline's extent in frame f (the polygon fillPolygon fills), clipped to the image.
+DemoBox moverBox(const Mover& m, int f, int w, int h) {
+  DemoBox b;
+  if (f < m.first || f > m.last) return b;
+  const Pose p = moverPose(m, f);
+  const double c = std::cos(m.angle), sn = std::sin(m.angle);
+  double minX = 1e9, maxX = -1e9, minY = 1e9, maxY = -1e9;
+  for (auto [ux, uy] : m.shape.unit) {
+    const double x = p.x + p.scale * (c * ux - sn * uy), y = p.y + p.scale * (sn * ux + c * uy);
+    minX = std::min(minX, x), maxX = std::max(maxX, x), minY = std::min(minY, y),
+    maxY = std::max(maxY, y);
+  }
+  b.x1 = std::clamp(minX, 0.0, double(w)), b.x2 = std::clamp(maxX, 0.0, double(w));
+  b.y1 = std::clamp(minY, 0.0, double(h)), b.y2 = std::clamp(maxY, 0.0, double(h));
+  b.visible = b.x2 > b.x1 && b.y2 > b.y1;
+  return b;
 }
 
 // The background (a gradient between two dark colours) and 1-2 still distractors of a clip.
@@ -255,7 +282,8 @@ std::vector<std::uint8_t> renderBackground(Rng& rng, int w, int h) {
 }  // namespace
 
 std::vector<std::uint8_t> renderDemoActions(const std::vector<DemoAction>& actions,
-                                            std::uint64_t seed, int w, int h, int frames) {
+                                            std::uint64_t seed, int w, int h, int frames,
+                                            std::vector<std::vector<DemoBox>>* boxes) {
   Rng rng(seed);
   std::vector<std::uint8_t> video(static_cast<size_t>(frames) * w * h * 3);
   const std::vector<std::uint8_t> background = renderBackground(rng, w, h);
@@ -267,6 +295,12 @@ std::vector<std::uint8_t> renderDemoActions(const std::vector<DemoAction>& actio
     std::uint8_t* img = video.data() + static_cast<size_t>(f) * w * h * 3;
     std::copy(background.begin(), background.end(), img);
     for (const Mover& m : movers) drawMover(img, w, h, m, f);
+  }
+  if (boxes) {
+    boxes->assign(movers.size(), std::vector<DemoBox>(static_cast<size_t>(frames)));
+    for (size_t a = 0; a < movers.size(); ++a)
+      for (int f = 0; f < frames; ++f)
+        (*boxes)[a][static_cast<size_t>(f)] = moverBox(movers[a], f, w, h);
   }
   return video;
 }
@@ -282,6 +316,8 @@ bool demoFormatFromName(const std::string& name, DemoFormat& out) {
     out = DemoFormat::Ssv2;
   else if (name == "charades")
     out = DemoFormat::Charades;
+  else if (name == "ava")
+    out = DemoFormat::Ava;
   else
     return false;
   return true;
@@ -289,6 +325,7 @@ bool demoFormatFromName(const std::string& name, DemoFormat& out) {
 
 bool generateDemoData(const DemoDataOptions& o, DemoDataSummary& summary, std::string* error,
                       const std::function<void(int, int)>& progress) {
+  if (o.format == DemoFormat::Ava) return generateDemoAvaData(o, summary, error, progress);
   if (o.format != DemoFormat::Kinetics) return generateDemoFrameData(o, summary, error, progress);
   const auto& names = demoClassNames();
   const int classes = static_cast<int>(names.size());

@@ -18,8 +18,8 @@ namespace amp::data {
 constexpr int kDemoDataVersion = 4;
 
 /// The layout written: Kinetics' videos and CSVs, or SSv2's / Charades' frame folders and lists.
-enum class DemoFormat { Kinetics, Ssv2, Charades };
-/// "kinetics", "ssv2" or "charades"; false otherwise.
+enum class DemoFormat { Kinetics, Ssv2, Charades, Ava };
+/// "kinetics", "ssv2", "charades" or "ava"; false otherwise.
 bool demoFormatFromName(const std::string& name, DemoFormat& out);
 
 struct DemoDataOptions {
@@ -60,10 +60,19 @@ struct DemoAction {
   int first = 0, last = 0;
 };
 
+/// Where an action's shape is in a frame: the extent of its outline in pixels, clipped to the
+/// image; not visible outside the action's frames.
+struct DemoBox {
+  double x1 = 0, y1 = 0, x2 = 0, y2 = 0;
+  bool visible = false;
+};
+
 /// Renders a clip (frames x height x width x 3 RGB) in which each action's shape moves as its
 /// class over its frames and is absent elsewhere (several may overlap); deterministic in `seed`.
+/// With `boxes`, also each action's box in every frame: (*boxes)[action][frame].
 std::vector<std::uint8_t> renderDemoActions(const std::vector<DemoAction>& actions,
-                                            std::uint64_t seed, int width, int height, int frames);
+                                            std::uint64_t seed, int width, int height, int frames,
+                                            std::vector<std::vector<DemoBox>>* boxes = nullptr);
 
 /// Renders one clip (frames x height x width x 3 RGB) of class `label`; deterministic in `seed`.
 std::vector<std::uint8_t> renderDemoClip(int label, std::uint64_t seed, int width, int height,
