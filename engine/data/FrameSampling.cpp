@@ -51,4 +51,13 @@ std::vector<std::int64_t> charadesFrameIndices(std::int64_t length, int numFrame
   return seq;
 }
 
+std::vector<std::int64_t> avaFrameIndices(std::int64_t center, std::int64_t halfLen, int rate,
+                                          std::int64_t numFrames) {
+  std::vector<std::int64_t> seq;
+  if (rate <= 0) return seq;
+  for (std::int64_t i = center - halfLen; i < center + halfLen; i += rate)
+    seq.push_back(std::clamp<std::int64_t>(i, 0, std::max<std::int64_t>(numFrames - 1, 0)));
+  return seq;
+}
+
 }  // namespace amp::data

@@ -1,6 +1,7 @@
 #pragma once
 // Which frames of a frame folder one clip takes, as PySlowFast's frame datasets pick them
-// (get_seq_frames of datasets/ssv2.py and datasets/charades.py). Random choices arrive as draws
+// (get_seq_frames of datasets/ssv2.py and datasets/charades.py, get_sequence of
+// datasets/utils.py for AVA). Random choices arrive as draws
 // in [0, 1), so tests can feed hand-chosen ones and a seed decides everything.
 //
 //   auto seq = data::ssv2FrameIndices(48, 8, /*random=*/false, nullptr);  // middle of 8 segments
@@ -27,5 +28,12 @@ std::vector<std::int64_t> ssv2FrameIndices(std::int64_t length, int numFrames, b
 /// zero for one view; here one view starts at 0.
 std::vector<std::int64_t> charadesFrameIndices(std::int64_t length, int numFrames, int rate,
                                                int view, int views, double u);
+
+/// AVA: the frames range(center - halfLen, center + halfLen, rate), each clamped to
+/// 0 .. numFrames - 1 (utils.get_sequence). Ava.__getitem__ passes halfLen = NUM_FRAMES x
+/// SAMPLING_RATE // 2, which gives NUM_FRAMES frames when NUM_FRAMES x SAMPLING_RATE is even
+/// (an odd product gives one frame fewer, as in PySlowFast). Empty when rate <= 0.
+std::vector<std::int64_t> avaFrameIndices(std::int64_t center, std::int64_t halfLen, int rate,
+                                          std::int64_t numFrames);
 
 }  // namespace amp::data

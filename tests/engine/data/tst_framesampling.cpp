@@ -72,6 +72,34 @@ class TestFrameSampling : public QObject {
     // One view: PySlowFast divides by zero; here it starts at 0.
     QCOMPARE(charadesFrameIndices(48, 8, 4, 0, 1, 0.5).front(), std::int64_t(0));
   }
+
+  // AVA's get_sequence, by hand: 8 frames 4 apart around frame 10 start at 10 - 16 = -6, and
+  // the two before frame 0 read frame 0.
+  void avaClipAtTheStartOfAVideo() {
+    QCOMPARE(avaFrameIndices(10, 8 * 4 / 2, 4, 1000),
+             (std::vector<std::int64_t>{0, 0, 2, 6, 10, 14, 18, 22}));
+  }
+
+  // Around frame 18 of a 20-frame video, 8 frames 2 apart run to 24: the last three read 19.
+  void avaClipAtTheEndOfAVideo() {
+    QCOMPARE(avaFrameIndices(18, 8 * 2 / 2, 2, 20),
+             (std::vector<std::int64_t>{10, 12, 14, 16, 18, 19, 19, 19}));
+  }
+
+  // SlowFast 32x2 at second 903 (frame 90): range(58, 122, 2), 32 frames, none clamped.
+  void avaClipInsideTheVideo() {
+    const auto seq = avaFrameIndices(90, 32 * 2 / 2, 2, 27030);
+    QCOMPARE(seq.size(), std::size_t(32));
+    QCOMPARE(seq.front(), std::int64_t(58));
+    QCOMPARE(seq.back(), std::int64_t(120));
+  }
+
+  // An odd NUM_FRAMES x SAMPLING_RATE loses a frame to the floor division, as in PySlowFast:
+  // 3 frames at rate 1 give range(c - 1, c + 1).
+  void avaOddClipLengthGivesOneFrameLess() {
+    QCOMPARE(avaFrameIndices(5, 3 * 1 / 2, 1, 100), (std::vector<std::int64_t>{4, 5}));
+    QVERIFY(avaFrameIndices(5, 4, 0, 100).empty());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestFrameSampling)
