@@ -2,6 +2,7 @@
 // for a multigrid phase, entering a phase, and each step's micro-batches.
 #include <algorithm>
 
+#include "config/BatchLayout.h"
 #include "train/TrainerImpl.h"
 
 namespace amp::train {
