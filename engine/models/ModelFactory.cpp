@@ -41,7 +41,13 @@ ModelSummary summarizeModel(const config::Config& cfg, bool runForward) {
     std::vector<torch::Tensor> inputs;
     for (const auto& s : m.input_shapes) inputs.push_back(torch::randn(s));
     FlopCounter counter;
-    m.output_shape = net->forward(inputs).sizes().vec();
+    // A detection model scores one box, as PySlowFast counts its FLOPs (misc.py: one proposal,
+    // [0, 0, 1, 0, 1]).
+    m.output_shape =
+        (net->detection() ? net->forward(inputs, torch::tensor({{0.0F, 0.0F, 1.0F, 0.0F, 1.0F}}))
+                          : net->forward(inputs))
+            .sizes()
+            .vec();
     m.macs = counter.macs();
   }
   return m;

@@ -20,7 +20,7 @@ struct ModelSummary {
   std::string name;  ///< MODEL.MODEL_NAME / MODEL.ARCH
   std::int64_t parameters = 0;
   std::vector<StateEntry> state;           ///< in state-dict order
-  std::vector<std::int64_t> output_shape;  ///< for one clip, evaluation mode
+  std::vector<std::int64_t> output_shape;  ///< for one clip (and one box), evaluation mode
   std::int64_t macs = 0;  ///< multiply-adds of that forward pass (PySlowFast's "FLOPs")
   std::vector<std::vector<std::int64_t>> input_shapes;  ///< per pathway: 1 x C x T x H x W
 };

@@ -1,12 +1,19 @@
 #include "models/Net.h"
 
 #include <set>
+#include <stdexcept>
 
 #include "models/ActivationCheckpoint.h"
 
 namespace amp::models {
 namespace {
 thread_local std::int64_t* tCounter = nullptr;
+}
+
+torch::Tensor VideoNetImpl::forward(std::vector<torch::Tensor> pathways,
+                                    const torch::Tensor& boxes) {
+  throw std::logic_error(
+      "this model has a classification head (DETECTION.ENABLE False): it takes no boxes");
 }
 
 FlopCounter::FlopCounter() : previous_(tCounter) {

@@ -73,6 +73,14 @@ class VideoNetImpl : public torch::nn::Module {
   /// Training: logits (N x classes). Evaluation: the head activation averaged over any
   /// remaining positions, as PySlowFast's heads do.
   virtual torch::Tensor forward(std::vector<torch::Tensor> pathways) = 0;
+  /// Detection (DETECTION.ENABLE, PySlowFast's forward(x, bboxes)): `boxes` is K x 5, each row
+  /// the index of its clip in the batch, then x1, y1, x2, y2 in the input's pixels; returns
+  /// K x classes, one row of scores per box, the head's activation applied in training too (as
+  /// PySlowFast's ResNetRoIHead). Throws std::logic_error for a model built without detection;
+  /// such a model's forward(pathways) is the one to call.
+  virtual torch::Tensor forward(std::vector<torch::Tensor> pathways, const torch::Tensor& boxes);
+  /// Whether the model was built with DETECTION.ENABLE: then only forward(pathways, boxes) runs.
+  virtual bool detection() const { return false; }
   /// Name fragments of parameters trained without weight decay (PySlowFast's no_weight_decay,
   /// e.g. MViT's positional embeddings and class token when MVIT.ZERO_DECAY_POS_CLS).
   virtual std::vector<std::string> noWeightDecayNames() const { return {}; }

@@ -7,6 +7,7 @@
 #include "config/Config.h"
 #include "models/ActivationCheckpoint.h"
 #include "models/MViT.h"
+#include "models/ResNetRoIHead.h"
 
 namespace amp::models {
 namespace {
@@ -353,15 +354,55 @@ class ResNetNetImpl : public VideoNetImpl {
     }
     const int64_t headIn = slowfast_ ? width * 32 + width * 32 / betaInv : width * 32;
     actCheckpoint_ = c.getBool("MODEL.ACT_CHECKPOINT");
-    head_ = register_module(
-        "head",
-        BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools, c.getFloat("MODEL.DROPOUT_RATE"),
-                  c.getString("MODEL.HEAD_ACT"), c.getBool("MODEL.DETACH_FINAL_FC")));
+    if (c.getBool("DETECTION.ENABLE"))
+      roiHead_ = register_module("head", ResNetRoIHead(roiHeadArgs(c, perPath(width * 32))));
+    else
+      head_ = register_module(
+          "head",
+          BasicHead(headIn, c.getInt("MODEL.NUM_CLASSES"), pools, c.getFloat("MODEL.DROPOUT_RATE"),
+                    c.getString("MODEL.HEAD_ACT"), c.getBool("MODEL.DETACH_FINAL_FC")));
     initWeights(*this, c.getFloat("MODEL.FC_INIT_STD"), c.getBool("RESNET.ZERO_INIT_FINAL_BN"),
                 finals_, c.getBool("RESNET.ZERO_INIT_FINAL_CONV"));
   }
 
   torch::Tensor forward(std::vector<torch::Tensor> x) override {
+    if (roiHead_)
+      throw std::logic_error("DETECTION.ENABLE: this model scores boxes; call forward(x, boxes)");
+    return head_(backbone(std::move(x)));
+  }
+
+  torch::Tensor forward(std::vector<torch::Tensor> x, const torch::Tensor& boxes) override {
+    if (!roiHead_) return VideoNetImpl::forward(std::move(x), boxes);
+    return roiHead_(backbone(std::move(x)), boxes);
+  }
+
+  bool detection() const override { return !roiHead_.is_empty(); }
+
+ private:
+  // PySlowFast's detection head arguments (video_model_builder.py): the temporal pool takes the
+  // pathway's frames to one, boxes are pooled at ROI_XFORM_RESOLUTION from features at
+  // 1 / SPATIAL_SCALE_FACTOR of the input (AVA's configs keep res5 at stride 16 by a stride of 1
+  // and a dilation of 2 there, RESNET.SPATIAL_STRIDES / SPATIAL_DILATIONS).
+  RoIHeadArgs roiHeadArgs(const config::Config& c, std::vector<int64_t> dimIn) const {
+    RoIHeadArgs a;
+    a.dim_in = std::move(dimIn);
+    a.num_classes = c.getInt("MODEL.NUM_CLASSES");
+    const int64_t frames = c.getInt("DATA.NUM_FRAMES");
+    const int64_t alpha = slowfast_ ? c.getInt("SLOWFAST.ALPHA") : 1;
+    const int64_t resolution = c.getInt("DETECTION.ROI_XFORM_RESOLUTION");
+    for (size_t p = 0; p < a.dim_in.size(); ++p) {
+      a.pool_size.push_back({(slowfast_ && p == 0 ? frames / alpha : frames) / pool1_[p][0], 1, 1});
+      a.resolution.push_back({resolution, resolution});
+      a.scale_factor.push_back(static_cast<double>(c.getInt("DETECTION.SPATIAL_SCALE_FACTOR")));
+    }
+    a.dropout_rate = c.getFloat("MODEL.DROPOUT_RATE");
+    a.act = c.getString("MODEL.HEAD_ACT");
+    a.aligned = c.getBool("DETECTION.ALIGNED");
+    a.detach_final_fc = c.getBool("MODEL.DETACH_FINAL_FC");
+    return a;
+  }
+
+  std::vector<torch::Tensor> backbone(std::vector<torch::Tensor> x) {
     x = checkpointedStem(s1_, x, actCheckpoint_);
     if (slowfast_) x = fuse_[0](x);
     for (size_t s = 0; s < 4; ++s) {
@@ -373,10 +414,9 @@ class ResNetNetImpl : public VideoNetImpl {
                                      torch::IntArrayRef(pool1_[p]));
       if (slowfast_ && s < 3) x = fuse_[s + 1](x);
     }
-    return head_(x);
+    return x;
   }
 
- private:
   bool slowfast_ = false;
   bool actCheckpoint_ = false;
   std::vector<std::vector<int64_t>> pool1_;
@@ -384,7 +424,8 @@ class ResNetNetImpl : public VideoNetImpl {
   Stem s1_{nullptr};
   std::vector<Fuse> fuse_;
   std::vector<ResStage> stages_;
-  BasicHead head_{nullptr};
+  BasicHead head_{nullptr};         // classification
+  ResNetRoIHead roiHead_{nullptr};  // DETECTION.ENABLE
 };
 
 class X3DNetImpl : public VideoNetImpl {
@@ -464,6 +505,10 @@ namespace {
 std::shared_ptr<VideoNetImpl> buildNet(const config::Config& c) {
   const std::string name = c.getString("MODEL.MODEL_NAME");
   const std::string arch = c.getString("MODEL.ARCH");
+  // PySlowFast's X3D builds no detection head; its MViT's (a ResNetRoIHead on the tokens) is not
+  // built here.
+  if (c.getBool("DETECTION.ENABLE") && name != "SlowFast" && name != "ResNet")
+    unsupported("DETECTION.ENABLE", "the detection head is built for ResNet and SlowFast only");
   if (name == "X3D") {
     if (arch != "x3d")
       unsupported("MODEL.ARCH", "X3D is built with MODEL.ARCH x3d, not '" + arch + "'");
