@@ -68,9 +68,10 @@ ClipParams ClipParams::fromConfig(const config::Config& c) {
     p.aug = AugmentParams{};
   } else if (p.dataset == DatasetKind::Ssv2) {
     p.aug.crop_num_spatial = p.aug.crop_num_temporal = 1;  // Kinetics-only keys
-  } else if (p.dataset == DatasetKind::Charades) {
-    p.aug = AugmentParams{};  // charades.py has no augmentation path
+  } else if (p.dataset == DatasetKind::Charades || p.dataset == DatasetKind::Ava) {
+    p.aug = AugmentParams{};  // charades.py and ava_dataset.py have no such augmentation path
   }
+  p.ava = AvaTransformParams::fromConfig(c);
   // PySlowFast's Kinetics dataset under multigrid: a smaller crop takes a smaller minimum scale
   // (Python's round, halves to even), and long cycles draw the sampling rate.
   if (const auto defaultS = c.getInt("MULTIGRID.DEFAULT_S"); defaultS > 0)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "data/AugmentParams.h"
+#include "data/AvaTransform.h"
 #include "data/Dataset.h"
 #include "data/Draws.h"
 #include "data/ResizedCrop.h"
@@ -50,6 +51,9 @@ struct ClipParams {
   /// TRAIN.DATASET: how a frame folder's frames are picked (SSv2 segments, Charades strides).
   DatasetKind dataset = DatasetKind::Kinetics;
   AugmentParams aug;  ///< training augmentation (relative crops, RandAugment, erasing, copies)
+  /// AVA's box-aware transform (its own DATA.* and AVA.* reading; AvaClips.h uses it). It keeps
+  /// DATA.TRAIN_CROP_SIZE under multigrid short cycles, as PySlowFast's Ava dataset does.
+  AvaTransformParams ava;
 
   static ClipParams fromConfig(const config::Config& c);
   /// The sampling rate of one clip: `draw` (in [0, 1), negative: none) picks it from
@@ -59,8 +63,11 @@ struct ClipParams {
     const int span = max_sampling_rate - sampling_rate + 1;
     return sampling_rate + std::min(span - 1, static_cast<int>(draw * span));
   }
-  /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS.
-  int viewsPerTestVideo() const { return test_views * test_crops; }
+  /// Views per test video: NUM_ENSEMBLE_VIEWS x NUM_SPATIAL_CROPS; AVA tests each keyframe once
+  /// (its dataset has no views).
+  int viewsPerTestVideo() const {
+    return dataset == DatasetKind::Ava ? 1 : test_views * test_crops;
+  }
   int cropSize(Split s) const { return s == Split::Test ? test_crop : train_crop; }
   /// Clips one video gives: DATA.TRAIN_CROP_NUM_TEMPORAL x AUG.NUM_SAMPLE x
   /// DATA.TRAIN_CROP_NUM_SPATIAL in training, else 1.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "config/Config.h"
+#include "data/AvaDataset.h"
 #include "data/FrameList.h"
 #include "data/KineticsCsv.h"
 #include "data/Ssv2Labels.h"
@@ -40,7 +41,8 @@ bool datasetKindFromName(const std::string& name, DatasetKind& out) {
   std::string lower = name;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  for (DatasetKind k : {DatasetKind::Kinetics, DatasetKind::Ssv2, DatasetKind::Charades})
+  for (DatasetKind k :
+       {DatasetKind::Kinetics, DatasetKind::Ssv2, DatasetKind::Charades, DatasetKind::Ava})
     if (lower == datasetName(k)) {
       out = k;
       return true;
@@ -56,6 +58,8 @@ const char* datasetName(DatasetKind kind) {
       return "ssv2";
     case DatasetKind::Charades:
       return "charades";
+    case DatasetKind::Ava:
+      return "ava";
   }
   return "?";
 }
@@ -163,6 +167,37 @@ bool readCharades(const config::Config& c, Split split, SampleList& out, std::st
   return true;
 }
 
+// AVA (Ava._load_data): one sample per keyframe, each naming its video and centre frame; the
+// frames and boxes stay in one shared AvaDataset. get_keyframe_data keeps only seconds with boxes,
+// so no sample is without one.
+bool readAva(const config::Config& c, Split split, SampleList& out, std::string* error) {
+  const AvaSettings settings = AvaSettings::fromConfig(c);
+  auto ava = std::make_shared<AvaDataset>();
+  if (!readAvaDataset(settings, split, *ava, error)) return false;
+  const std::vector<std::string> lists = settings.frameListFiles(split);
+  out.listPath = lists.empty() ? std::string() : lists.front();
+  out.multi_label = true;
+  out.videos.reserve(ava->keyframes.size());
+  for (std::size_t k = 0; k < ava->keyframes.size(); ++k) {
+    const AvaKeyframe& key = ava->keyframes[k];
+    const AvaVideo& video = ava->videos[static_cast<std::size_t>(key.video)];
+    Sample s;
+    s.name = video.name;
+    const auto centre = static_cast<std::size_t>(std::max<std::int64_t>(key.center_frame, 0));
+    if (!video.frames.empty()) s.path = video.frames[std::min(centre, video.frames.size() - 1)];
+    s.keyframe = static_cast<int>(k);
+    std::set<int> classes;
+    for (const AvaBox& box : key.boxes)
+      for (const int id : box.labels)
+        if (id >= 1) classes.insert(id - 1);
+    s.labels.assign(classes.begin(), classes.end());
+    if (!s.labels.empty()) out.maxLabel = std::max(out.maxLabel, s.labels.back());
+    out.videos.push_back(std::move(s));
+  }
+  out.ava = std::move(ava);
+  return true;
+}
+
 }  // namespace
 
 bool readSampleList(const config::Config& c, Split split, SampleList& out, std::string* error) {
@@ -173,7 +208,7 @@ bool readSampleList(const config::Config& c, Split split, SampleList& out, std::
   if (!datasetKindFromName(c.getString(key), kind)) {
     if (error)
       *error = std::string(key) + ": '" + c.getString(key) +
-               "' is not a dataset the engine reads (kinetics, ssv2, charades)";
+               "' is not a dataset the engine reads (kinetics, ssv2, charades, ava)";
     return false;
   }
   out.kind = kind;
@@ -189,6 +224,9 @@ bool readSampleList(const config::Config& c, Split split, SampleList& out, std::
       break;
     case DatasetKind::Charades:
       ok = readCharades(c, split, out, error);
+      break;
+    case DatasetKind::Ava:
+      ok = readAva(c, split, out, error);
       break;
   }
   out.kind = kind;  // the readers start from an empty list

@@ -6,6 +6,7 @@
 
 #include "config/BatchLayout.h"
 #include "config/Config.h"
+#include "data/AvaClips.h"
 #include "data/Draws.h"
 #include "util/FaultInjection.h"
 
@@ -103,7 +104,7 @@ std::size_t VideoLoader::batchesPerEpoch() const {
 
 std::vector<VideoLoader::Item> VideoLoader::epochItems(int epoch) const {
   std::vector<Item> all;
-  const int views = split_ == Split::Test ? sampler_.params().viewsPerTestVideo() : 1;
+  const int views = split_ == Split::Test ? sampler_.params().viewsPerTestVideo() : 1;  // AVA: 1
   for (int v = 0; v < static_cast<int>(list_.videos.size()); ++v)
     for (int view = 0; view < views; ++view) all.push_back({v, view, 0});
   if (options_.shuffle) {  // Fisher-Yates with the epoch's own stream
@@ -232,11 +233,7 @@ void VideoLoader::recycle(Batch&& batch) {
     spare_.push_back(std::move(batch));
 }
 
-bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
-  const auto [first, count] = batchSpan(k);
-  ClipSampler& sampler = cycleSamplers_.empty()
-                             ? sampler_
-                             : cycleSamplers_[static_cast<std::size_t>(k) % cycleSamplers_.size()];
+void VideoLoader::takeSpare(Batch& out) {
   std::vector<float> fastBuffer, slowBuffer;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -249,8 +246,67 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
   out = Batch{};
   out.fast = std::move(fastBuffer);
   out.slow = std::move(slowBuffer);
-  out.index = k;
+}
+
+bool VideoLoader::sampleWithRetries(
+    Item& item, int& replaced,
+    const std::function<bool(const Sample&, Draws&, int, std::string*)>& attempt,
+    std::string* fatal) {
   const int nVideos = static_cast<int>(list_.videos.size());
+  for (int tried = 0;; ++tried) {
+    // Draws depend only on (seed, epoch, position in the whole epoch, attempt): the same clips
+    // every run, and the same clip for the same position whatever the number of ranks, so
+    // 2 ranks x B clips see exactly what one process of 2B clips sees.
+    Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), item.global,
+            static_cast<std::uint64_t>(tried));
+    std::string reason;
+    const Sample& entry = list_.videos[static_cast<std::size_t>(item.video)];
+    bool sampled = false;
+    try {
+      util::throwIfArmed("decode");
+      sampled = attempt(entry, d, tried, &reason);
+    } catch (const std::bad_alloc&) {  // a header declaring frames far larger than the file
+      reason =
+          "out of memory decoding it (std::bad_alloc); its header may declare a size the file "
+          "does not hold";
+    } catch (const std::exception& e) {  // a broken video is a failed clip, as a decode error is
+      reason = e.what();
+    }
+    if (sampled) return true;
+    ++totalFailures_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (failures_.size() < 10000) failures_.push_back({entry.path, reason});
+    }
+    if (split_ == Split::Test) {
+      *fatal = "test clip failed to decode (" +
+               (list_.ava ? "AVA video '" + entry.name + "', keyframe frame " + entry.path
+                          : list_.listPath + ":" + std::to_string(entry.line)) +
+               "): " + reason;
+      return false;
+    }
+    if (tried + 1 >= options_.max_failures_in_a_row) {
+      *fatal = std::to_string(tried + 1) +
+               " clips in a row failed to decode; the last one: " + reason +
+               (list_.ava ? ". Check AVA.FRAME_DIR, AVA.FRAME_LIST_DIR and the frames"
+                          : ". Check DATA.PATH_TO_DATA_DIR, DATA.PATH_PREFIX and the videos") +
+               " (ampstudio-cli data check).";
+      return false;
+    }
+    // As PySlowFast: try another random clip instead.
+    item.video = static_cast<int>(d.integer(static_cast<std::uint64_t>(nVideos)));
+    ++replaced;
+  }
+}
+
+bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
+  if (list_.ava) return buildAvaBatch(k, out, fatal);
+  const auto [first, count] = batchSpan(k);
+  ClipSampler& sampler = cycleSamplers_.empty()
+                             ? sampler_
+                             : cycleSamplers_[static_cast<std::size_t>(k) % cycleSamplers_.size()];
+  takeSpare(out);
+  out.index = k;
   const ClipParams& p = sampler.params();
   const std::size_t fastSize = p.fastSize(split_), slowSize = p.slowSize(split_);
   const int copies = p.copiesPerVideo(split_);
@@ -275,12 +331,8 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       clip[j].fast_out = out.fast.data() + at * fastSize;
       clip[j].slow_out = slowSize ? out.slow.data() + at * slowSize : nullptr;
     }
-    for (int attempt = 0;; ++attempt) {
-      // Draws depend only on (seed, epoch, position in the whole epoch, attempt): the same clips
-      // every run, and the same clip for the same position whatever the number of ranks, so
-      // 2 ranks x B clips see exactly what one process of 2B clips sees.
-      Draws d(options_.seed, static_cast<std::uint64_t>(epoch_), item.global,
-              static_cast<std::uint64_t>(attempt));
+    std::vector<Draws> more;
+    auto attempt = [&](const Sample& entry, Draws& d, int tried, std::string* reason) {
       ClipDraws draws;
       draws.temporal = d.uniform();
       draws.scale = d.uniform();
@@ -290,11 +342,11 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       if (split_ != Split::Test && p.max_sampling_rate > p.sampling_rate) draws.rate = d.uniform();
       // The augmented path's further draws, one stream per copy; copies after the first also
       // take their own scale, crop and flip draws from it (the temporal draw is the video's).
-      std::vector<Draws> more;
+      more.clear();
       more.reserve(copyDraws.size());
       for (std::size_t j = 0; j < copyDraws.size(); ++j) {
         more.emplace_back(options_.seed ^ kAugmentStream, static_cast<std::uint64_t>(epoch_),
-                          item.global, static_cast<std::uint64_t>(attempt), j);
+                          item.global, static_cast<std::uint64_t>(tried), j);
         ClipDraws& cd = copyDraws[j];
         cd = draws;
         if (j > 0) {
@@ -309,42 +361,10 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
         }
         cd.more = &more[j];
       }
-      std::string reason;
-      const Sample& entry = list_.videos[static_cast<std::size_t>(item.video)];
-      bool sampled = false;
-      try {
-        util::throwIfArmed("decode");
-        sampled = sampler.sampleCopies(entry, split_, item.view, copyDraws.data(), clip.data(),
-                                       copies, &reason);
-      } catch (const std::bad_alloc&) {  // a header declaring frames far larger than the file
-        reason =
-            "out of memory decoding it (std::bad_alloc); its header may declare a size the file "
-            "does not hold";
-      } catch (const std::exception& e) {  // a broken video is a failed clip, as a decode error is
-        reason = e.what();
-      }
-      if (sampled) break;
-      ++totalFailures_;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (failures_.size() < 10000) failures_.push_back({entry.path, reason});
-      }
-      if (split_ == Split::Test) {
-        *fatal = "test clip failed to decode (" + list_.listPath + ":" +
-                 std::to_string(entry.line) + "): " + reason;
-        return false;
-      }
-      if (attempt + 1 >= options_.max_failures_in_a_row) {
-        *fatal = std::to_string(attempt + 1) +
-                 " clips in a row failed to decode; the last one: " + reason +
-                 ". Check DATA.PATH_TO_DATA_DIR, DATA.PATH_PREFIX and the videos (ampstudio-cli "
-                 "data check).";
-        return false;
-      }
-      // As PySlowFast: try another random clip instead.
-      item.video = static_cast<int>(d.integer(static_cast<std::uint64_t>(nVideos)));
-      ++out.replaced;
-    }
+      return sampler.sampleCopies(entry, split_, item.view, copyDraws.data(), clip.data(), copies,
+                                  reason);
+    };
+    if (!sampleWithRetries(item, out.replaced, attempt, fatal)) return false;
     const Sample& used = list_.videos[static_cast<std::size_t>(item.video)];
     for (const Clip& c : clip) {  // multiple_samples_collate: a video's copies side by side
       out.decode_s += c.decode_s;
@@ -369,6 +389,28 @@ bool VideoLoader::buildBatch(int k, Batch& out, std::string* fatal) {
       out.info.push_back(
           {c.frame_indices, c.scaled, region, c.flipped, c.augment_ops, c.erased_boxes});
     }
+  }
+  return true;
+}
+
+bool VideoLoader::buildAvaBatch(int k, Batch& out, std::string* fatal) {
+  const auto [first, count] = batchSpan(k);
+  takeSpare(out);
+  out.index = k;
+  out.size = static_cast<int>(count);
+  out.copies = 1;  // Ava.__getitem__ gives one clip per keyframe
+  const ClipParams& p = sampler_.params();
+  const int numClasses = std::max(1, options_.num_classes);
+  AvaClip clip;
+  std::vector<std::int64_t> frames;
+  for (std::size_t i = 0; i < count; ++i) {
+    Item item = items_[first + i];
+    auto attempt = [&](const Sample& entry, Draws& d, int, std::string* reason) {
+      return makeAvaClip(p, *list_.ava, entry.keyframe, split_, d, clip, frames, reason);
+    };
+    if (!sampleWithRetries(item, out.replaced, attempt, fatal)) return false;
+    if (!addAvaClip(p, list_, item.video, clip, frames, numClasses, i, count, out, fatal))
+      return false;
   }
   return true;
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -46,7 +47,17 @@ struct Batch {
   std::vector<int> videos;     ///< index into the list of the clip actually used
   std::vector<int> views;      ///< test view of each clip (0 in train/val)
   std::vector<ClipInfo> info;  ///< per clip
-  int replaced = 0;            ///< clips that failed to decode and were replaced
+  /// AVA only (PySlowFast's detection_collate), num_boxes rows each: clip index in the batch,
+  /// x1, y1, x2, y2 in the clip's pixels (the model input's; test clips may not be square, and
+  /// height / width are the batch's clips' size).
+  std::vector<float> boxes;
+  /// num_boxes x num_classes multi-hot: action id k sets column k - 1 (-1, no action, none).
+  /// AVA's targets are these; `targets` stays empty.
+  std::vector<float> box_targets;
+  std::vector<float> ori_boxes;        ///< num_boxes x 4: x1, y1, x2, y2 normalised, as read
+  std::vector<std::int64_t> box_meta;  ///< num_boxes x 2: video (list.ava->videos), second
+  int num_boxes = 0;
+  int replaced = 0;  ///< clips that failed to decode and were replaced
   double decode_s = 0, resize_s = 0,
          transform_s = 0;  ///< worker time split (clips are written in place)
 };
@@ -95,7 +106,8 @@ class VideoLoader {
   VideoLoader(const VideoLoader&) = delete;
   VideoLoader& operator=(const VideoLoader&) = delete;
 
-  /// Videos this rank sees per epoch (test: videos x views); each gives clipsPerVideo() clips.
+  /// Videos this rank sees per epoch (test: videos x views; AVA: keyframes, one view each); each
+  /// gives clipsPerVideo() clips.
   std::size_t samplesPerEpoch() const;
   /// Batches hold `batch_size` videos: PySlowFast's per-GPU batch is TRAIN.BATCH_SIZE / NUM_GPUS
   /// videos, each of which yields this many clips (AUG.NUM_SAMPLE x TRAIN_CROP_NUM_SPATIAL).
@@ -124,6 +136,17 @@ class VideoLoader {
   };
   void worker();
   bool buildBatch(int batchIndex, Batch& out, std::string* fatal);
+  /// buildBatch for AVA: one clip per keyframe with its boxes (AvaClips.h).
+  bool buildAvaBatch(int batchIndex, Batch& out, std::string* fatal);
+  /// Reusable buffers of a recycled batch, or empty ones.
+  void takeSpare(Batch& out);
+  /// Runs `attempt` (sample, draws of (seed, epoch, position, attempt), reason) for `item` until
+  /// it succeeds: a failure is recorded, fatal in test or after max_failures_in_a_row, else
+  /// `item` becomes a random other sample (PySlowFast's retry) and `replaced` counts it.
+  bool sampleWithRetries(
+      Item& item, int& replaced,
+      const std::function<bool(const Sample&, Draws&, int attempt, std::string*)>& attempt,
+      std::string* fatal);
   /// buildBatch with any exception turned into `fatal`.
   bool buildBatchCaught(int batchIndex, Batch& out, std::string* fatal);
   /// Position in the epoch's items of batch k's first video, and its videos.

@@ -77,7 +77,8 @@ class TestFrameDatasets : public QObject {
     QCOMPARE(listFileName(DatasetKind::Kinetics, Split::Test), std::string("test.csv"));
     DatasetKind k;
     QVERIFY(datasetKindFromName("SSv2", k) && k == DatasetKind::Ssv2);
-    QVERIFY(!datasetKindFromName("ava", k));
+    QVERIFY(datasetKindFromName("AVA", k) && k == DatasetKind::Ava);
+    QVERIFY(!datasetKindFromName("epickitchens", k));
   }
 
   void ssv2DemoJoinsLabelsAndFrames() {
