@@ -338,12 +338,20 @@ bool ClipSampler::sampleCopies(const std::string& path, Split split, int view,
 
 bool ClipSampler::sample(const Sample& s, Split split, int view, const ClipDraws& draws, Clip& out,
                          std::string* error) {
+  if (s.keyframe >= 0) return sampleCopies(s, split, view, &draws, &out, 1, error);
   if (s.frames.empty()) return sample(s.path, split, view, draws, out, error);
   return sampleFrames(s, split, view, &draws, &out, 1, error);
 }
 
 bool ClipSampler::sampleCopies(const Sample& s, Split split, int view, const ClipDraws* draws,
                                Clip* outs, int copies, std::string* error) {
+  if (s.keyframe >= 0) {  // its frames and boxes are in the list's AvaDataset, not the sample
+    if (error)
+      *error = s.path +
+               ": an AVA keyframe's clip is built with its boxes (data/AvaClips.h), not "
+               "as a classification clip";
+    return false;
+  }
   if (s.frames.empty()) return sampleCopies(s.path, split, view, draws, outs, copies, error);
   return sampleFrames(s, split, view, draws, outs, copies, error);
 }

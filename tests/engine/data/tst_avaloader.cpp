@@ -409,6 +409,18 @@ class TestAvaLoader : public QObject {
     }
   }
 
+  // The classification path refuses a keyframe: its clip needs its boxes (the preview and other
+  // ClipSampler users get an error, not a JPEG opened as a video).
+  void clipSamplerRefusesKeyframes() {
+    const auto c = config();
+    const SampleList list = samples(c, Split::Val);
+    ClipSampler sampler(ClipParams::fromConfig(c));
+    Clip clip;
+    std::string error;
+    QVERIFY(!sampler.sample(list.videos.front(), Split::Val, 0, ClipDraws{}, clip, &error));
+    QVERIFY2(error.find("AvaClips.h") != std::string::npos, error.c_str());
+  }
+
   void testClipsOfDifferentShapesAreRefused() {
     // A copy of the demo whose first validation video is 112x84: its test clips are 85x64, the
     // other video's 64x64; one batch cannot hold both.
