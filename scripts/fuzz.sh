@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes one target with libFuzzer (clang 14, AddressSanitizer + UndefinedBehaviorSanitizer).
-# Usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]   TARGET: pyliteral config metrics pickle video
+# Usage: scripts/fuzz.sh TARGET SECONDS [libFuzzer options]   TARGET: pyliteral config metrics pickle video ava
 # The corpus grows in build-fuzz/corpus/TARGET (seeded from tests/fuzz/TARGET); an input that
 # crashes, hangs (10 s), leaks, or allocates more than 256 MB at once (a declared size believed)
 # or drives the process past 1 GB (amplification; ASan's shadow memory and the fuzzer's own
@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:-}
 seconds=${2:-}
-case "$target" in pyliteral|config|metrics|pickle|video) ;; *)
-  echo "usage: scripts/fuzz.sh pyliteral|config|metrics|pickle|video SECONDS [libFuzzer options]" >&2; exit 2 ;;
+case "$target" in pyliteral|config|metrics|pickle|video|ava) ;; *)
+  echo "usage: scripts/fuzz.sh pyliteral|config|metrics|pickle|video|ava SECONDS [libFuzzer options]" >&2; exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: SECONDS must be a whole number" >&2; exit 2; }
 shift 2

@@ -211,7 +211,11 @@ std::optional<std::vector<AvaImage>> readBoxes(const std::string& path, Kind kin
     std::string key = avaImageKey(f[0], second);
     const auto [it, added] = index.emplace(key, images.size());
     if (added) images.push_back(AvaImage{std::move(key), {}});
-    images[it->second].boxes.push_back(box);
+    auto& boxes = images[it->second].boxes;
+    if (boxes.size() >= kAvaMaxBoxesPerKeyframe)
+      return "keyframe " + images[it->second].key + " has more than " +
+             std::to_string(kAvaMaxBoxesPerKeyframe) + " boxes (AVA's have a few thousand at most)";
+    boxes.push_back(box);
     return "";
   });
   if (!ok) return std::nullopt;

@@ -48,6 +48,11 @@ inline constexpr std::size_t kAvaMaxLineBytes = 4096;
 /// with a score for each of the 80 classes) are about 16 million; 50 million boxes are 2.4 GB.
 inline constexpr std::int64_t kAvaMaxRows = 50'000'000;
 
+/// The most boxes one keyframe may hold in a file: PySlowFast writes a row per person box and
+/// class (30 people x 80 classes = 2,400); matching is quadratic in a keyframe's boxes of a class,
+/// so a stranger's file of a million rows on one keyframe is refused rather than matched.
+inline constexpr std::size_t kAvaMaxBoxesPerKeyframe = 20000;
+
 /// Groundtruth as read_csv(..., load_score=False): 7 or 8 columns (the 8th, the person id, is
 /// not read), score 1. Rows whose action is not in `classes` are skipped (all kept when it is
 /// empty). Each row's numbers are checked in read_csv's order (second, box, action) before the

@@ -13,6 +13,7 @@ extern "C" int ampstudio_fuzz_config(const std::uint8_t*, std::size_t);
 extern "C" int ampstudio_fuzz_metrics(const std::uint8_t*, std::size_t);
 extern "C" int ampstudio_fuzz_pickle(const std::uint8_t*, std::size_t);
 extern "C" int ampstudio_fuzz_video(const std::uint8_t*, std::size_t);
+extern "C" int ampstudio_fuzz_ava(const std::uint8_t*, std::size_t);
 
 namespace {
 
@@ -30,7 +31,8 @@ std::vector<Entry> targets() {
           {"config", ampstudio_fuzz_config, {QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo"}},
           {"metrics", ampstudio_fuzz_metrics, {}},
           {"pickle", ampstudio_fuzz_pickle, {data + "/checkpoints"}},
-          {"video", ampstudio_fuzz_video, {data + "/videos"}}};
+          {"video", ampstudio_fuzz_video, {data + "/videos"}},
+          {"ava", ampstudio_fuzz_ava, {}}};
 }
 
 QStringList inputs(const QString& dir) {
