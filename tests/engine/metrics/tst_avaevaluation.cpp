@@ -1,6 +1,6 @@
 // AVA frame-mAP@0.5IOU (AvaEvaluation, pascalAveragePrecision) on cases small enough to work out
 // by hand, each worked out in its comment. Random files were also checked bit for bit against
-// PySlowFast's ava_eval_helper with numpy 1.24 (docs/training.md says how); these are the cases
+// PySlowFast's ava_eval_helper with numpy 1.24 (docs/training.md); these are the cases
 // that pin down each rule.
 #include <QtTest>
 
