@@ -250,6 +250,13 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
               << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes"
                                    : std::string())
               << ")\n";
+    if (r.detection) {  // AVA: AVAMeter's frame-mAP
+      std::cout << std::setprecision(4) << "mAP          " << r.map << "  (frame-mAP@0.5IoU, "
+                << r.boxes << " boxes, " << r.map_classes << " classes with ground truth)\n"
+                << std::setprecision(1) << "time         " << r.seconds << " s\n";
+      if (!r.detections_csv.empty()) std::cout << "detections   " << r.detections_csv << "\n";
+      continue;
+    }
     if (r.multi_label) {  // PySlowFast's multi-label TestMeter reports mAP alone
       std::cout << std::setprecision(4) << "mAP          " << r.map << "  (" << r.map_classes
                 << " classes with a positive video)\n"

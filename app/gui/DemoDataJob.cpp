@@ -27,7 +27,8 @@ bool DemoDataJob::isCurrent(const QString& dir, data::DemoFormat format) {
   std::ifstream in(QDir(dir).filePath("demo-data.json").toStdString());
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!QFileInfo::exists(QDir(dir).filePath("train.csv")) || !j.is_object() ||
+  const char* list = format == data::DemoFormat::Ava ? "frame_lists/train.csv" : "train.csv";
+  if (!QFileInfo::exists(QDir(dir).filePath(list)) || !j.is_object() ||
       j.value("version", 0) != data::kDemoDataVersion)
     return false;
   // Datasets written before the frame formats name none: they are Kinetics'.

@@ -424,10 +424,15 @@ bool MainWindow::startDemo(const QString& configPath) {
   if (demoData_->isRunning() || !openConfig(configPath)) return false;
   auto cfg = editor_->config();
   if (!cfg) return false;
-  const QString dataDir = QString::fromStdString(cfg->getString("DATA.PATH_TO_DATA_DIR"));
   // The demo templates of the frame datasets train on the same clips in their layout.
   data::DemoFormat format = data::DemoFormat::Kinetics;
   (void)data::demoFormatFromName(cfg->getString("TRAIN.DATASET"), format);  // else Kinetics'
+  // AVA's folders are AVA.FRAME_DIR, FRAME_LIST_DIR and ANNOTATION_DIR: the demo writes them as
+  // frames/, frame_lists/ and annotations/ of one folder.
+  const QString dataDir =
+      format == data::DemoFormat::Ava
+          ? QFileInfo(QString::fromStdString(cfg->getString("AVA.FRAME_DIR"))).path()
+          : QString::fromStdString(cfg->getString("DATA.PATH_TO_DATA_DIR"));
   if (DemoDataJob::isCurrent(dataDir, format)) return startTraining();
   demoData_->start(dataDir, data::DemoDataOptions{}.clips_per_class, format);
   // The training starts when it has finished (constructor).
@@ -435,7 +440,9 @@ bool MainWindow::startDemo(const QString& configPath) {
       format == data::DemoFormat::Kinetics ? tr("8 motion classes, 1,200 short clips")
       : format == data::DemoFormat::Ssv2
           ? tr("8 motion classes, 1,000 clips as JPEG frames with SSv2's lists")
-          : tr("8 motion classes, 500 videos of overlapping actions as JPEG frames");
+      : format == data::DemoFormat::Charades
+          ? tr("8 motion classes, 500 videos of overlapping actions as JPEG frames")
+          : tr("8 motion classes, 250 videos of moving \"persons\" with boxes at keyframes");
   auto* dialog = new QProgressDialog(tr("Writing the demo dataset to %1 (%2)…").arg(dataDir, what),
                                      QString(), 0, 100, this);
   dialog->setWindowTitle(tr("Demo dataset"));

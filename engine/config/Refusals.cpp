@@ -8,15 +8,32 @@ namespace amp::config {
 
 std::vector<Refusal> refusedSettings(const Config& c, bool training) {
   std::vector<Refusal> out;
-  if (c.getBool("DETECTION.ENABLE"))
-    out.push_back(
-        {"DETECTION.ENABLE",
-         "True asks for action detection (AVA boxes), which the studio does not train or test; "
-         "set it to False for classification"});
   auto lower = [](std::string s) {
     for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return s;
   };
+  // Detection is AVA's: boxes come from its box lists, and only the ResNet / SlowFast builders
+  // have PySlowFast's RoI head (its X3D has none; its MViT one is not built here).
+  const bool detection = c.getBool("DETECTION.ENABLE");
+  const std::string datasetKey = training ? "TRAIN.DATASET" : "TEST.DATASET";
+  const bool ava = lower(c.getString(datasetKey)) == "ava";
+  if (detection && !ava)
+    out.push_back({"DETECTION.ENABLE",
+                   "True asks for action detection, whose boxes only the ava dataset gives; set "
+                   "it to False for classification, or " +
+                       datasetKey + " to ava (with the AVA.* folders)"});
+  if (ava && !detection)
+    out.push_back({"DETECTION.ENABLE",
+                   "False, but AVA is action detection (a prediction per person box); set it to "
+                   "True, as PySlowFast's configs/AVA do"});
+  if (detection && ava) {
+    const std::string model = c.getString("MODEL.MODEL_NAME");
+    if (model != "SlowFast" && model != "ResNet")
+      out.push_back({"MODEL.MODEL_NAME",
+                     "'" + model +
+                         "' has no detection head (PySlowFast builds the RoI head for the ResNet "
+                         "and SlowFast families); use SlowFast or ResNet with DETECTION.ENABLE"});
+  }
   // Multi-label targets come from Charades' frame lists only: PySlowFast's Kinetics and SSv2 give
   // class indices, which its multi-label meters cannot score, and Charades' multi-hot vectors
   // break its single-label top-k.
@@ -56,11 +73,12 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
   for (const char* key : {"TRAIN.DATASET", "TEST.DATASET"}) {
     if (!training && std::string(key) == "TRAIN.DATASET") continue;
     if (const std::string d = lower(c.getString(key));
-        d != "kinetics" && d != "ssv2" && d != "charades")
+        d != "kinetics" && d != "ssv2" && d != "charades" && d != "ava")
       out.push_back({key, "'" + c.getString(key) +
                               "' is not read by the studio, which reads kinetics (train.csv / "
-                              "val.csv / test.csv of 'path label' lines), ssv2 and charades "
-                              "(frame lists); set one of those"});
+                              "val.csv / test.csv of 'path label' lines), ssv2, charades "
+                              "(frame lists) and ava (frame lists and box lists); set one of "
+                              "those"});
   }
   if (training) {
     const std::string loss = c.getString("MODEL.LOSS_FUNC");
@@ -68,7 +86,11 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
       out.push_back({"MODEL.LOSS_FUNC",
                      loss + " takes class indices, but Charades' targets are multi-hot; use "
                             "bce_logit (as PySlowFast's configs/Charades do)"});
-    if (loss == "bce")
+    if (detection && loss != "bce" && loss != "bce_logit")
+      out.push_back({"MODEL.LOSS_FUNC",
+                     loss + " takes class indices, but each AVA box has a set of actions; use bce "
+                            "(as PySlowFast's configs/AVA, on the head's sigmoid) or bce_logit"});
+    if (loss == "bce" && !detection && !ava)  // with ava, DETECTION.ENABLE is what to set
       out.push_back(
           {"MODEL.LOSS_FUNC",
            "bce takes probabilities, but PySlowFast's heads give logits while training (HEAD_ACT "

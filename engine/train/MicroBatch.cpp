@@ -41,7 +41,16 @@ MicroBatch toMicroBatch(data::Batch& b, const torch::Device& device, bool channe
   mb.labels = torch::tensor(b.labels, torch::kLong).to(device);
   if (!b.targets.empty())  // multi-label: the multi-hot rows are the targets
     mb.targets = torch::tensor(b.targets).view({b.size, b.num_classes}).to(device);
+  if (b.num_boxes > 0 || !b.box_targets.empty() || !b.boxes.empty()) {
+    mb.boxes = batchBoxes(b, device);
+    mb.targets = torch::tensor(b.box_targets).view({b.num_boxes, b.num_classes}).to(device);
+  }
   return mb;
+}
+
+torch::Tensor batchBoxes(const data::Batch& b, const torch::Device& device) {
+  if (b.boxes.empty()) return {};
+  return torch::tensor(b.boxes).view({b.num_boxes, 5}).to(device);
 }
 
 }  // namespace amp::train

@@ -27,6 +27,9 @@ struct MicroBatch {
   torch::Tensor labels;   ///< class indices
   torch::Tensor targets;  ///< B x classes soft (MIXUP.*) or multi-hot (multi-label datasets)
                           ///< targets; undefined: the labels are the targets
+  /// Detection (AVA): K x 5 boxes (clip index, x1, y1, x2, y2 in input pixels) the model scores,
+  /// and `targets` is then K x classes, one multi-hot row a box; undefined otherwise.
+  torch::Tensor boxes;
 };
 
 /// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
@@ -37,7 +40,11 @@ MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch:
 /// batch has one): copied out of the batch's buffers, so the batch may be recycled at once.
 std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device,
                                         bool channelsLast);
-/// batchTensors and the batch's labels as class indices on `device`.
+/// The boxes of a detection batch (Batch::boxes) as a K x 5 float tensor on `device`; undefined
+/// when the batch has none (classification).
+torch::Tensor batchBoxes(const data::Batch& b, const torch::Device& device);
+/// batchTensors and the batch's labels as class indices on `device` (detection: its boxes and
+/// their multi-hot targets).
 MicroBatch toMicroBatch(data::Batch& b, const torch::Device& device, bool channelsLast);
 
 }  // namespace amp::train

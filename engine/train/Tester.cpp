@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include "system/ErrorText.h"
 #include "train/Checkpoint.h"
 #include "train/DataParallel.h"
+#include "train/DetectionEval.h"
 #include "train/MultiViewTest.h"
 #include "train/TrainStep.h"
 #include "util/FaultInjection.h"
@@ -77,9 +79,67 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net,
 }
 
 namespace {
+// AVA's test (PySlowFast's AVAMeter in test mode): one clip per keyframe, every predicted box
+// scored, gathered over the ranks and evaluated against the ground truth of every second.
+void testDetection(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
+                   bool channelsLast, DataParallel& ddp, const TestOptions& o,
+                   data::SampleList list, TestResult& r) {
+  const auto ava = list.ava;
+  const int keyframes = static_cast<int>(list.videos.size());
+  if (keyframes == 0 || !ava)
+    throw std::runtime_error("AVA.TEST_LISTS: no keyframe with a box to test (AVA.FRAME_LIST_DIR " +
+                             c.getString("AVA.FRAME_LIST_DIR") + ", AVA.TEST_PREDICT_BOX_LISTS)");
+  data::VideoLoader loader(
+      std::move(list), data::ClipParams::fromConfig(c), data::Split::Test,
+      data::LoaderOptions::fromConfig(c, data::Split::Test, ddp.rank(), ddp.worldSize()));
+  BoxScores mine(c.getInt("MODEL.NUM_CLASSES"));
+  const int share = static_cast<int>(loader.samplesPerEpoch());
+  int done = 0;
+  torch::NoGradGuard noGrad;
+  net.eval();
+  loader.startEpoch(0);
+  bool cancelled = false;
+  while (auto b = loader.next()) {
+    if ((o.cancel && o.cancel->load()) ||
+        util::injectedFault("test_batch") == util::FaultAction::Stop) {
+      cancelled = true;
+      break;
+    }
+    if (b->num_boxes > 0)
+      mine.add(net.forward(batchTensors(*b, device, channelsLast), batchBoxes(*b, device)), *b);
+    done += b->size;
+    loader.recycle(std::move(*b));
+    if (o.progress)
+      o.progress(
+          share ? static_cast<int>(static_cast<std::int64_t>(done) * keyframes / share) : keyframes,
+          keyframes);
+  }
+  loader.stop();
+  if (!loader.error().empty()) throw std::runtime_error(loader.error());
+  if (ddp.control(cancelled, false).stop) throw TestCancelled();
+  const BoxScores all = gatherBoxScores(mine, ddp);
+  const std::string csv =
+      ddp.isMain()
+          ? (std::filesystem::path(c.getString("OUTPUT_DIR")) / "detections_latest.csv").string()
+          : std::string();
+  if (!csv.empty()) std::filesystem::create_directories(c.getString("OUTPUT_DIR"));
+  const auto e = evaluateBoxScores(c, all, *ava, /*fullGroundTruth=*/true, csv);
+  r.detection = r.multi_label = true;
+  r.videos = keyframes;
+  r.views_per_video = 1;
+  r.world_size = ddp.worldSize();
+  r.boxes = e.boxes;
+  r.map = std::isnan(e.ava.map) ? 0.0 : e.ava.map;
+  r.map_classes = e.ava.classes_with_groundtruth;
+  r.detections_csv = e.detections_csv;
+  r.top1_err = r.top5_err = r.view_top1_err = std::nan("");
+}
+
 void testList(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
               bool channelsLast, DataParallel& ddp, const TestOptions& o, data::SampleList list,
               TestResult& r) {
+  if (list.kind == data::DatasetKind::Ava)
+    return testDetection(c, net, device, channelsLast, ddp, o, std::move(list), r);
   const auto params = data::ClipParams::fromConfig(c);
   const int nVideos = static_cast<int>(list.videos.size());
   if (nVideos == 0)

@@ -58,6 +58,12 @@ struct TestResult {
   std::vector<std::uint8_t> video_targets;
   double map = 0;       ///< fraction, as PySlowFast's "map"
   int map_classes = 0;  ///< classes with a positive video (the ones mAP averages)
+  /// Detection (AVA): `videos` counts keyframes, `map` is the frame-mAP@0.5 IoU (multi_label is
+  /// set too), `map_classes` the label-map classes with ground truth; the detections are written
+  /// as the AVA CSV to `detections_csv` (OUTPUT_DIR/detections_latest.csv, by the first process).
+  bool detection = false;
+  std::int64_t boxes = 0;
+  std::string detections_csv;
 };
 
 /// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...; multi-label runs

@@ -56,7 +56,7 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     {
       precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(),
                                      policy_.autocastType());
-      y = net_.forward(mb.inputs);
+      y = mb.boxes.defined() ? net_.forward(mb.inputs, mb.boxes) : net_.forward(mb.inputs);
     }
     // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
     auto loss = mb.targets.defined() ? softTargetLoss(lossFunc_, y, mb.targets)

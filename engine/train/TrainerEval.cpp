@@ -1,9 +1,12 @@
 // Trainer::Impl's evaluation (TrainerImpl.h): validation, precise batch-norm statistics and the
 // multi-view test after training or in a test-only run.
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <tuple>
 
 #include "metrics/MeanAveragePrecision.h"
+#include "train/DetectionEval.h"
 #include "train/MultiViewTest.h"
 #include "train/PreciseBn.h"
 #include "train/TrainerImpl.h"
@@ -49,6 +52,19 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     e.values = {{"videos", static_cast<double>(r.videos)},
                 {"views_per_video", static_cast<double>(r.views_per_video)},
                 {"temporal_clips", static_cast<double>(clips)}};
+    if (r.detection) {  // AVA: frame-mAP over the keyframes' boxes
+      e.values["map"] = r.map;
+      e.values["boxes"] = static_cast<double>(r.boxes);
+      rec.record(e);
+      char line[240];
+      std::snprintf(line, sizeof line,
+                    "test: frame-mAP@0.5IoU %.4f over %lld boxes on %d keyframes (%d classes with "
+                    "ground truth)%s%s",
+                    r.map, static_cast<long long>(r.boxes), r.videos, r.map_classes,
+                    r.detections_csv.empty() ? "" : "; detections: ", r.detections_csv.c_str());
+      rec.log(line);
+      continue;
+    }
     if (r.multi_label) {
       e.values["map"] = r.map;
       rec.record(e);
@@ -96,6 +112,7 @@ void Trainer::Impl::testOnly() {
 // Validation, in FP32 as PySlowFast, of the clips the loader draws for `epoch` (0-based); the
 // records carry epoch + 1, TensorBoard's steps are len(val_loader) * tbEpoch + cur_iter.
 void Trainer::Impl::validate(int epoch, int tbEpoch) {
+  if (valList.kind == data::DatasetKind::Ava) return validateDetection(epoch, tbEpoch);
   if (multiLabel) return validateMultiLabel(epoch, tbEpoch);
   torch::NoGradGuard noGrad;
   net->eval();
@@ -222,6 +239,45 @@ void Trainer::Impl::validateMultiLabel(int epoch, int tbEpoch) {
   std::snprintf(line, sizeof line,
                 "epoch %d/%d: val mAP %.4f over %d classes with a positive clip, best %.4f",
                 epoch + 1, maxEpoch, m.map, m.classes_used, bestMap);
+  rec.log(line);
+}
+
+// AVA's validation (PySlowFast's AVAMeter in val mode): every predicted box's scores, gathered
+// over the ranks, scored by frame-mAP against the ground truth of every 4th second (every second
+// with AVA.FULL_TEST_ON_VAL).
+void Trainer::Impl::validateDetection(int epoch, int tbEpoch) {
+  torch::NoGradGuard noGrad;
+  net->eval();
+  valLoader->startEpoch(epoch);
+  BoxScores mine(c.getInt("MODEL.NUM_CLASSES"));
+  while (auto vb = valLoader->next()) {
+    if (t.stopRequested_) break;
+    if (vb->num_boxes > 0)
+      mine.add(net->forward(batchTensors(*vb, device, channelsLast), batchBoxes(*vb, device)), *vb);
+    valLoader->recycle(std::move(*vb));
+    util::killIfArmed("validation");
+  }
+  valLoader->stop();
+  if (!valLoader->error().empty()) throw std::runtime_error(valLoader->error());
+  const bool stopped = stopAgreed();
+  const BoxScores all = gatherBoxScores(mine, *ddp);
+  if (stopped || all.boxes() == 0) return;
+  const auto r = evaluateBoxScores(c, all, *valList.ava, c.getBool("AVA.FULL_TEST_ON_VAL"));
+  const double map = std::isnan(r.ava.map) ? 0.0 : r.ava.map;
+  bestMap = std::max(bestMap, map);
+  runlog::MetricEvent v;
+  v.kind = runlog::kind::kVal;
+  v.step = step;
+  v.epoch = epoch + 1;
+  v.values = {{"map", map}, {"max_map", bestMap}, {"boxes", static_cast<double>(r.boxes)}};
+  rec.record(v);
+  rec.toTensorBoard({{"Val/mAP", map}}, tbEpoch, step, epoch + 1);
+  char line[220];
+  std::snprintf(line, sizeof line,
+                "epoch %d/%d: val frame-mAP@0.5IoU %.4f over %d classes with ground truth (%lld "
+                "boxes on %lld keyframes), best %.4f",
+                epoch + 1, maxEpoch, map, r.ava.classes_with_groundtruth,
+                static_cast<long long>(r.boxes), static_cast<long long>(r.keyframes), bestMap);
   rec.log(line);
 }
 

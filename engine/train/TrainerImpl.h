@@ -119,6 +119,7 @@ struct Trainer::Impl {
   bool stopAgreed();
   void validate(int epoch, int tbEpoch);
   void validateMultiLabel(int epoch, int tbEpoch);
+  void validateDetection(int epoch, int tbEpoch);
   bool waitWhilePaused();
   std::vector<MicroBatch> nextMicroBatches(int epoch, std::int64_t it, double& dataWait);
   void checkStep(const StepOutcome& out, double fracEpoch);

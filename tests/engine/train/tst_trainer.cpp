@@ -255,7 +255,8 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
     QTest::addColumn<QString>("key");
     QTest::newRow("detection") << QStringList{"DETECTION.ENABLE", "True"} << "DETECTION.ENABLE";
     QTest::newRow("multi-label") << QStringList{"DATA.MULTI_LABEL", "True"} << "DATA.MULTI_LABEL";
-    QTest::newRow("ava") << QStringList{"TRAIN.DATASET", "ava"} << "TRAIN.DATASET: 'ava'";
+    QTest::newRow("ava without detection")
+        << QStringList{"TRAIN.DATASET", "ava", "TEST.DATASET", "ava"} << "DETECTION.ENABLE: False";
     QTest::newRow("imagenet test")
         << QStringList{"TEST.DATASET", "imagenet"} << "TEST.DATASET: 'imagenet'";
     QTest::newRow("charades with class indices")
