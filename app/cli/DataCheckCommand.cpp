@@ -9,6 +9,7 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "DataCheckAva.h"
 #include "data/Dataset.h"
 #include "data/VideoCheck.h"
 
@@ -20,6 +21,7 @@ struct CheckArgs {
   std::vector<std::string> overrides;
   std::string split;
   int threads = 0;
+  int max_frames = 2000;
 };
 
 int runCheck(const CheckArgs& a) {
@@ -28,6 +30,8 @@ int runCheck(const CheckArgs& a) {
   const std::string dir = cfg->getString("DATA.PATH_TO_DATA_DIR");
   data::DatasetKind kind = data::DatasetKind::Kinetics;
   (void)data::datasetKindFromName(cfg->getString("TRAIN.DATASET"), kind);  // validated on load
+  // AVA's samples are keyframes sharing frames: its check goes by video (DataCheckAva.cpp).
+  if (kind == data::DatasetKind::Ava) return runAvaCheck(*cfg, {a.split, a.threads, a.max_frames});
   // The frame datasets' test reads the val list: checked once.
   std::vector<std::string> splits = !a.split.empty() ? std::vector<std::string>{a.split}
                                     : data::usesFrames(kind)
@@ -130,6 +134,11 @@ void addDataCheckCommand(CLI::App& app, int& exitCode) {
   check->add_option("--split", args->split, "Only this list")
       ->check(CLI::IsMember({"train", "val", "test"}));
   check->add_option("--threads", args->threads, "Decoding threads (default: all cores)");
+  check
+      ->add_option("--max-frames", args->max_frames,
+                   "AVA: decode at most this many of a video's clip frames, spread evenly; the "
+                   "rest are looked up (default 2000; 0: all)")
+      ->check(CLI::NonNegativeNumber);
   acceptOverrides(check);
   check->callback([args, check, &exitCode] {
     args->overrides = overridesOf(check);

@@ -117,7 +117,10 @@ bool readAvaBoxes(const std::vector<AvaBoxFile>& files, const AvaBoxOptions& opt
           continue;
         }
         // NaN is not below the threshold, so PySlowFast keeps it; so does this.
-        if (score < options.detection_score_thresh) continue;
+        if (score < options.detection_score_thresh) {
+          ++out.below_score_thresh;
+          continue;
+        }
       }
       int second = 0;
       if (!parseInt(row[1], second)) {

@@ -60,6 +60,9 @@ struct AvaBoxTable {
   std::int64_t unique_boxes = 0;      ///< distinct (video, second, box) triples
   /// Rows kept by score and sampling whose second is outside 902 .. 1798: dropped, counted.
   std::int64_t outside_valid_seconds = 0;
+  /// Rows of predicted-box files scoring under the detection threshold: dropped, counted (what
+  /// `data check` reports; PySlowFast drops them silently).
+  std::int64_t below_score_thresh = 0;
   /// The video named `name`; nullptr when no row names it.
   const AvaVideoBoxes* find(const std::string& name) const;
 };

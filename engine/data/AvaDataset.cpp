@@ -147,6 +147,7 @@ bool readAvaDataset(const AvaSettings& settings, Split split, AvaDataset& out, s
   out.annotations = table.annotations;
   out.unique_boxes = table.unique_boxes;
   out.outside_valid_seconds = table.outside_valid_seconds;
+  out.below_score_thresh = table.below_score_thresh;
   return true;
 }
 

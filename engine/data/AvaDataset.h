@@ -68,6 +68,7 @@ struct AvaDataset {
   std::int64_t annotations = 0;            ///< labels other than -1 read (the box table's count)
   std::int64_t unique_boxes = 0;           ///< distinct boxes read
   std::int64_t outside_valid_seconds = 0;  ///< rows dropped for a second outside 902 .. 1798
+  std::int64_t below_score_thresh = 0;     ///< predicted rows dropped under the score threshold
 };
 
 /// PySlowFast's load_image_lists for AVA: each file (header line, then 'original_vido_id
