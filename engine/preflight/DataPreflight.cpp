@@ -9,28 +9,12 @@
 #include "data/JpegFrames.h"
 #include "data/VideoCheck.h"
 #include "preflight/Preflight.h"
+#include "preflight/PreflightReporter.h"
 
 namespace amp::preflight {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Reporter {
-  const config::Config& cfg;
-  const std::string& file;
-  config::Diagnostics& out;
-  void add(config::Diagnostic::Severity s, const std::string& key, const std::string& message) {
-    config::Origin where{file, 0, 0};
-    if (const config::Origin* o = cfg.origin(key)) where = *o;
-    out.push_back(config::Diagnostic{s, where, key, message});
-  }
-  void error(const std::string& key, const std::string& m) {
-    add(config::Diagnostic::Severity::Error, key, m);
-  }
-  void warning(const std::string& key, const std::string& m) {
-    add(config::Diagnostic::Severity::Warning, key, m);
-  }
-};
 
 // The key a missing video most likely comes from: the prefix when one is set, else the folder.
 const char* pathKey(const config::Config& cfg) {
@@ -54,11 +38,15 @@ data::VideoCheck checkSample(const data::Sample& s) {
 
 void checkData(const config::Config& cfg, const std::string& file, const DataCheckOptions& options,
                config::Diagnostics& out) {
-  Reporter r{cfg, file, out};
+  PreflightReporter r{cfg, file, out};
   std::vector<std::string> splits;
   if (cfg.getBool("TRAIN.ENABLE")) splits = {"train", "val"};  // the trainer reads both lists
   if (cfg.getBool("TEST.ENABLE")) splits.push_back("test");
   if (splits.empty()) return;
+  data::DatasetKind kind = data::DatasetKind::Kinetics;
+  (void)data::datasetKindFromName(cfg.getString("TRAIN.DATASET"), kind);  // validated before
+  // AVA's lists are not under DATA.PATH_TO_DATA_DIR but AVA.FRAME_LIST_DIR and ANNOTATION_DIR.
+  if (kind == data::DatasetKind::Ava) return checkAvaData(cfg, file, out);
   const std::string dir = cfg.getString("DATA.PATH_TO_DATA_DIR");
   std::error_code ec;
   if (dir.empty()) {
@@ -81,8 +69,6 @@ void checkData(const config::Config& cfg, const std::string& file, const DataChe
   const auto started = std::chrono::steady_clock::now();
   bool decoded = false;
   const std::int64_t numClasses = cfg.getInt("MODEL.NUM_CLASSES");
-  data::DatasetKind kind = data::DatasetKind::Kinetics;
-  (void)data::datasetKindFromName(cfg.getString("TRAIN.DATASET"), kind);  // validated before
   for (const auto& split : splits) {
     data::SampleList list;
     std::string why;

@@ -58,6 +58,11 @@ void checkDevice(const config::Config& cfg, const std::string& file, const Machi
 /// test when TEST.ENABLE), a sample of their videos, and one decode.
 void checkData(const config::Config& cfg, const std::string& file, const DataCheckOptions& options,
                config::Diagnostics& out);
+/// checkData for TRAIN.DATASET ava: the frame lists and box lists of training and validation (or
+/// test) there and read whole, the first, middle and last keyframe's clip frames decoded, and the
+/// evaluation's label map, ground truth and exclusions (AVA.*_FILE) there and parsed; each problem
+/// at the key that names its file.
+void checkAvaData(const config::Config& cfg, const std::string& file, config::Diagnostics& out);
 /// OUTPUT_DIR can be created and written and no trainer holds it; TRAIN.CHECKPOINT_FILE_PATH and
 /// TEST.CHECKPOINT_FILE_PATH exist when set (and their phase is enabled).
 void checkFiles(const config::Config& cfg, const std::string& file, config::Diagnostics& out);
