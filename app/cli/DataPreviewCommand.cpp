@@ -1,7 +1,9 @@
 // ampstudio-cli data preview: what the model sees at a position of an epoch, as PNG contact
 // sheets (the first source frame with the clip's region, then its frames) and one line per clip.
+#include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include "Commands.h"
 #include "data/ClipPreview.h"
 #include "data/ImageWriter.h"
+#include "metrics/AvaLabelNames.h"
 
 namespace amp::cli {
 namespace {
@@ -33,6 +36,24 @@ int runPreview(const PreviewArgs& a) {
     std::cerr << "data preview: " << error << "\n";
     return 1;
   }
+  // AVA's action names from its label map; a map that cannot be read costs the names only.
+  std::map<int, std::string> actionNames;
+  if (!clips.empty() && clips.front().second >= 0) {
+    if (auto names = metrics::avaLabelNames(*cfg, &error))
+      actionNames = std::move(*names);
+    else
+      std::cerr << "data preview: warning: " << error << "; boxes show action ids only\n";
+  }
+  auto actions = [&](const std::vector<int>& ids) {
+    std::string out;
+    for (const int id : ids) {
+      const auto name = actionNames.find(id);
+      out += (out.empty() ? "" : ", ") +
+             (id < 0 ? std::string("no action")
+                     : std::to_string(id) + (name == actionNames.end() ? "" : " " + name->second));
+    }
+    return out;
+  };
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (ec) {
@@ -58,6 +79,20 @@ int runPreview(const PreviewArgs& a) {
           {{"op", data::augOpName(op.op)}, {"arg", op.arg}, {"text", data::describeAugOp(op)}});
     for (const auto& b : c.info.erased_boxes)
       boxes.push_back({{"y", b.top}, {"x", b.left}, {"height", b.height}, {"width", b.width}});
+    nlohmann::json ava = nlohmann::json::array();
+    for (std::size_t k = 0; k < c.boxes.size(); ++k) {
+      nlohmann::json names = nlohmann::json::array();
+      for (const int id : c.boxes[k].labels) {
+        const auto name = actionNames.find(id);
+        names.push_back(name == actionNames.end() ? "" : name->second);
+      }
+      const auto colour = data::avaBoxColour(k);
+      ava.push_back({{"clip", c.boxes[k].clip},
+                     {"frame", c.boxes[k].frame},
+                     {"labels", c.boxes[k].labels},
+                     {"label_names", names},
+                     {"colour", colour}});
+    }
     if (a.json) {
       list.push_back(
           {{"png", path},
@@ -76,18 +111,34 @@ int runPreview(const PreviewArgs& a) {
            {"frames", c.frames},
            {"slow_frames", c.slow_frames},
            {"crop", c.crop},
+           {"clip_size", {c.height, c.width}},
            {"shape", c.shape}});
+      if (c.second >= 0) list.back()["second"] = c.second, list.back()["boxes"] = ava;
       continue;
     }
-    std::cout << path << "\n  " << c.path << "  label " << c.label
-              << (c.label_name.empty() ? "" : " " + c.label_name)
+    // AVA's labels are per box (below); its clip's single label means nothing.
+    std::cout << path << "\n  " << c.path
+              << (c.second >= 0 ? std::string()
+                                : "  label " + std::to_string(c.label) +
+                                      (c.label_name.empty() ? "" : " " + c.label_name))
               << (split == data::Split::Test ? "  view " + std::to_string(c.view) : "")
               << "\n  frames";
     for (const auto f : c.info.frame_indices) std::cout << " " << f;
     std::cout << "\n  region " << r.width << "x" << r.height << " at (" << r.x << ", " << r.y
               << ") of " << c.info.decoded.width << "x" << c.info.decoded.height
-              << (c.info.flipped ? ", flipped" : "") << " -> " << c.crop << "x" << c.crop;
+              << (c.info.flipped ? ", flipped" : "") << " -> " << c.width << "x" << c.height;
     std::cout << "\n";
+    if (c.second >= 0)
+      std::cout << "  keyframe second " << c.second << " (the top frame), " << c.boxes.size()
+                << " boxes:\n";
+    for (std::size_t k = 0; k < c.boxes.size(); ++k) {
+      const auto& b = c.boxes[k].clip;
+      const auto colour = data::avaBoxColour(k);
+      std::cout << "  box " << k + 1 << " (rgb " << int(colour[0]) << "," << int(colour[1]) << ","
+                << int(colour[2]) << ") " << std::lround(b[0]) << "," << std::lround(b[1]) << " - "
+                << std::lround(b[2]) << "," << std::lround(b[3])
+                << " in the clip: " << actions(c.boxes[k].labels) << "\n";
+    }
     if (!c.shape.empty()) std::cout << "  " << c.shape << "\n";
     if (!c.info.augment_ops.empty()) {
       std::cout << "  RandAugment";

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "config/Config.h"
+#include "data/AvaDataset.h"
 #include "data/ClassNames.h"
 #include "data/Dataset.h"
 #include "data/JpegFrames.h"
@@ -52,6 +53,37 @@ static std::vector<std::uint8_t> scaledTo(const DecodedClip& frame, Size size) {
           static_cast<std::uint8_t>(std::clamp(std::nearbyint(scaled[i]), 0.0f, 255.0f));
   }
   return out;
+}
+
+// AVA: the keyframe (the frame its boxes belong to) at the size the clip's region refers to,
+// and its boxes in the clip and in that frame, with their actions.
+static bool addAvaKeyframe(const AvaDataset& ava, const Sample& sample, const Batch& batch,
+                           int clip, PreviewClip& p, std::string* error) {
+  const AvaKeyframe& key = ava.keyframes.at(static_cast<std::size_t>(sample.keyframe));
+  p.second = key.second;
+  DecodedClip frame;
+  if (!decodeJpegFrames({sample.path}, frame, error)) return false;
+  p.full = scaledTo(frame, p.info.decoded);
+  for (auto* pixels : {&p.fast, &p.slow, &p.full})  // BGR as decoded, shown as RGB
+    for (std::size_t i = 0; i + 2 < pixels->size(); i += 3)
+      std::swap((*pixels)[i], (*pixels)[i + 2]);
+  // detection_collate's rows: clip index, x1, y1, x2, y2; this clip's are its keyframe's boxes
+  // in order (addAvaClip appends them so).
+  std::size_t k = 0;
+  for (int row = 0; row < batch.num_boxes; ++row) {
+    const float* b = &batch.boxes[static_cast<std::size_t>(row) * 5];
+    if (static_cast<int>(b[0]) != clip || k >= key.boxes.size()) continue;
+    PreviewBox box;
+    for (std::size_t c = 0; c < 4; ++c) {
+      box.clip[c] = b[1 + c];
+      box.frame[c] =
+          key.boxes[k].box[c] * (c % 2 == 0 ? p.info.decoded.width : p.info.decoded.height);
+    }
+    box.labels = key.boxes[k].labels;
+    p.boxes.push_back(std::move(box));
+    ++k;
+  }
+  return true;
 }
 
 bool previewClips(const config::Config& runCfg, Split split, int epoch, int first, int count,
@@ -116,7 +148,9 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       if (error) *error = loader.error().empty() ? "the loader ended early" : loader.error();
       return false;
     }
-    const std::size_t fastSize = params.fastSize(split), slowSize = params.slowSize(split);
+    // Per clip, from the batch: AVA's test clips are not crop x crop.
+    const std::size_t fastSize = batch->fast.size() / static_cast<std::size_t>(batch->size),
+                      slowSize = batch->slow.size() / static_cast<std::size_t>(batch->size);
     for (int j = 0; j < batch->size; ++j) {
       PreviewClip p;
       p.position = first + k;
@@ -131,13 +165,17 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       p.frames = batch->frames;
       p.slow_frames = batch->slow_frames;
       p.crop = crop;
+      p.height = batch->height;
+      p.width = batch->width;
       p.shape = shape;
       p.fast = denormalise(batch->fast.data() + static_cast<std::size_t>(j) * fastSize, p.frames,
-                           crop, crop, params);
+                           p.height, p.width, params);
       if (slowSize)
         p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize,
-                             p.slow_frames, crop, crop, params);
-      if (!sample.frames.empty()) {  // a frame folder: its first frame file, decoded as BGR
+                             p.slow_frames, p.height, p.width, params);
+      if (list.ava) {
+        if (!addAvaKeyframe(*list.ava, sample, *batch, j, p, error)) return false;
+      } else if (!sample.frames.empty()) {  // a frame folder: its first frame file, decoded as BGR
         DecodedClip frame;
         const auto first = static_cast<std::size_t>(p.info.frame_indices.front());
         if (!decodeJpegFrames({sample.frames.at(first)}, frame, error)) return false;
@@ -164,13 +202,52 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
   return true;
 }
 
-ContactSheet contactSheet(const PreviewClip& c) {
+std::array<std::uint8_t, 3> avaBoxColour(std::size_t k) {
+  // Bright and far apart, readable on video frames; the region outline's green is not among them.
+  static constexpr std::array<std::array<std::uint8_t, 3>, 6> kPalette{{{255, 220, 0},
+                                                                        {0, 200, 255},
+                                                                        {255, 80, 200},
+                                                                        {255, 140, 0},
+                                                                        {160, 110, 255},
+                                                                        {255, 255, 255}}};
+  return kPalette[k % kPalette.size()];
+}
+
+// The clip's frame size; a clip made by hand may give only the crop (square).
+static Size frameSize(const PreviewClip& c) {
+  return c.width > 0 && c.height > 0 ? Size{c.height, c.width} : Size{c.crop, c.crop};
+}
+
+SheetLayout contactSheetLayout(const PreviewClip& c) {
   constexpr int gap = 4;
-  const int fullW = c.info.decoded.width, fullH = c.info.decoded.height;
-  const int rowW = c.frames * (c.crop + gap) - gap;
+  const Size clip = frameSize(c);
+  SheetLayout l;
+  l.full = {0, 0, c.info.decoded.width, c.info.decoded.height};
+  for (int t = 0; t < c.frames; ++t)
+    l.fast.push_back({t * (clip.width + gap), l.full.height + gap, clip.width, clip.height});
+  return l;
+}
+
+// A rectangle's outline `thick` pixels wide, clipped to `bounds`.
+static void outline(ContactSheet& s, const SheetRect& bounds, int x0, int y0, int x1, int y1,
+                    int thick, const std::uint8_t* colour) {
+  for (int y = std::max(y0, 0); y <= std::min(y1, bounds.height - 1); ++y)
+    for (int x = std::max(x0, 0); x <= std::min(x1, bounds.width - 1); ++x)
+      if (y - y0 < thick || y1 - y < thick || x - x0 < thick || x1 - x < thick)
+        std::copy_n(
+            colour, 3,
+            s.rgb.data() + (static_cast<std::size_t>(bounds.y + y) * s.width + bounds.x + x) * 3);
+}
+
+ContactSheet contactSheet(const PreviewClip& c, bool drawBoxes) {
+  constexpr int gap = 4;
+  const SheetLayout layout = contactSheetLayout(c);
+  const Size clip = frameSize(c);
+  const int fullW = layout.full.width, fullH = layout.full.height;
+  const int rowW = c.frames * (clip.width + gap) - gap;
   ContactSheet s;
   s.width = std::max(fullW, rowW);
-  s.height = fullH + gap + c.crop + (c.slow.empty() ? 0 : gap + c.crop);
+  s.height = fullH + gap + clip.height + (c.slow.empty() ? 0 : gap + clip.height);
   s.rgb.assign(static_cast<std::size_t>(s.width) * s.height * 3, 32);  // dark grey background
   auto put = [&](int x, int y, const std::uint8_t* px) {
     std::copy_n(px, 3, s.rgb.data() + (static_cast<std::size_t>(y) * s.width + x) * 3);
@@ -182,28 +259,33 @@ ContactSheet contactSheet(const PreviewClip& c) {
   const std::uint8_t mark[3] = {static_cast<std::uint8_t>(c.info.flipped ? 230 : 40),
                                 static_cast<std::uint8_t>(c.info.flipped ? 40 : 220), 40};
   const auto& r = c.info.region;
-  for (int y = r.y; y < r.y + r.height; ++y)
-    for (int x = r.x; x < r.x + r.width; ++x) {
-      const bool edge =
-          y - r.y < 2 || r.y + r.height - 1 - y < 2 || x - r.x < 2 || r.x + r.width - 1 - x < 2;
-      if (edge && y >= 0 && y < fullH && x >= 0 && x < fullW) put(x, y, mark);
-    }
+  outline(s, layout.full, r.x, r.y, r.x + r.width - 1, r.y + r.height - 1, 2, mark);
   auto row = [&](const std::vector<std::uint8_t>& frames, int n, int top) {
-    const std::size_t frame = static_cast<std::size_t>(c.crop) * c.crop * 3;
+    const std::size_t frame = static_cast<std::size_t>(clip.width) * clip.height * 3;
     // Slow frames sit under the fast frames they were taken from.
     const auto at =
         n < c.frames ? slowPathwayIndices(c.frames, c.frames / n) : std::vector<std::int64_t>{};
     for (int t = 0; t < n; ++t) {
       const int left =
-          static_cast<int>(at.empty() ? t : at[static_cast<std::size_t>(t)]) * (c.crop + gap);
-      for (int y = 0; y < c.crop; ++y)
-        for (int x = 0; x < c.crop; ++x)
+          static_cast<int>(at.empty() ? t : at[static_cast<std::size_t>(t)]) * (clip.width + gap);
+      for (int y = 0; y < clip.height; ++y)
+        for (int x = 0; x < clip.width; ++x)
           put(left + x, top + y,
-              frames.data() + t * frame + (static_cast<std::size_t>(y) * c.crop + x) * 3);
+              frames.data() + t * frame + (static_cast<std::size_t>(y) * clip.width + x) * 3);
     }
   };
   row(c.fast, c.frames, fullH + gap);
-  if (!c.slow.empty()) row(c.slow, c.slow_frames, fullH + gap + c.crop + gap);
+  if (!c.slow.empty()) row(c.slow, c.slow_frames, fullH + gap + clip.height + gap);
+  if (drawBoxes)
+    for (std::size_t k = 0; k < c.boxes.size(); ++k) {
+      const auto colour = avaBoxColour(k);
+      const auto& f = c.boxes[k].frame;
+      auto px = [](double v) { return static_cast<int>(std::lround(v)); };
+      outline(s, layout.full, px(f[0]), px(f[1]), px(f[2]), px(f[3]), 2, colour.data());
+      const auto& b = c.boxes[k].clip;
+      for (const SheetRect& at : layout.fast)
+        outline(s, at, px(b[0]), px(b[1]), px(b[2]), px(b[3]), 1, colour.data());
+    }
   return s;
 }
 

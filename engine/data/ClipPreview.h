@@ -4,6 +4,7 @@
 // region of the frame they show, flip, augmentation. Built by the loader's own code path with its
 // own draws, so a preview is the clip training uses at that position. Torch-free (the studio
 // calls it directly; ampstudio-cli data preview writes it as PNG contact sheets).
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,15 @@ class Config;
 
 namespace amp::data {
 
+/// An AVA box of the previewed keyframe: where it is in the clip's frames (after the box-aware
+/// transform) and in the shown keyframe, and its action ids (names come from the label map, which
+/// the caller reads: metrics/AvaLabelNames.h).
+struct PreviewBox {
+  std::array<double, 4> clip{};   ///< x1, y1, x2, y2 in the clip's pixels (clipped to it)
+  std::array<double, 4> frame{};  ///< x1, y1, x2, y2 in `full`'s pixels (info.decoded size)
+  std::vector<int> labels;        ///< AVA action ids (1-based) in file order; -1: no action
+};
+
 struct PreviewClip {
   int position = 0;  ///< the video's position in the epoch's (shuffled) list
   int copy =
@@ -27,9 +37,16 @@ struct PreviewClip {
   std::string label_name;  ///< from DEMO.LABEL_FILE_PATH when it is there, else ""
   ClipInfo info;
   int frames = 0, slow_frames = 0, crop = 0;
-  std::vector<std::uint8_t> fast;  ///< T x crop x crop x 3, RGB, normalisation undone
+  /// The clip's frame size: crop x crop, except AVA's test clips (short side crop, the frame's
+  /// aspect ratio kept).
+  int height = 0, width = 0;
+  std::vector<std::uint8_t> fast;  ///< T x height x width x 3, RGB, normalisation undone
   std::vector<std::uint8_t> slow;  ///< slow pathway, the same layout (SlowFast only)
-  std::vector<std::uint8_t> full;  ///< the first source frame at info.decoded size, RGB
+  /// The first source frame (AVA: the keyframe, whose boxes these are) at info.decoded size, RGB.
+  std::vector<std::uint8_t> full;
+  /// AVA: the keyframe's second and its boxes; -1 and none for the other datasets.
+  int second = -1;
+  std::vector<PreviewBox> boxes;
   /// A multigrid run: the phase whose shape the clip has ("multigrid phase 1/5 (epochs 0-6): 2
   /// frames, crop 45, batch 64"); "" otherwise.
   std::string shape;
@@ -48,11 +65,26 @@ std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height,
                                       const ClipParams& p);
 
 /// One image of a clip: the full first frame with the clip's region outlined (green; red when
-/// flipped), then a row of the fast frames and, for SlowFast, a row of the slow frames.
+/// flipped), then a row of the fast frames and, for SlowFast, a row of the slow frames; AVA's
+/// boxes outlined in avaBoxColour(k) on the full frame and every frame when `drawBoxes` (the
+/// studio draws them itself, with their labels, at the size it shows the sheet).
 struct ContactSheet {
   int width = 0, height = 0;
   std::vector<std::uint8_t> rgb;
 };
-ContactSheet contactSheet(const PreviewClip& clip);
+ContactSheet contactSheet(const PreviewClip& clip, bool drawBoxes = true);
+
+/// Where the pictures are in contactSheet(clip): the full frame, then each fast frame.
+struct SheetRect {
+  int x = 0, y = 0, width = 0, height = 0;
+};
+struct SheetLayout {
+  SheetRect full;
+  std::vector<SheetRect> fast;
+};
+SheetLayout contactSheetLayout(const PreviewClip& clip);
+
+/// The colour of AVA box k in previews (R, G, B), from a palette that repeats.
+std::array<std::uint8_t, 3> avaBoxColour(std::size_t k);
 
 }  // namespace amp::data
