@@ -99,8 +99,9 @@ bool checkSplit(const config::Config& cfg, data::Split split, const AvaCheckArgs
                 << p.message << "\n";
     }
     if (r.more_problems) std::cout << video << ": and " << r.more_problems << " more bad frames\n";
-    if (r.decoded < r.used)
-      std::cout << video << ": " << r.used << " frames read by its clips, " << r.decoded
+    if (r.sampled)
+      std::cout << video << ": " << r.used << " frames read by its clips, "
+                << std::min<std::size_t>(options.max_decoded, static_cast<std::size_t>(r.used))
                 << " of them decoded (an even spread; --max-frames 0 decodes all), every one "
                    "looked up\n";
     used += r.used;

@@ -36,6 +36,7 @@ AvaVideoCheck checkAvaVideo(const ClipParams& p, const AvaDataset& ava, int vide
   // Which used frames are decoded: all, or an even spread that keeps the first and the last.
   std::vector<bool> decode(used.size(), true);
   if (options.max_decoded > 0 && used.size() > options.max_decoded) {
+    r.sampled = true;
     std::fill(decode.begin(), decode.end(), false);
     const std::size_t n = options.max_decoded;
     for (std::size_t k = 0; k < n; ++k) decode[n == 1 ? 0 : k * (used.size() - 1) / (n - 1)] = true;

@@ -42,7 +42,8 @@ struct AvaFrameProblem {
 struct AvaVideoCheck {
   bool ok = false;            ///< every looked-up frame exists and every decoded one decodes
   std::int64_t used = 0;      ///< frames the clips read
-  std::int64_t decoded = 0;   ///< of them, decoded (fewer than `used` when sampled)
+  std::int64_t decoded = 0;   ///< of them, decoded without a fault
+  bool sampled = false;       ///< more than max_decoded used: the others were looked up only
   int width = 0, height = 0;  ///< the first decoded frame's size
   std::vector<AvaFrameProblem> problems;  ///< at most max_problems, in frame order
   std::int64_t more_problems = 0;         ///< bad frames past max_problems
