@@ -6,6 +6,8 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
+#include <QPixmap>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -17,6 +19,7 @@
 
 #include "checkpoint/ImportedRun.h"
 #include "configfile/ConfigLoader.h"
+#include "metrics/AvaLabelNames.h"
 #include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
@@ -26,20 +29,42 @@ data::Split splitOf(int index) {
   return index == 0 ? data::Split::Train : index == 1 ? data::Split::Val : data::Split::Test;
 }
 
+QColor boxColour(std::size_t k) {
+  const auto c = data::avaBoxColour(k);
+  return QColor(c[0], c[1], c[2]);
+}
+
+// "1: 12 stand, 80 watch (a person)": box k's number (as drawn) and its actions.
+QString boxText(const data::PreviewBox& b, std::size_t k, const std::map<int, std::string>& names) {
+  QStringList actions;
+  for (const int id : b.labels) {
+    const auto name = names.find(id);
+    actions << (id < 0 ? QObject::tr("no action")
+                : name == names.end()
+                    ? QString::number(id)
+                    : QString("%1 %2").arg(id).arg(QString::fromStdString(name->second)));
+  }
+  return QString("%1: %2").arg(k + 1).arg(actions.join(", "));
+}
+
 QString describe(const data::PreviewClip& c, data::Split split, int copies) {
   QStringList frames;
   for (const auto f : c.info.frame_indices) frames << QString::number(f);
   const auto& r = c.info.region;
-  QString text =
-      QString("<b>%1</b> &nbsp; label %2%3")
-          .arg(QString::fromStdString(c.path).toHtmlEscaped())
-          .arg(c.label)
-          .arg(c.label_name.empty() ? QString()
+  QString text = c.second >= 0  // AVA: labels are per box (below)
+                     ? QString("<b>%1</b> &nbsp; keyframe second %2")
+                           .arg(QString::fromStdString(c.path).toHtmlEscaped())
+                           .arg(c.second)
+                     : QString("<b>%1</b> &nbsp; label %2%3")
+                           .arg(QString::fromStdString(c.path).toHtmlEscaped())
+                           .arg(c.label)
+                           .arg(c.label_name.empty()
+                                    ? QString()
                                     : " " + QString::fromStdString(c.label_name).toHtmlEscaped());
   if (split == data::Split::Test) text += QString(" &nbsp; view %1").arg(c.view);
   if (copies > 1) text += QString(" &nbsp; copy %1 of %2").arg(c.copy + 1).arg(copies);
   text += QString("<br>frames %1").arg(frames.join(' '));
-  text += QString("<br>region %1x%2 at (%3, %4) of the %5x%6 frame%7 &rarr; %8x%8")
+  text += QString("<br>region %1x%2 at (%3, %4) of the %5x%6 frame%7 &rarr; %8")
               .arg(r.width)
               .arg(r.height)
               .arg(r.x)
@@ -47,7 +72,7 @@ QString describe(const data::PreviewClip& c, data::Split split, int copies) {
               .arg(c.info.decoded.width)
               .arg(c.info.decoded.height)
               .arg(c.info.flipped ? QObject::tr(", flipped (red outline)") : QString())
-              .arg(c.crop);
+              .arg(QString("%1x%2").arg(c.width).arg(c.height));
   if (!c.info.augment_ops.empty()) {
     QStringList ops;
     for (const auto& op : c.info.augment_ops)
@@ -61,7 +86,12 @@ QString describe(const data::PreviewClip& c, data::Split split, int copies) {
     text +=
         QObject::tr("<br>random erasing: %1 of the %2x%2 crop").arg(boxes.join(", ")).arg(c.crop);
   }
-  if (!c.slow.empty())
+  if (c.second >= 0)
+    text += QObject::tr(
+                "<br>top: the keyframe with its boxes; below: the %1 frames the model gets, the "
+                "boxes as the model gets them (after scaling, crop and flip)")
+                .arg(c.frames);
+  else if (!c.slow.empty())
     text += QObject::tr(
                 "<br>top: first source frame; middle: fast pathway (%1 frames); bottom: slow "
                 "pathway (%2)")
@@ -218,23 +248,32 @@ void ClipPreviewPanel::showClip() {
     } catch (const std::exception& e) {
       error = std::string("the preview failed: ") + e.what();
     }
+    // AVA's action names: the label map is a metric's file, read here rather than in data/.
+    std::map<int, std::string> names;
+    std::string namesProblem;
+    if (ok && !clips.empty() && clips.front().second >= 0) {
+      if (auto read = metrics::avaLabelNames(cfg, &namesProblem)) names = std::move(*read);
+    }
     QMetaObject::invokeMethod(
         this,
         [this, generation, clips = std::move(clips),
-         error = QString::fromStdString(ok ? "" : error)]() mutable {
-          showResult(generation, std::move(clips), error);
+         error = QString::fromStdString(ok ? "" : error), names = std::move(names),
+         namesProblem = QString::fromStdString(namesProblem)]() mutable {
+          showResult(generation, std::move(clips), error, std::move(names), namesProblem);
         },
         Qt::QueuedConnection);
   });
 }
 
 void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip> clips,
-                                  const QString& error) {
+                                  const QString& error, std::map<int, std::string> actionNames,
+                                  const QString& namesProblem) {
   if (generation != generation_) return;  // a newer request is on its way
   pending_ = false;
   for (auto* w : images_) w->deleteLater();
   images_.clear();
   sheets_.clear();
+  boxTexts_.clear();
   clips_ = std::move(clips);
   if (!error.isEmpty()) {
     status_->setText(error.toHtmlEscaped());
@@ -242,28 +281,41 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
     return;
   }
   const data::Split split = splitOf(split_->currentIndex());
-  status_->setText(tr("%1 clip %2 of epoch %3: %4")
-                       .arg(split_->currentText())
-                       .arg(clip_->value())
-                       .arg(epoch_->value())
-                       .arg(clips_.size() == 1
-                                ? tr("one clip for the model")
-                                : tr("%1 clips for the model (DATA.TRAIN_CROP_NUM_TEMPORAL windows "
-                                     "x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
-                                     "each augmented on its own)")
-                                      .arg(clips_.size())) +
-                   (clips_.empty() || clips_.front().shape.empty()
-                        ? QString()
-                        : "<br>" + QString::fromStdString(clips_.front().shape).toHtmlEscaped()));
+  status_->setText(
+      tr("%1 clip %2 of epoch %3: %4")
+          .arg(split_->currentText())
+          .arg(clip_->value())
+          .arg(epoch_->value())
+          .arg(clips_.size() == 1
+                   ? tr("one clip for the model")
+                   : tr("%1 clips for the model (DATA.TRAIN_CROP_NUM_TEMPORAL windows "
+                        "x AUG.NUM_SAMPLE x DATA.TRAIN_CROP_NUM_SPATIAL copies, "
+                        "each augmented on its own)")
+                         .arg(clips_.size())) +
+      (clips_.empty() || clips_.front().shape.empty()
+           ? QString()
+           : "<br>" + QString::fromStdString(clips_.front().shape).toHtmlEscaped()) +
+      (namesProblem.isEmpty()
+           ? QString()
+           : "<br>" + tr("Boxes show action ids only: %1").arg(namesProblem).toHtmlEscaped()));
   int at = 0;
   for (const auto& c : clips_) {
-    const auto sheet = data::contactSheet(c);
+    const auto sheet = data::contactSheet(c, /*drawBoxes=*/false);  // drawn with their labels
+    std::vector<QString> texts;
+    for (std::size_t k = 0; k < c.boxes.size(); ++k)
+      texts.push_back(boxText(c.boxes[k], k, actionNames));
+    boxTexts_.push_back(texts);
     QImage image(sheet.rgb.data(), sheet.width, sheet.height, sheet.width * 3,
                  QImage::Format_RGB888);
     sheets_.push_back(image.copy());  // owns its pixels
-    auto* info = new QLabel(describe(c, split, static_cast<int>(clips_.size())));
+    QString about = describe(c, split, static_cast<int>(clips_.size()));
+    for (std::size_t k = 0; k < texts.size(); ++k)
+      about += QString("<br><span style=\"color:%1\">&#9632;</span> box %2")
+                   .arg(boxColour(k).name(), texts[k].toHtmlEscaped());
+    auto* info = new QLabel(about);
     info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* picture = new QLabel;
+    picture->setObjectName(QString("clipSheet%1").arg(at / 2));
     picture->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     list_->insertWidget(at++, info);
     list_->insertWidget(at++, picture);
@@ -278,10 +330,46 @@ void ClipPreviewPanel::layoutSheets() {
   // Each sheet scaled to the visible width (never enlarged past 2x), so a 16-frame strip fits.
   const int width = std::max(200, scroll_->viewport()->width() - 24);
   for (std::size_t i = 0; i < sheets_.size(); ++i) {
-    const QImage& s = sheets_[i];
-    const int w = std::min(width, s.width() * 2);
-    images_[2 * i + 1]->setPixmap(QPixmap::fromImage(s.scaledToWidth(w, Qt::SmoothTransformation)));
+    const int w = std::min(width, sheets_[i].width() * 2);
+    images_[2 * i + 1]->setPixmap(sheetPixmap(i, w));
   }
+}
+
+QPixmap ClipPreviewPanel::sheetPixmap(std::size_t i, int w) const {
+  QPixmap pixmap = QPixmap::fromImage(sheets_[i].scaledToWidth(w, Qt::SmoothTransformation));
+  const data::PreviewClip& c = clips_[i];
+  if (c.boxes.empty()) return pixmap;
+  // Drawn at the shown size, so the outlines stay thin and the text readable however the sheet
+  // is scaled.
+  const double scale = static_cast<double>(w) / sheets_[i].width();
+  const data::SheetLayout layout = data::contactSheetLayout(c);
+  QPainter p(&pixmap);
+  QFont font = p.font();
+  font.setPixelSize(std::max(10, std::min(14, static_cast<int>(6 * scale))));
+  p.setFont(font);
+  auto rect = [&](const data::SheetRect& at, const std::array<double, 4>& b) {
+    return QRectF((at.x + b[0]) * scale, (at.y + b[1]) * scale, (b[2] - b[0]) * scale,
+                  (b[3] - b[1]) * scale);
+  };
+  for (std::size_t k = 0; k < c.boxes.size(); ++k) {
+    const QColor colour = boxColour(k);
+    p.setPen(QPen(colour, 2));
+    p.setBrush(Qt::NoBrush);
+    const QRectF onFrame = rect(layout.full, c.boxes[k].frame);
+    p.drawRect(onFrame);
+    p.setPen(QPen(colour, 1));
+    for (const data::SheetRect& at : layout.fast) p.drawRect(rect(at, c.boxes[k].clip));
+    // The label on a dark band above the box (inside it when the box touches the top).
+    const QString text = boxTexts_[i][k];
+    const QFontMetrics metrics(font);
+    QRectF band(onFrame.left(), onFrame.top() - metrics.height() - 1,
+                metrics.horizontalAdvance(text) + 6, metrics.height() + 1);
+    if (band.top() < 0) band.moveTop(onFrame.top() + 1);
+    p.fillRect(band, QColor(0, 0, 0, 170));
+    p.setPen(colour);
+    p.drawText(band.adjusted(3, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
+  }
+  return pixmap;
 }
 
 void ClipPreviewPanel::resizeEvent(QResizeEvent* event) {

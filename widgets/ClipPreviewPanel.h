@@ -10,7 +10,9 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -61,6 +63,9 @@ class ClipPreviewPanel : public QWidget {
   const std::vector<data::PreviewClip>& clips() const { return clips_; }
   const std::vector<QImage>& sheets() const { return sheets_; }
   bool busy() const { return worker_.joinable() && pending_; }
+  /// AVA: the text drawn beside each box of each shown clip ("1: 12 stand, 80 watch (a person)"),
+  /// names from the label map (AVA.LABEL_MAP_FILE), ids alone when it cannot be read.
+  const std::vector<std::vector<QString>>& boxTexts() const { return boxTexts_; }
 
  signals:
   void previewReady();
@@ -69,8 +74,11 @@ class ClipPreviewPanel : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  void showResult(int generation, std::vector<data::PreviewClip> clips, const QString& error);
+  void showResult(int generation, std::vector<data::PreviewClip> clips, const QString& error,
+                  std::map<int, std::string> actionNames, const QString& namesProblem);
   void layoutSheets();
+  /// The shown sheet `i` at width `w`, AVA's boxes drawn on it with their actions.
+  QPixmap sheetPixmap(std::size_t i, int w) const;
 
   std::function<std::optional<config::Config>()> source_;
   std::optional<config::Config> runConfig_;
@@ -89,6 +97,7 @@ class ClipPreviewPanel : public QWidget {
   QVBoxLayout* list_;
   std::vector<data::PreviewClip> clips_;
   std::vector<QImage> sheets_;
+  std::vector<std::vector<QString>> boxTexts_;
   std::vector<QLabel*> images_;
   std::thread worker_;
   int generation_ = 0;

@@ -12,7 +12,10 @@
 #include "ClipPreviewPanel.h"
 #include "NiceOf.h"
 #include "configfile/ConfigWriter.h"
+#include "metrics/AvaLabelNames.h"
 #include "runlog/RunDirectory.h"
+#include "support/AvaDemo.h"
+#include "support/Configs.h"
 #include "support/DemoFixture.h"
 
 using namespace amp;
@@ -24,7 +27,12 @@ class TestClipPreviewPanel : public QObject {
   testsupport::DemoFixture demo_;
 
  private slots:
-  void initTestCase() { QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str()); }
+  void initTestCase() {
+    QVERIFY2(demo_.generate(dir_.path()), demo_.error().c_str());
+    std::string error;
+    QVERIFY2(testsupport::makeAvaDemo(dir_.path().toStdString() + "/ava", 1, &error),
+             error.c_str());
+  }
 
   void showsTheLoadersClip() {
     widgets::ClipPreviewPanel panel;
@@ -132,6 +140,53 @@ class TestClipPreviewPanel : public QObject {
     QVERIFY(!panel.showRun(dir_.path() + "/no-run"));  // no config.yaml: said, the editor's stays
     QVERIFY2(panel.status()->text().contains("no-run"), qPrintable(panel.status()->text()));
     QVERIFY(panel.runDir().isEmpty());
+  }
+
+  // AVA: the keyframe and the clip's frames with each box outlined in its colour and labelled
+  // with its actions' names from the label map.
+  void avaKeyframesShowTheirBoxes() {
+    widgets::ClipPreviewPanel panel;
+    panel.resize(900, 600);
+    panel.show();
+    std::optional<config::Config> cfg = testsupport::loadConfigOrDie(
+        testsupport::repoConfig("demo/DEMO_X3D_TINY.yaml"),
+        testsupport::avaDemoOverrides(dir_.path().toStdString() + "/ava"));
+    panel.setConfigSource([&] { return cfg; });
+    QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
+    panel.showClip();
+    QVERIFY(ready.wait(20000));
+    QVERIFY2(panel.clips().size() == 1, qPrintable(panel.status()->text()));
+    const data::PreviewClip& clip = panel.clips().front();
+    QVERIFY(!clip.boxes.empty());
+    std::string error;
+    const auto names = metrics::avaLabelNames(*cfg, &error);
+    QVERIFY2(names, error.c_str());
+    QCOMPARE(panel.boxTexts().size(), size_t(1));
+    QCOMPARE(panel.boxTexts()[0].size(), clip.boxes.size());
+    for (size_t k = 0; k < clip.boxes.size(); ++k) {
+      const int id = clip.boxes[k].labels.front();  // the demo's persons do one thing each
+      QCOMPARE(panel.boxTexts()[0][k],
+               QString("%1: %2 %3").arg(k + 1).arg(id).arg(names->at(id).c_str()));
+    }
+    // The picture: box 1's left edge on the keyframe in its colour, at the shown scale.
+    auto* picture = panel.findChild<QLabel*>("clipSheet0");
+    QVERIFY(picture);
+    const QImage shown = picture->pixmap().toImage();
+    const double scale = static_cast<double>(shown.width()) / panel.sheets()[0].width();
+    const auto& f = clip.boxes[0].frame;
+    const int x = static_cast<int>(std::lround(f[0] * scale)),
+              y = static_cast<int>(std::lround((f[1] + f[3]) / 2 * scale));
+    const auto c = data::avaBoxColour(0);
+    bool outlined = false;
+    for (int dx = -1; dx <= 1; ++dx)
+      outlined |= shown.pixelColor(x + dx, y) == QColor(c[0], c[1], c[2]);
+    QVERIFY2(outlined, qPrintable(shown.pixelColor(x, y).name()));
+    // The text beside the picture lists the boxes too.
+    const auto labels = panel.findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) {
+      return l->text().contains("keyframe second " + QString::number(clip.second)) &&
+             l->text().contains("box " + panel.boxTexts()[0][0].toHtmlEscaped());
+    }));
   }
 
   void problemsAreSaid() {
