@@ -58,13 +58,17 @@ static std::vector<std::uint8_t> scaledTo(const DecodedClip& frame, Size size) {
 // AVA: the keyframe (the frame its boxes belong to) at the size the clip's region refers to,
 // and its boxes in the clip and in that frame, with their actions.
 static bool addAvaKeyframe(const AvaDataset& ava, const Sample& sample, const Batch& batch,
-                           int clip, PreviewClip& p, std::string* error) {
+                           int clip, bool clipIsBgr, PreviewClip& p, std::string* error) {
   const AvaKeyframe& key = ava.keyframes.at(static_cast<std::size_t>(sample.keyframe));
   p.second = key.second;
   DecodedClip frame;
   if (!decodeJpegFrames({sample.path}, frame, error)) return false;
   p.full = scaledTo(frame, p.info.decoded);
-  for (auto* pixels : {&p.fast, &p.slow, &p.full})  // BGR as decoded, shown as RGB
+  // Shown as RGB: the frame is BGR as decoded; the clip is RGB after AVA's transform, unless
+  // AVA.BGR kept the decoded order.
+  std::vector<std::vector<std::uint8_t>*> bgr{&p.full};
+  if (clipIsBgr) bgr.insert(bgr.end(), {&p.fast, &p.slow});
+  for (auto* pixels : bgr)
     for (std::size_t i = 0; i + 2 < pixels->size(); i += 3)
       std::swap((*pixels)[i], (*pixels)[i + 2]);
   // detection_collate's rows: clip index, x1, y1, x2, y2; this clip's are its keyframe's boxes
@@ -174,7 +178,7 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
         p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize,
                              p.slow_frames, p.height, p.width, params);
       if (list.ava) {
-        if (!addAvaKeyframe(*list.ava, sample, *batch, j, p, error)) return false;
+        if (!addAvaKeyframe(*list.ava, sample, *batch, j, params.ava.bgr, p, error)) return false;
       } else if (!sample.frames.empty()) {  // a frame folder: its first frame file, decoded as BGR
         DecodedClip frame;
         const auto first = static_cast<std::size_t>(p.info.frame_indices.front());

@@ -93,6 +93,38 @@ class TestAvaPreview : public QObject {
              error.c_str());
   }
 
+  // The keyframe on top and the clip's frame of the keyframe show the same colours inside a box
+  // (the frame is decoded BGR, the clip is RGB after AVA's transform: both shown as RGB).
+  void theKeyframeAndTheClipAgreeInColour() {
+    std::vector<data::PreviewClip> clips;
+    std::string error;
+    QVERIFY2(data::previewClips(config(), data::Split::Val, 0, 0, 3, clips, &error), error.c_str());
+    for (const auto& c : clips) {
+      const auto& idx = c.info.frame_indices;
+      const auto centre = std::find(idx.begin(), idx.end(), (c.second - 900) * 30);
+      QVERIFY(centre != idx.end());
+      const auto t = static_cast<std::size_t>(centre - idx.begin());
+      auto mean = [](const std::uint8_t* pixels, int width, const std::array<double, 4>& b) {
+        std::array<double, 3> sum{};
+        int n = 0;
+        for (int y = static_cast<int>(b[1]); y <= static_cast<int>(b[3]); ++y)
+          for (int x = static_cast<int>(b[0]); x <= static_cast<int>(b[2]); ++x, ++n)
+            for (int ch = 0; ch < 3; ++ch)
+              sum[static_cast<size_t>(ch)] += pixels[(static_cast<size_t>(y) * width + x) * 3 + ch];
+        for (auto& v : sum) v /= std::max(n, 1);
+        return sum;
+      };
+      // Validation's centre crop of the scaled frame: the same pixels, at the same scale.
+      const auto onFrame = mean(c.full.data(), c.info.decoded.width, c.boxes[0].frame);
+      const auto inClip = mean(c.fast.data() + t * static_cast<size_t>(c.height) * c.width * 3,
+                               c.width, c.boxes[0].clip);
+      for (size_t ch = 0; ch < 3; ++ch)
+        QVERIFY2(
+            std::abs(onFrame[ch] - inClip[ch]) < 12,
+            qPrintable(QString("channel %1: %2 vs %3").arg(ch).arg(onFrame[ch]).arg(inClip[ch])));
+    }
+  }
+
   void theContactSheetOutlinesTheBoxes() {
     std::vector<data::PreviewClip> clips;
     std::string error;
