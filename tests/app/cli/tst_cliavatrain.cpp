@@ -1,0 +1,131 @@
+// AVA action detection through ampstudio-cli: the demo template trains on the AVA demo data, its
+// validation and test report frame-mAP, the test's detections CSV scores the same mAP through
+// `eval ava`, and validation shared by two processes gives the one-process mAP.
+#include <QtTest>
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <cmath>
+
+#include "CliRun.h"
+#include "support/AvaDemo.h"
+
+using amp::testing::configFile;
+using amp::testing::runCli;
+
+class TestCliAvaTrain : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString data_ = dir_.path() + "/ava";
+
+  QStringList dataArgs() const {
+    return {"AVA.FRAME_DIR",        data_ + "/frames",    "AVA.FRAME_LIST_DIR",
+            data_ + "/frame_lists", "AVA.ANNOTATION_DIR", data_ + "/annotations"};
+  }
+  // The template at its smallest: batches of 4, one loader worker, a log line a step.
+  QStringList small() const {
+    return QStringList{"TRAIN.BATCH_SIZE",        "4", "TEST.BATCH_SIZE", "4",
+                       "DATA_LOADER.NUM_WORKERS", "1", "LOG_PERIOD",      "1"} +
+           dataArgs();
+  }
+  static QList<double> mapsOf(const QString& run, const char* kind) {
+    QList<double> maps;
+    QFile f(run + "/metrics.jsonl");
+    if (!f.open(QIODevice::ReadOnly)) return maps;
+    for (const QByteArray& line : f.readAll().split('\n')) {
+      const QJsonObject o = QJsonDocument::fromJson(line).object();
+      if (o.value("kind").toString() == kind) maps << o.value("values")["map"].toDouble(-1);
+    }
+    return maps;
+  }
+
+ private slots:
+  void initTestCase() {
+    std::string error;
+    QVERIFY2(amp::testsupport::makeAvaDemo(data_.toStdString(), 2, &error), error.c_str());
+  }
+
+  void trainsValidatesAndTestsByFrameMap() {
+    const QString run = dir_.path() + "/runs/ava";
+    auto train = runCli(QStringList{"train", "--cfg", configFile("demo/DEMO_SLOW_TINY_AVA.yaml"),
+                                    "OUTPUT_DIR", run, "SOLVER.MAX_EPOCH", "1"} +
+                        small());
+    QVERIFY2(train.exitCode == 0, qPrintable(train.out + train.err));
+    QVERIFY2(!train.err.contains("warning"), qPrintable(train.err));  // no key left inactive
+    const auto val = mapsOf(run, "val"), test = mapsOf(run, "test");
+    QCOMPARE(val.size(), 1);
+    QCOMPARE(test.size(), 1);
+    QVERIFY2(val[0] > 0 && val[0] <= 1, qPrintable(QString::number(val[0])));
+    // FULL_TEST_ON_VAL: validation and test score the same keyframes with the same weights.
+    QVERIFY2(std::abs(val[0] - test[0]) < 1e-9,
+             qPrintable(QString("%1 vs %2").arg(val[0]).arg(test[0])));
+    QFile metrics(run + "/metrics.jsonl");
+    QVERIFY(metrics.open(QIODevice::ReadOnly));
+    QVERIFY2(!metrics.readAll().contains("top1_err"), "detection runs log no top-1");
+
+    // The detections the test wrote score the same mAP when evaluated from the files.
+    const QString csv = run + "/detections_latest.csv";
+    QVERIFY(QFile::exists(csv));
+    const QString ann = data_ + "/annotations/";
+    auto eval = runCli({"eval", "ava", "--labelmap",
+                        ann + "ava_action_list_v2.2_for_activitynet_2019.pbtxt", "--groundtruth",
+                        ann + "ava_val_v2.2.csv", "--detections", csv, "--exclusions",
+                        ann + "ava_val_excluded_timestamps_v2.2.csv", "--json"});
+    QVERIFY2(eval.exitCode == 0, qPrintable(eval.out + eval.err));
+    const double fromFiles =
+        QJsonDocument::fromJson(eval.out.toUtf8()).object()["map"].toDouble(-1);
+    // The CSV keeps 4 decimals of each score (write_results): ties may move the AP a little.
+    QVERIFY2(std::abs(fromFiles - test[0]) < 0.02,
+             qPrintable(QString("files %1, test %2").arg(fromFiles).arg(test[0])));
+
+    validationSharedByRanksGivesTheSameMap(run);
+  }
+
+ private:
+  // Both runs start from the trained weights and change nothing (learning rate 0, batch norms
+  // frozen): one process and two score the same boxes of the same model.
+  void validationSharedByRanksGivesTheSameMap(const QString& trained) {
+    const QStringList still = {"TRAIN.CHECKPOINT_FILE_PATH",
+                               trained + "/checkpoints/checkpoint_epoch_00001.pyth",
+                               "TRAIN.CHECKPOINT_EPOCH_RESET",
+                               "True",
+                               "SOLVER.LR_POLICY",
+                               "steps_with_relative_lrs",
+                               "SOLVER.STEPS",
+                               "[0]",
+                               "SOLVER.LRS",
+                               "[1]",
+                               "SOLVER.BASE_LR",
+                               "0",
+                               "SOLVER.WARMUP_EPOCHS",
+                               "0",
+                               "MODEL.FROZEN_BN",
+                               "True",
+                               "SOLVER.MAX_EPOCH",
+                               "1",
+                               "TEST.ENABLE",
+                               "False"};
+    QList<double> maps[2];
+    for (const int processes : {1, 2}) {
+      const QString out = dir_.path() + "/runs/still-" + QString::number(processes);
+      auto r = runCli(QStringList{"train", "--cfg", configFile("demo/DEMO_SLOW_TINY_AVA.yaml"),
+                                  "--init-method", "file://" + out + "-store", "OUTPUT_DIR", out,
+                                  "DIST.CPU_PROCESSES", QString::number(processes)} +
+                      small() + still);
+      QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+      maps[processes - 1] = mapsOf(out, "val");
+    }
+    qInfo("val frame-mAP, one process %.17g, two %.17g", maps[0].value(0), maps[1].value(0));
+    QCOMPARE(maps[0].size(), 1);
+    QCOMPARE(maps[1].size(), 1);
+    QVERIFY2(
+        maps[0][0] > 0 && std::abs(maps[0][0] - maps[1][0]) < 1e-9,
+        qPrintable(QString("%1 vs %2").arg(maps[0][0], 0, 'g', 17).arg(maps[1][0], 0, 'g', 17)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliAvaTrain)
+#include "tst_cliavatrain.moc"
