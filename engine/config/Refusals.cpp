@@ -86,7 +86,7 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
       out.push_back({"MODEL.LOSS_FUNC",
                      loss + " takes class indices, but Charades' targets are multi-hot; use "
                             "bce_logit (as PySlowFast's configs/Charades do)"});
-    if (detection && loss != "bce" && loss != "bce_logit")
+    if (detection && ava && loss != "bce" && loss != "bce_logit")
       out.push_back({"MODEL.LOSS_FUNC",
                      loss + " takes class indices, but each AVA box has a set of actions; use bce "
                             "(as PySlowFast's configs/AVA, on the head's sigmoid) or bce_logit"});

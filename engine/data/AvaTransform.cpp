@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "config/Config.h"
 #include "data/AvaColor.h"
@@ -23,6 +24,11 @@ std::array<float, 3> floats3(const std::vector<double>& v, std::array<float, 3> 
 }  // namespace
 
 AvaTransformParams AvaTransformParams::fromConfig(const config::Config& c) {
+  // PySlowFast's two image paths (cv2 and pytorch) differ in resize and colour code; the cv2 one
+  // (its default) is the one built, and the schema allows no other value.
+  if (c.getString("AVA.IMG_PROC_BACKEND") != "cv2")
+    throw std::invalid_argument("AVA.IMG_PROC_BACKEND: '" + c.getString("AVA.IMG_PROC_BACKEND") +
+                                "' is not built; use cv2");
   AvaTransformParams p;
   p.train_crop = static_cast<int>(c.getInt("DATA.TRAIN_CROP_SIZE"));
   p.test_crop = static_cast<int>(c.getInt("DATA.TEST_CROP_SIZE"));

@@ -91,7 +91,7 @@ class TestConfigLoader : public QObject {
       QVERIFY2(r.ok(), (entry.path().string() + "\n" + dump(r.diagnostics)).c_str());
       ++count;
     }
-    QCOMPARE(count, 22);
+    QCOMPARE(count, 23);
     // The demo's stepwise / multigrid pair inherits through two _BASE_ levels.
     auto mg =
         ConfigLoader().loadFile((root / "demo" / "DEMO_X3D_TINY_stepwise_multigrid.yaml").string());
