@@ -99,9 +99,9 @@ bool auditPrecision(const config::Config& base, const PrecisionAuditOptions& o,
       {
         precision::AutocastGuard guard(policy.mixed, policy.autocastDevice(),
                                        policy.autocastType());
-        y = net->forward(w.inputs);
+        y = train::forwardMicroBatch(*net, w);
       }
-      train::classificationLoss(lossFunc, y, w.labels).backward();
+      train::microBatchLoss(lossFunc, y, w).backward();
       optimizer->zero_grad();
     }
 
@@ -122,9 +122,9 @@ bool auditPrecision(const config::Config& base, const PrecisionAuditOptions& o,
         *net, o.batches,
         [&](int i) {
           const train::MicroBatch* mb = &batches[static_cast<std::size_t>(i)];
-          return ModelAuditBatch{[model, mb] { return model->forward(mb->inputs); },
+          return ModelAuditBatch{[model, mb] { return train::forwardMicroBatch(*model, *mb); },
                                  [mb, lossFunc](const torch::Tensor& y) {
-                                   return train::classificationLoss(lossFunc, y, mb->labels);
+                                   return train::microBatchLoss(lossFunc, y, *mb);
                                  }};
         },
         mo);

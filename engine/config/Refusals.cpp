@@ -33,6 +33,12 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
                      "'" + model +
                          "' has no detection head (PySlowFast builds the RoI head for the ResNet "
                          "and SlowFast families); use SlowFast or ResNet with DETECTION.ENABLE"});
+    if (training && c.getBool("BN.USE_PRECISE_STATS"))
+      out.push_back({"BN.USE_PRECISE_STATS",
+                     "True recomputes the batch-norm statistics by running the model on training "
+                     "clips without their boxes, which a detection model cannot do (PySlowFast's "
+                     "precise BN fails there too; its AVA configs keep it False); set it to "
+                     "False"});
   }
   // Multi-label targets come from Charades' frame lists only: PySlowFast's Kinetics and SSv2 give
   // class indices, which its multi-label meters cannot score, and Charades' multi-hot vectors

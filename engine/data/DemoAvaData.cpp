@@ -39,7 +39,7 @@ std::string framePath(const std::string& id, int f) {
 void drawPersons(Draws& d, int classes, AvaJob& job) {
   for (int k = 0; k < kDemoAvaKeySeconds; ++k) {
     const int second = kDemoAvaFirstKeySecond + k, key = (second - 900) * kDemoAvaFps;
-    const int persons = d.uniform() < 0.5 ? 1 : 2;
+    const int persons = d.uniform() < 0.5 || classes < 2 ? 1 : 2;
     std::set<int> used;
     while (static_cast<int>(used.size()) < persons) {
       const int label = static_cast<int>(d.integer(static_cast<std::uint64_t>(classes)));
@@ -75,7 +75,8 @@ bool writeText(const fs::path& path, const std::string& text, std::string* error
 bool generateDemoAvaData(const DemoDataOptions& o, DemoDataSummary& summary, std::string* error,
                          const std::function<void(int, int)>& progress) {
   const auto& names = demoClassNames();
-  const int classes = static_cast<int>(names.size());
+  const int all = static_cast<int>(names.size());
+  const int classes = o.classes > 0 && o.classes < all ? o.classes : all;
   const fs::path root(o.out_dir);
   std::error_code ec;
   for (const char* sub : {"frames", "frame_lists", "annotations"})
@@ -173,8 +174,9 @@ bool generateDemoAvaData(const DemoDataOptions& o, DemoDataSummary& summary, std
       !writeText(root / "annotations" / "ava_val_excluded_timestamps_v2.2.csv",
                  firstVal + "," + secondText(kDemoAvaFirstKeySecond + 1) + "\n", error))
     return false;
+  const std::vector<std::string> used(names.begin(), names.begin() + classes);
   std::ostringstream classList;
-  for (const auto& n : names) classList << n << '\n';
+  for (const auto& n : used) classList << n << '\n';
   const nlohmann::json manifest = {
       {"generator", "ampstudio make-demo-data"},
       {"version", kDemoDataVersion},
@@ -186,7 +188,7 @@ bool generateDemoAvaData(const DemoDataOptions& o, DemoDataSummary& summary, std
       {"fps", kDemoAvaFps},
       {"keyframe_seconds",
        {kDemoAvaFirstKeySecond, kDemoAvaFirstKeySecond + kDemoAvaKeySeconds - 1}},
-      {"classes", names}};
+      {"classes", used}};
   return writeText(root / "classes.txt", classList.str(), error) &&
          writeText(root / "demo-data.json", manifest.dump(1) + "\n", error);
 }

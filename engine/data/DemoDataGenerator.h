@@ -33,6 +33,9 @@ struct DemoDataOptions {
   int height = 84;  ///< and with it the shape of some clips (their label then was noise)
   int fps = 15;
   int frames = 24;
+  /// AVA format: the persons' actions come from the first `classes` classes only (0, or more
+  /// than there are: all of them); a smaller task, e.g. the suite's learning check.
+  int classes = 0;
 };
 
 struct DemoDataSummary {

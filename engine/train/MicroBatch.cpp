@@ -2,6 +2,8 @@
 
 #include "config/Config.h"
 #include "data/VideoLoader.h"
+#include "models/Net.h"
+#include "train/Losses.h"
 #include "train/TrainingDevice.h"
 
 namespace amp::train {
@@ -19,7 +21,27 @@ MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch:
   mb.labels = torch::randint(c.getInt("MODEL.NUM_CLASSES"), {batch},
                              torch::TensorOptions().dtype(torch::kLong))
                   .to(device);
+  if (c.getBool("DETECTION.ENABLE")) {
+    // Boxes of a quarter to three quarters of the crop a side, anywhere in it.
+    const int64_t k = batch * kRandomBoxesPerClip;
+    auto clip = torch::arange(batch, torch::kFloat).repeat_interleave(kRandomBoxesPerClip);
+    auto side = (0.25 + 0.5 * torch::rand({k, 2})) * static_cast<double>(crop);
+    auto corner = torch::rand({k, 2}) * (static_cast<double>(crop) - side);
+    mb.boxes = torch::cat({clip.unsqueeze(1), corner, corner + side}, 1).to(device);
+    mb.targets =
+        (torch::rand({k, c.getInt("MODEL.NUM_CLASSES")}) < 0.1).to(torch::kFloat).to(device);
+  }
   return mb;
+}
+
+torch::Tensor forwardMicroBatch(models::VideoNetImpl& net, const MicroBatch& mb) {
+  return mb.boxes.defined() ? net.forward(mb.inputs, mb.boxes) : net.forward(mb.inputs);
+}
+
+torch::Tensor microBatchLoss(const std::string& lossFunc, const torch::Tensor& y,
+                             const MicroBatch& mb) {
+  return mb.targets.defined() ? softTargetLoss(lossFunc, y, mb.targets)
+                              : classificationLoss(lossFunc, y, mb.labels);
 }
 
 std::vector<torch::Tensor> batchTensors(data::Batch& b, const torch::Device& device,

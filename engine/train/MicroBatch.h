@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace amp::config {
@@ -17,6 +18,9 @@ class Config;
 }
 namespace amp::data {
 struct Batch;
+}
+namespace amp::models {
+class VideoNetImpl;
 }
 
 namespace amp::train {
@@ -32,7 +36,10 @@ struct MicroBatch {
   torch::Tensor boxes;
 };
 
-/// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels.
+/// A batch of random clips shaped as the config's (pathways, frames, crop) with random labels;
+/// with DETECTION.ENABLE also kRandomBoxesPerClip random person boxes a clip and random multi-hot
+/// targets for them (the benchmarks and audits of detection configs).
+constexpr int kRandomBoxesPerClip = 2;
 MicroBatch randomMicroBatch(const config::Config& c, int64_t batch, const torch::Device& device,
                             bool channelsLast);
 
@@ -46,5 +53,12 @@ torch::Tensor batchBoxes(const data::Batch& b, const torch::Device& device);
 /// batchTensors and the batch's labels as class indices on `device` (detection: its boxes and
 /// their multi-hot targets).
 MicroBatch toMicroBatch(data::Batch& b, const torch::Device& device, bool channelsLast);
+
+/// The model's forward on a micro-batch: with its boxes for a detection model.
+torch::Tensor forwardMicroBatch(models::VideoNetImpl& net, const MicroBatch& mb);
+/// MODEL.LOSS_FUNC on a micro-batch's outputs: on its targets when it has them (multi-label,
+/// mixup, detection), else on its labels.
+torch::Tensor microBatchLoss(const std::string& lossFunc, const torch::Tensor& y,
+                             const MicroBatch& mb);
 
 }  // namespace amp::train

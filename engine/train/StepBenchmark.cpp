@@ -131,7 +131,7 @@ bool benchmarkTrainingStep(const config::Config& cfg, const StepBenchOptions& o,
         torch::NoGradGuard noGrad;
         net->eval();  // one clip: batch norm on running statistics
         models::FlopCounter counter;
-        net->forward(randomMicroBatch(cfg, 1, device, channelsLast).inputs);
+        forwardMicroBatch(*net, randomMicroBatch(cfg, 1, device, channelsLast));
         r.macs_per_step = 3.0 * static_cast<double>(counter.macs()) *
                           o.batch;  // backward costs about twice the forward
         trainingMode(*net, cfg);
@@ -233,9 +233,11 @@ double bareLoop(const config::Config& cfg, const PrecisionPolicy& policy,
     torch::Tensor y;
     {
       precision::AutocastGuard guard(policy.mixed, policy.autocastDevice(), policy.autocastType());
-      y = net->forward(b.inputs);
+      y = forwardMicroBatch(*net, b);
     }
-    auto loss = torch::nn::functional::cross_entropy(y.to(torch::kFloat), b.labels);
+    auto loss = b.boxes.defined()
+                    ? microBatchLoss(cfg.getString("MODEL.LOSS_FUNC"), y, b)
+                    : torch::nn::functional::cross_entropy(y.to(torch::kFloat), b.labels);
     scaler.scale(loss).backward();
     scaler.step(*opt);
     scaler.update();

@@ -56,11 +56,10 @@ StepOutcome TrainStep::run(const std::vector<MicroBatch>& micro) {
     {
       precision::AutocastGuard guard(policy_.mixed, policy_.autocastDevice(),
                                      policy_.autocastType());
-      y = mb.boxes.defined() ? net_.forward(mb.inputs, mb.boxes) : net_.forward(mb.inputs);
+      y = forwardMicroBatch(net_, mb);
     }
     // The loss in float32 outside autocast, as PySlowFast's loss on autocast logits.
-    auto loss = mb.targets.defined() ? softTargetLoss(lossFunc_, y, mb.targets)
-                                     : classificationLoss(lossFunc_, y, mb.labels);
+    auto loss = microBatchLoss(lossFunc_, y, mb);
     const double value = loss.item<double>();  // waits for the device
     out.forward_s +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - forwardStart).count();

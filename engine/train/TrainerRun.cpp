@@ -174,7 +174,8 @@ void Trainer::Impl::describeRun() {
   meta.endedAt = 0;
   meta.precision = policy.name;
   meta.model = c.getString("MODEL.MODEL_NAME") + " (" + c.getString("MODEL.ARCH") + ")";
-  meta.multiLabel = c.getBool("DATA.MULTI_LABEL");  // the studio shows mAP for it from the start
+  // Scored by mAP (Charades' multi-label, AVA's detection): the studio shows mAP from the start.
+  meta.multiLabel = c.getBool("DATA.MULTI_LABEL") || c.getBool("DETECTION.ENABLE");
   meta.configSource = t.configSource_;
   meta.host = runlog::hostName();
   meta.pid = getpid();

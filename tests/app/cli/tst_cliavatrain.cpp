@@ -84,6 +84,36 @@ class TestCliAvaTrain : public QObject {
     validationSharedByRanksGivesTheSameMap(run);
   }
 
+  // The template learns: on a two-motion slice of the AVA demo (each person moving right or
+  // moving left; 48 training videos = 144 keyframes), 4 epochs must lift the val frame-mAP past
+  // 0.85, where scores that know nothing get about 0.5 (each box is one of the two, about evenly).
+  // Measured: data seed 4, 0.55 0.91 0.96 0.97 (40 s on two cores); seed 3 over 6 epochs, 0.84
+  // 0.97 0.98 0.99 0.99 0.99.
+  void theTemplateLearnsTwoMotions() {
+    const QString data = dir_.path() + "/ava2", run = dir_.path() + "/runs/learn";
+    amp::data::DemoDataOptions o;
+    o.out_dir = data.toStdString();
+    o.format = amp::data::DemoFormat::Ava;
+    o.clips_per_class = 24;
+    o.classes = 2;
+    o.seed = 4;
+    amp::data::DemoDataSummary summary;
+    std::string error;
+    QVERIFY2(amp::data::generateDemoData(o, summary, &error), error.c_str());
+    auto train = runCli(QStringList{"train", "--cfg", configFile("demo/DEMO_SLOW_TINY_AVA.yaml"),
+                                    "OUTPUT_DIR", run, "SOLVER.MAX_EPOCH", "4", "MODEL.NUM_CLASSES",
+                                    "2", "TEST.ENABLE", "False", "AVA.FRAME_DIR", data + "/frames",
+                                    "AVA.FRAME_LIST_DIR", data + "/frame_lists",
+                                    "AVA.ANNOTATION_DIR", data + "/annotations"});
+    QVERIFY2(train.exitCode == 0, qPrintable(train.out + train.err));
+    const auto maps = mapsOf(run, "val");
+    QCOMPARE(maps.size(), 4);
+    QString curve;
+    for (const double m : maps) curve += QString::number(m, 'f', 3) + " ";
+    qInfo("val frame-mAP by epoch: %s", qPrintable(curve));
+    QVERIFY2(maps.back() >= 0.85, qPrintable(curve));
+  }
+
  private:
   // Both runs start from the trained weights and change nothing (learning rate 0, batch norms
   // frozen): one process and two score the same boxes of the same model.
