@@ -79,6 +79,12 @@ void testLoadedModel(const config::Config& c, models::VideoNetImpl& net,
 }
 
 namespace {
+// A test stops at a cancel request, or where the fault drill asks for a stop ("test_batch").
+bool stopAsked(const TestOptions& o) {
+  return (o.cancel && o.cancel->load()) ||
+         util::injectedFault("test_batch") == util::FaultAction::Stop;
+}
+
 // AVA's test (PySlowFast's AVAMeter in test mode): one clip per keyframe, every predicted box
 // scored, gathered over the ranks and evaluated against the ground truth of every second.
 void testDetection(const config::Config& c, models::VideoNetImpl& net, const torch::Device& device,
@@ -100,8 +106,7 @@ void testDetection(const config::Config& c, models::VideoNetImpl& net, const tor
   loader.startEpoch(0);
   bool cancelled = false;
   while (auto b = loader.next()) {
-    if ((o.cancel && o.cancel->load()) ||
-        util::injectedFault("test_batch") == util::FaultAction::Stop) {
+    if (stopAsked(o)) {
       cancelled = true;
       break;
     }
@@ -180,8 +185,7 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
   loader.startEpoch(0);
   bool cancelled = false;
   while (auto b = loader.next()) {
-    if ((o.cancel && o.cancel->load()) ||
-        util::injectedFault("test_batch") == util::FaultAction::Stop) {  // drill: a stop here
+    if (stopAsked(o)) {
       cancelled = true;
       break;
     }

@@ -1,6 +1,10 @@
 #pragma once
 // Runs ampstudio-cli for the CLI suites: its exit code (or that it crashed), stdout and stderr;
 // and what several suites run it on (the repository's configs, the demo dataset).
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QList>
 #include <QObject>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -53,6 +57,44 @@ inline CliResult runTrainingCli(const QStringList& args) {
 /// A config of the repository's configs/ folder, e.g. "demo/DEMO_X3D_TINY.yaml".
 inline QString configFile(const char* rel) {
   return QString(AMPSTUDIO_SOURCE_DIR) + "/configs/" + rel;
+}
+
+/// values.<value> of every `kind` record ("val", "test" ...) of RUN/metrics.jsonl, in order.
+inline QList<double> recordValues(const QString& run, const QString& kind, const QString& value) {
+  QList<double> out;
+  QFile f(run + "/metrics.jsonl");
+  if (!f.open(QIODevice::ReadOnly)) return out;
+  for (const QByteArray& line : f.readAll().split('\n')) {
+    const QJsonObject o = QJsonDocument::fromJson(line).object();
+    if (o.value("kind").toString() == kind) out << o.value("values")[value].toDouble(-1);
+  }
+  return out;
+}
+
+/// KEY VALUE pairs for one epoch of `train` that changes nothing in the weights of `checkpoint`
+/// (learning rate 0 from the first step, batch norms frozen, no test): its validation scores those
+/// weights, so runs on different numbers of processes can be compared.
+inline QStringList stillTrainingOverrides(const QString& checkpoint) {
+  return {"TRAIN.CHECKPOINT_FILE_PATH",
+          checkpoint,
+          "TRAIN.CHECKPOINT_EPOCH_RESET",
+          "True",
+          "SOLVER.LR_POLICY",
+          "steps_with_relative_lrs",
+          "SOLVER.STEPS",
+          "[0]",
+          "SOLVER.LRS",
+          "[1]",
+          "SOLVER.BASE_LR",
+          "0",
+          "SOLVER.WARMUP_EPOCHS",
+          "0",
+          "MODEL.FROZEN_BN",
+          "True",
+          "SOLVER.MAX_EPOCH",
+          "1",
+          "TEST.ENABLE",
+          "False"};
 }
 
 /// `ampstudio-cli train` on the demo config and the demo dataset in `data`, writing to `out`,

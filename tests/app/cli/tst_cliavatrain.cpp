@@ -32,14 +32,7 @@ class TestCliAvaTrain : public QObject {
            dataArgs();
   }
   static QList<double> mapsOf(const QString& run, const char* kind) {
-    QList<double> maps;
-    QFile f(run + "/metrics.jsonl");
-    if (!f.open(QIODevice::ReadOnly)) return maps;
-    for (const QByteArray& line : f.readAll().split('\n')) {
-      const QJsonObject o = QJsonDocument::fromJson(line).object();
-      if (o.value("kind").toString() == kind) maps << o.value("values")["map"].toDouble(-1);
-    }
-    return maps;
+    return amp::testing::recordValues(run, kind, "map");
   }
 
  private slots:
@@ -118,26 +111,8 @@ class TestCliAvaTrain : public QObject {
   // Both runs start from the trained weights and change nothing (learning rate 0, batch norms
   // frozen): one process and two score the same boxes of the same model.
   void validationSharedByRanksGivesTheSameMap(const QString& trained) {
-    const QStringList still = {"TRAIN.CHECKPOINT_FILE_PATH",
-                               trained + "/checkpoints/checkpoint_epoch_00001.pyth",
-                               "TRAIN.CHECKPOINT_EPOCH_RESET",
-                               "True",
-                               "SOLVER.LR_POLICY",
-                               "steps_with_relative_lrs",
-                               "SOLVER.STEPS",
-                               "[0]",
-                               "SOLVER.LRS",
-                               "[1]",
-                               "SOLVER.BASE_LR",
-                               "0",
-                               "SOLVER.WARMUP_EPOCHS",
-                               "0",
-                               "MODEL.FROZEN_BN",
-                               "True",
-                               "SOLVER.MAX_EPOCH",
-                               "1",
-                               "TEST.ENABLE",
-                               "False"};
+    const QStringList still =
+        amp::testing::stillTrainingOverrides(trained + "/checkpoints/checkpoint_epoch_00001.pyth");
     QList<double> maps[2];
     for (const int processes : {1, 2}) {
       const QString out = dir_.path() + "/runs/still-" + QString::number(processes);

@@ -5,8 +5,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -27,49 +25,14 @@ class TestCliFrames : public QObject {
     return {"DATA.PATH_TO_DATA_DIR", data, "DATA.PATH_PREFIX", data};
   }
 
-  // The val records' mAP of a run.
-  static QList<double> valMaps(const QString& run) {
-    QList<double> maps;
-    QFile f(run + "/metrics.jsonl");
-    if (!f.open(QIODevice::ReadOnly)) return maps;
-    for (const QByteArray& line : f.readAll().split('\n')) {
-      const QJsonObject o = QJsonDocument::fromJson(line).object();
-      if (o.value("kind").toString() == "val") maps << o.value("values")["map"].toDouble(-1);
-    }
-    return maps;
-  }
-
   // Validation shared by two processes (each rank's clips summed into their videos' rows, the
   // sampler's padding duplicates averaged away) gives the one-process mAP. Both runs start from
   // `trained`'s weights and change nothing (learning rate 0, batch norms frozen), so the model
   // each validates is the same.
   void validationSharedByRanksGivesTheSameMap(const QString& trained) {
-    const QStringList still = {"TRAIN.CHECKPOINT_FILE_PATH",
-                               trained + "/checkpoints/checkpoint_epoch_00001.pyth",
-                               "TRAIN.CHECKPOINT_EPOCH_RESET",
-                               "True",
-                               "SOLVER.LR_POLICY",
-                               "steps_with_relative_lrs",
-                               "SOLVER.STEPS",
-                               "[0]",
-                               "SOLVER.LRS",
-                               "[1]",
-                               "SOLVER.BASE_LR",
-                               "0",
-                               "SOLVER.WARMUP_EPOCHS",
-                               "0",
-                               "MODEL.FROZEN_BN",
-                               "True",
-                               "SOLVER.MAX_EPOCH",
-                               "1",
-                               "TRAIN.BATCH_SIZE",
-                               "4",
-                               "TEST.ENABLE",
-                               "False",
-                               "X3D.DIM_C5",
-                               "32",
-                               "DATA_LOADER.NUM_WORKERS",
-                               "1"};
+    const QStringList still =
+        amp::testing::stillTrainingOverrides(trained + "/checkpoints/checkpoint_epoch_00001.pyth") +
+        QStringList{"TRAIN.BATCH_SIZE", "4", "X3D.DIM_C5", "32", "DATA_LOADER.NUM_WORKERS", "1"};
     QList<double> maps[2];
     for (const int processes : {1, 2}) {
       const QString out = dir_.path() + "/runs/still-" + QString::number(processes);
@@ -78,7 +41,7 @@ class TestCliFrames : public QObject {
                                   "DIST.CPU_PROCESSES", QString::number(processes)} +
                       still + dataArgs(charades_));
       QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
-      maps[processes - 1] = valMaps(out);
+      maps[processes - 1] = amp::testing::recordValues(out, "val", "map");
     }
     qInfo("val mAP, one process %.17g, two %.17g", maps[0].value(0), maps[1].value(0));
     QCOMPARE(maps[0].size(), 1);
