@@ -1,6 +1,9 @@
 #pragma once
 // The AVA-format demo dataset and the overrides that point the demo config at it, for the
-// suites of the AVA tools (data check, pre-flight, clip preview): written in-process, small.
+// suites of the AVA tools (data check, pre-flight, clip preview, the loader): written in-process,
+// small; and its CSV files read back as cells.
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,21 @@ inline std::vector<std::string> avaDemoOverrides(const std::string& dir) {
           dir + "/annotations",
           "DATA_LOADER.NUM_WORKERS",
           "0"};
+}
+
+/// The rows of an AVA CSV (box lists, exclusions) as their comma-separated cells; a trailing
+/// comma gives a last empty cell (the predicted boxes' empty action).
+inline std::vector<std::vector<std::string>> csvCells(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    rows.push_back(cells);
+  }
+  return rows;
 }
 
 }  // namespace amp::testsupport

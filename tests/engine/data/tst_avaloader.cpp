@@ -21,6 +21,7 @@
 #include "data/DemoDataGenerator.h"
 #include "data/JpegFrames.h"
 #include "data/VideoLoader.h"
+#include "support/AvaDemo.h"
 #include "support/Configs.h"
 
 using namespace amp;
@@ -40,12 +41,7 @@ struct CsvBox {
 
 std::vector<CsvBox> readCsv(const std::string& path, bool predicted) {
   std::vector<CsvBox> rows;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
+  for (const auto& cells : testsupport::csvCells(path)) {
     CsvBox r;
     r.video = cells.at(0);
     r.second = std::stoi(cells.at(1));
@@ -83,22 +79,8 @@ class TestAvaLoader : public QObject {
   std::string demo_;
 
   config::Config config(std::vector<std::string> more = {}) {
-    // DETECTION.ENABLE and the ava datasets load with warnings (train and test refuse them for
-    // now): the loader's part is tested from the loaded config.
-    std::vector<std::string> o = {"TRAIN.DATASET",
-                                  "ava",
-                                  "TEST.DATASET",
-                                  "ava",
-                                  "DETECTION.ENABLE",
-                                  "True",
-                                  "AVA.FRAME_DIR",
-                                  demo_ + "/frames",
-                                  "AVA.FRAME_LIST_DIR",
-                                  demo_ + "/frame_lists",
-                                  "AVA.ANNOTATION_DIR",
-                                  demo_ + "/annotations",
-                                  "DATA_LOADER.NUM_WORKERS",
-                                  "0"};
+    // The demo X3D's loader settings on the AVA demo data: the loader does not build a model.
+    std::vector<std::string> o = testsupport::avaDemoOverrides(demo_);
     o.insert(o.end(), more.begin(), more.end());
     return testsupport::loadConfigOrDie(testsupport::repoConfig("demo/DEMO_X3D_TINY.yaml"), o);
   }

@@ -13,22 +13,11 @@
 #include "data/DemoAvaData.h"
 #include "data/DemoDataGenerator.h"
 
+#include "support/AvaDemo.h"
+
 using namespace amp;
 
 namespace {
-
-std::vector<std::vector<std::string>> csvRows(const std::string& path) {
-  std::vector<std::vector<std::string>> rows;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    rows.push_back(cells);
-  }
-  return rows;
-}
 
 double iou(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   const double ax1 = std::stod(a[2]), ay1 = std::stod(a[3]), ax2 = std::stod(a[4]),
@@ -126,7 +115,7 @@ class TestDemoAvaData : public QObject {
     QCOMPARE(count, 8 * frames);
 
     // Ground truth: 1 or 2 persons of different actions (ids 1-8) at each of the 3 keyframes.
-    const auto truth = csvRows(out + "/annotations/ava_val_v2.2.csv");
+    const auto truth = testsupport::csvCells(out + "/annotations/ava_val_v2.2.csv");
     std::map<std::string, std::vector<int>> actionsAt;
     for (const auto& r : truth) {
       QCOMPARE(r.size(), std::size_t(8));
@@ -145,7 +134,7 @@ class TestDemoAvaData : public QObject {
 
     // Predicted boxes: each true person found (IoU > 0.5, score >= 0.93), and one false box a
     // keyframe scored under 0.9.
-    const auto predicted = csvRows(out + "/annotations/ava_val_predicted_boxes.csv");
+    const auto predicted = testsupport::csvCells(out + "/annotations/ava_val_predicted_boxes.csv");
     QCOMPARE(predicted.size(), truth.size() + 2 * 3);
     int low = 0;
     for (const auto& p : predicted) {
@@ -167,7 +156,8 @@ class TestDemoAvaData : public QObject {
     const std::string map((std::istreambuf_iterator<char>(pbtxt)), {});
     QVERIFY(map.find("item {\n  name: \"moving_right\"\n  id: 1\n}") != std::string::npos);
     QVERIFY(map.find("name: \"shrinking\"\n  id: 8\n}") != std::string::npos);
-    const auto excluded = csvRows(out + "/annotations/ava_val_excluded_timestamps_v2.2.csv");
+    const auto excluded =
+        testsupport::csvCells(out + "/annotations/ava_val_excluded_timestamps_v2.2.csv");
     QCOMPARE(excluded.size(), std::size_t(1));
     QCOMPARE(excluded[0][1], std::string("0903"));
   }
