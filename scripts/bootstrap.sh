@@ -18,6 +18,7 @@ packages=(
   libtorch-dev libopenblas0-pthread libgloo-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libjpeg62-turbo-dev
+  libfreetype-dev libfontconfig-dev fonts-dejavu-core
   python3-av python3-numpy python3-yaml ffmpeg
   protobuf-compiler libprotobuf-dev libisal-dev
 )

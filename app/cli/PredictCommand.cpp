@@ -11,6 +11,7 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "PredictBoxes.h"
 #include "config/Config.h"
 #include "data/ClassNames.h"
 #include "train/Tester.h"
@@ -18,8 +19,12 @@
 namespace amp::cli {
 namespace {
 
-int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::string labels,
-               const std::vector<std::string>& args, bool json, int threads) {
+int runPredict(PredictBoxesArgs a, const std::vector<std::string>& args) {
+  const std::string& cfgPath = a.cfgPath;
+  const std::string& checkpoint = a.checkpoint;
+  std::string labels = a.labels;
+  const bool json = a.json;
+  const int threads = a.threads;
   // Positional arguments are videos, except KEY VALUE pairs (a KEY looks like
   // TEST.NUM_SPATIAL_CROPS).
   static const std::regex key("^[A-Z][A-Z0-9_]*(\\.[A-Z0-9_]+)*$");
@@ -32,12 +37,28 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
       videos.push_back(args[i]);
     }
   }
-  if (videos.empty()) {
-    std::cerr << "predict: give at least one video file\n";
-    return 2;
-  }
   auto cfg = loadConfigForCommand(cfgPath, overrides);
   if (!cfg) return 2;
+  const bool detection = cfg->getBool("DETECTION.ENABLE");
+  if (videos.empty() && detection && !cfg->getString("DEMO.INPUT_VIDEO").empty())
+    videos.push_back(cfg->getString("DEMO.INPUT_VIDEO"));
+  if (videos.empty()) {
+    std::cerr << "predict: give at least one video file"
+              << (detection ? " or folder of frames (or DEMO.INPUT_VIDEO)" : "") << "\n";
+    return 2;
+  }
+  if (detection) return runPredictBoxes(*cfg, a, videos);
+  for (const char* key : {"DEMO.INPUT_VIDEO", "DEMO.OUTPUT_FILE", "DEMO.PREDS_BOXES"})
+    if (!cfg->getString(key).empty())
+      std::cerr << cfgPath << ": warning: " << key
+                << " is acted on for detection (AVA) configs only; the classification demo "
+                   "video is not built, so predict ignores it here\n";
+  if (!a.boxes.empty() || !a.gtBoxes.empty() || !a.detections.empty() || !a.output.empty()) {
+    std::cerr << cfgPath
+              << ": --boxes, --gt-boxes, --detections and --output are for detection (AVA) "
+                 "configs (DETECTION.ENABLE True); this config classifies whole clips\n";
+    return 2;
+  }
   std::map<int, std::string> names;
   std::string error;
   if (labels.empty() && !cfg->getString("DEMO.LABEL_FILE_PATH").empty()) {
@@ -105,40 +126,51 @@ int runPredict(const std::string& cfgPath, const std::string& checkpoint, std::s
 }  // namespace
 
 void addPredictCommand(CLI::App& app, int& exitCode) {
-  auto cfg = std::make_shared<std::string>();
-  auto checkpoint = std::make_shared<std::string>();
-  auto labels = std::make_shared<std::string>();
+  auto a = std::make_shared<PredictBoxesArgs>();
   auto args = std::make_shared<std::vector<std::string>>();
-  auto json = std::make_shared<bool>(false);
-  auto threads = std::make_shared<int>(0);
   CLI::App* cmd = app.add_subcommand(
       "predict",
       "Classify videos with a checkpoint: the multi-view test on each (TEST.NUM_ENSEMBLE_VIEWS x "
-      "TEST.NUM_SPATIAL_CROPS views, "
-      "DATA.ENSEMBLE_METHOD), the top-5 classes with probabilities and the time per video");
-  cmd->add_option("--cfg", *cfg, "PySlowFast YAML config of the model")
+      "TEST.NUM_SPATIAL_CROPS views, DATA.ENSEMBLE_METHOD), the top-5 classes with probabilities "
+      "and the time per video. With a detection (AVA) config: the actions of every person box of "
+      "--boxes (DEMO.PREDS_BOXES) on its keyframe's clip, as PySlowFast's AVA demo with "
+      "precomputed boxes");
+  cmd->add_option("--cfg", a->cfgPath, "PySlowFast YAML config of the model")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--checkpoint", *checkpoint,
+  cmd->add_option("--checkpoint", a->checkpoint,
                   "Weights (default: TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR, "
                   "else TRAIN.CHECKPOINT_FILE_PATH); "
                   "TEST.CHECKPOINT_TYPE caffe2 reads a Caffe2 .pkl")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--labels", *labels,
+  cmd->add_option("--labels", a->labels,
                   "Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line "
-                  "(default: DEMO.LABEL_FILE_PATH)")
+                  "(default: DEMO.LABEL_FILE_PATH; detection: else AVA.LABEL_MAP_FILE)")
       ->check(CLI::ExistingFile);
   cmd->add_option("videos", *args,
-                  "Video files, then optional KEY VALUE overrides (e.g. TEST.NUM_SPATIAL_CROPS 1)")
-      ->required();
-  cmd->add_flag("--json", *json,
+                  "Video files (detection: or folders of frames; default DEMO.INPUT_VIDEO), then "
+                  "optional KEY VALUE overrides (e.g. TEST.NUM_SPATIAL_CROPS 1)");
+  cmd->add_flag("--json", a->json,
                 "Print the predictions as JSON (video, views, seconds, error, top: class, name, "
-                "probability)");
-  cmd->add_option("--threads", *threads, "CPU threads (default: as training)")
+                "probability; detection: keyframes, boxes, top actions)");
+  cmd->add_option("--threads", a->threads, "CPU threads (default: as training)")
       ->check(CLI::NonNegativeNumber);
-  cmd->callback([=, &exitCode] {
-    exitCode = runPredict(*cfg, *checkpoint, *labels, *args, *json, *threads);
-  });
+  cmd->add_option("--boxes", a->boxes,
+                  "Detection: person boxes of the input's keyframes, an AVA CSV "
+                  "(video,second,x1,y1,x2,y2,action,score; default DEMO.PREDS_BOXES)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--gt-boxes", a->gtBoxes,
+                  "Detection: ground-truth boxes to draw beside the predictions (AVA CSV; "
+                  "default DEMO.GT_BOXES)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--detections", a->detections,
+                  "Detection: write every box's scores as AVA detections (CSV for eval ava)");
+  cmd->add_option("--output", a->output,
+                  "Detection: write the input again with the boxes and their actions drawn "
+                  "(default DEMO.OUTPUT_FILE; DEMO.VIS_MODE picks the actions shown)");
+  cmd->add_option("--top", a->top, "Detection: actions listed per box (default 5)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([=, &exitCode] { exitCode = runPredict(*a, *args); });
 }
 
 }  // namespace amp::cli

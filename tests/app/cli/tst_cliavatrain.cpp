@@ -1,9 +1,12 @@
 // AVA action detection through ampstudio-cli: the demo template trains on the AVA demo data, its
 // validation and test report frame-mAP, the test's detections CSV scores the same mAP through
-// `eval ava`, and validation shared by two processes gives the one-process mAP.
+// `eval ava`, validation shared by two processes gives the one-process mAP, and `predict` with
+// the val boxes (the AVA demo with precomputed boxes) scores every box as the test did.
 #include <QtTest>
 
 #include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -75,6 +78,7 @@ class TestCliAvaTrain : public QObject {
              qPrintable(QString("files %1, test %2").arg(fromFiles).arg(test[0])));
 
     validationSharedByRanksGivesTheSameMap(run);
+    predictScoresBoxesAsTheTest(run, csv);
   }
 
   // The template learns: on a two-motion slice of the AVA demo (each person moving right or
@@ -108,6 +112,61 @@ class TestCliAvaTrain : public QObject {
   }
 
  private:
+  // `predict` on every val video folder with the val predicted boxes (PySlowFast's AVA demo with
+  // precomputed boxes) scores each box exactly as the test did: its detections CSV holds the
+  // test's rows. With --output, the first video is written again with the boxes drawn.
+  void predictScoresBoxesAsTheTest(const QString& run, const QString& testCsv) {
+    const QString ann = data_ + "/annotations/";
+    QStringList videos;
+    // The videos the test scored: those with a predicted box over AVA.DETECTION_SCORE_THRESH.
+    for (const auto& row :
+         amp::testsupport::csvCells((ann + "ava_val_predicted_boxes.csv").toStdString()))
+      if (row.size() == 8 && std::stod(row[7]) >= 0.9 &&
+          !videos.contains(data_ + "/frames/" + QString::fromStdString(row[0])))
+        videos << data_ + "/frames/" + QString::fromStdString(row[0]);
+    QVERIFY(videos.size() >= 2);
+    const QString det = dir_.path() + "/predicted.csv";
+    auto p = runCli(QStringList{"predict", "--cfg", configFile("demo/DEMO_SLOW_TINY_AVA.yaml"),
+                                "--boxes", ann + "ava_val_predicted_boxes.csv", "--detections", det,
+                                "--json"} +
+                    videos + dataArgs() + QStringList{"OUTPUT_DIR", run});
+    QVERIFY2(p.exitCode == 0, qPrintable(p.out + p.err));
+    const auto j = QJsonDocument::fromJson(p.out.toUtf8()).object();
+    QCOMPARE(j["videos"].toArray().size(), videos.size());
+    const auto first = j["videos"].toArray()[0].toObject();
+    QVERIFY(!first["keyframes"].toArray().isEmpty());
+    const auto box = first["keyframes"].toArray()[0].toObject()["boxes"].toArray()[0].toObject();
+    QCOMPARE(box["top"].toArray().size(), 5);
+    QVERIFY(!box["top"].toArray()[0].toObject()["name"].toString().isEmpty());  // the label map
+    auto rows = [](const QString& path) {
+      QStringList r;
+      for (const auto& cells : amp::testsupport::csvCells(path.toStdString()))
+        r << QString::fromStdString(cells[0] + "," + cells[1] + "," + cells[2] + "," + cells[3] +
+                                    "," + cells[4] + "," + cells[5] + "," + cells[6] + "," +
+                                    cells[7]);
+      r.sort();
+      return r;
+    };
+    const QStringList predicted = rows(det), tested = rows(testCsv);
+    QVERIFY(!predicted.isEmpty());
+    QCOMPARE(predicted, tested);
+
+    // The video with the boxes drawn: every input frame is in it.
+    const QString mp4 = dir_.path() + "/predicted.mp4";
+    auto v = runCli(QStringList{"predict", "--cfg", configFile("demo/DEMO_SLOW_TINY_AVA.yaml"),
+                                "--boxes", ann + "ava_val_predicted_boxes.csv", "--gt-boxes",
+                                ann + "ava_val_v2.2.csv", "--output", mp4, videos[0]} +
+                    dataArgs() + QStringList{"OUTPUT_DIR", run});
+    QVERIFY2(v.exitCode == 0, qPrintable(v.out + v.err));
+    QVERIFY2(v.out.contains("wrote " + mp4), qPrintable(v.out));
+    QVERIFY(QFileInfo(mp4).size() > 1000);
+    // A classification config refuses the detection options, naming them.
+    auto refused = runCli({"predict", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"), "--boxes",
+                           ann + "ava_val_predicted_boxes.csv", videos[0]});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("--boxes"), qPrintable(refused.err));
+  }
+
   // Both runs start from the trained weights and change nothing (learning rate 0, batch norms
   // frozen): one process and two score the same boxes of the same model.
   void validationSharedByRanksGivesTheSameMap(const QString& trained) {
