@@ -41,6 +41,8 @@ PredictPanel::PredictPanel(QWidget* parent)
       config_(new QLineEdit),
       checkpoint_(new QLineEdit),
       labels_(new QLineEdit),
+      boxes_(new QLineEdit),
+      output_(new QLineEdit),
       videos_(new QListWidget),
       predictButton_(new QPushButton(tr("Predict"))),
       cancelButton_(new QPushButton(tr("Cancel"))),
@@ -54,6 +56,12 @@ PredictPanel::PredictPanel(QWidget* parent)
       tr("The PySlowFast YAML config of the model (its TEST.* keys set the views per video)"));
   labels_->setToolTip(
       tr("Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line"));
+  boxes_->setPlaceholderText(tr("detection configs: DEMO.PREDS_BOXES"));
+  boxes_->setToolTip(
+      tr("Person boxes of the inputs' keyframes, an AVA CSV "
+         "(video,second,x1,y1,x2,y2,action,score); each box's actions are predicted"));
+  output_->setPlaceholderText(tr("detection configs: DEMO.OUTPUT_FILE, else no video"));
+  output_->setToolTip(tr("Write the input again with each box and its actions drawn (one input)"));
   auto browse = [this](QLineEdit* edit, const QString& title, const QString& filter) {
     auto* b = new QPushButton(tr("Browse…"));
     connect(b, &QPushButton::clicked, this, [this, edit, title, filter] {
@@ -78,9 +86,27 @@ PredictPanel::PredictPanel(QWidget* parent)
   form->addWidget(
       browse(labels_, tr("Class names"), tr("Class names (*.json *.txt);;All files (*)")), 2, 2);
 
+  form->addWidget(new QLabel(tr("Boxes")), 3, 0);
+  form->addWidget(boxes_, 3, 1);
+  form->addWidget(browse(boxes_, tr("Person boxes"), tr("AVA box files (*.csv);;All files (*)")), 3,
+                  2);
+  auto* saveVideo = new QPushButton(tr("Browse…"));
+  connect(saveVideo, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Video with boxes"), output_->text(),
+                                                      tr("Videos (*.mp4 *.mkv)"));
+    if (!path.isEmpty()) output_->setText(path);
+  });
+  form->addWidget(new QLabel(tr("Write video")), 4, 0);
+  form->addWidget(output_, 4, 1);
+  form->addWidget(saveVideo, 4, 2);
+
   videos_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   videos_->setMaximumHeight(110);
   auto* add = new QPushButton(tr("Add Videos…"));
+  auto* addFolder = new QPushButton(tr("Add Frame Folder…"));
+  addFolder->setToolTip(tr("Detection configs: a folder of one video's JPEG frames (DEMO.FPS)"));
+  connect(addFolder, &QPushButton::clicked, this,
+          [this] { addVideos({QFileDialog::getExistingDirectory(this, tr("Folder of frames"))}); });
   auto* remove = new QPushButton(tr("Remove"));
   auto* clear = new QPushButton(tr("Clear"));
   connect(add, &QPushButton::clicked, this, [this] {
@@ -95,12 +121,13 @@ PredictPanel::PredictPanel(QWidget* parent)
   connect(clear, &QPushButton::clicked, this, &PredictPanel::clearVideos);
   auto* videoButtons = new QVBoxLayout;
   videoButtons->addWidget(add);
+  videoButtons->addWidget(addFolder);
   videoButtons->addWidget(remove);
   videoButtons->addWidget(clear);
   videoButtons->addStretch();
-  form->addWidget(new QLabel(tr("Videos")), 3, 0, Qt::AlignTop);
-  form->addWidget(videos_, 3, 1);
-  form->addLayout(videoButtons, 3, 2);
+  form->addWidget(new QLabel(tr("Videos")), 5, 0, Qt::AlignTop);
+  form->addWidget(videos_, 5, 1);
+  form->addLayout(videoButtons, 5, 2);
   form->setColumnStretch(1, 1);
 
   auto* actions = new QHBoxLayout;
@@ -211,6 +238,8 @@ void PredictPanel::predict() {
   if (!checkpoint_->text().trimmed().isEmpty())
     args << "--checkpoint" << checkpoint_->text().trimmed();
   if (!labels_->text().trimmed().isEmpty()) args << "--labels" << labels_->text().trimmed();
+  if (!boxes_->text().trimmed().isEmpty()) args << "--boxes" << boxes_->text().trimmed();
+  if (!output_->text().trimmed().isEmpty()) args << "--output" << output_->text().trimmed();
   args << videos();
   // The model runs on this machine: without a CUDA device, on its CPU whatever NUM_GPUS the
   // config was trained with.
@@ -245,7 +274,14 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
   table_->clearSpans();
   table_->setRowCount(0);
   std::vector<std::pair<int, QString>> failures;
-  for (const auto& v : j["videos"]) {
+  detection_ = j.value("detection", false);
+  table_->setHorizontalHeaderLabels(
+      detection_ ? QStringList{tr("Video · box"), tr("Top action"), tr("Probability"), tr("Top 5"),
+                               tr("Second"), tr("Seconds")}
+                 : QStringList{tr("Video"), tr("Top class"), tr("Probability"), tr("Top 5"),
+                               tr("Views"), tr("Seconds")});
+  const int boxes = detection_ ? showBoxes(j, failures) : 0;
+  for (const auto& v : detection_ ? nlohmann::json::array() : j["videos"]) {
     const int row = table_->rowCount();
     table_->insertRow(row);
     const QString path = QString::fromStdString(v.value("video", std::string()));
@@ -294,6 +330,19 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     table_->setSpan(row, TopClass, 1, ColumnCount - TopClass);
   }
   const int failed = static_cast<int>(failures.size());
+  if (detection_) {
+    const int inputs = static_cast<int>(j["videos"].size());
+    QString text = tr("Predicted the actions of %n box(es)", nullptr, boxes) +
+                   tr(" of %1 in %2 s").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1);
+    for (const auto& v : j["videos"])
+      if (v.contains("output"))
+        text += tr("; wrote %1").arg(QString::fromStdString(v.value("output", std::string())));
+    if (failed) text += tr("; %1 of %2 inputs failed (see their rows)").arg(failed).arg(inputs);
+    setStatus(text + ".", failed == inputs, failed > 0 && failed < inputs);
+    updateButtons();
+    emit finished(true);
+    return;
+  }
   const int n = table_->rowCount();
   setStatus(failed == 0
                 ? tr("Predicted %1 in %2 s.").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
@@ -307,12 +356,93 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
   emit finished(true);
 }
 
+int PredictPanel::showBoxes(const nlohmann::json& j,
+                            std::vector<std::pair<int, QString>>& failures) {
+  int boxes = 0;
+  auto right = [](const QString& text) {
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    return item;
+  };
+  for (const auto& v : j["videos"]) {
+    const QString path = QString::fromStdString(v.value("video", std::string()));
+    const QString name = QFileInfo(path).fileName();
+    if (v.contains("error") && !v.contains("keyframes")) {
+      const int row = table_->rowCount();
+      table_->insertRow(row);
+      table_->setItem(row, Video, new QTableWidgetItem(name));
+      failures.emplace_back(row, QString::fromStdString(v.value("error", std::string())));
+      continue;
+    }
+    for (const auto& k : v.value("keyframes", nlohmann::json::array())) {
+      int index = 0;
+      for (const auto& b : k.value("boxes", nlohmann::json::array())) {
+        const int row = table_->rowCount();
+        table_->insertRow(row);
+        ++boxes;
+        const auto box = b.value("box", std::vector<double>(4, 0.0));
+        auto* video = new QTableWidgetItem(tr("%1 · box %2").arg(name).arg(++index));
+        video->setToolTip(tr("%1\nbox x1 %2, y1 %3, x2 %4, y2 %5 (fractions of the frame)")
+                              .arg(path)
+                              .arg(box[0], 0, 'f', 3)
+                              .arg(box[1], 0, 'f', 3)
+                              .arg(box[2], 0, 'f', 3)
+                              .arg(box[3], 0, 'f', 3));
+        table_->setItem(row, Video, video);
+        QStringList top5;
+        const auto top = b.value("top", nlohmann::json::array());
+        for (std::size_t t = 0; t < top.size(); ++t) {
+          const std::string n = top[t].value("name", std::string());
+          const QString label = n.empty() ? tr("action %1").arg(top[t].value("action", -1))
+                                          : QString::fromStdString(n);
+          const double p = top[t].value("probability", 0.0);
+          if (t == 0) {
+            table_->setItem(row, TopClass, new QTableWidgetItem(label));
+            table_->setItem(row, Probability, right(percent(p)));
+          }
+          top5 << QStringLiteral("%1 %2").arg(label, percent(p));
+        }
+        table_->setItem(row, Top5, new QTableWidgetItem(top5.join(QStringLiteral(" · "))));
+        table_->setItem(row, Views, right(QString::number(k.value("second", 0))));
+        table_->setItem(row, Seconds, right(QString::number(v.value("seconds", 0.0), 'f', 2)));
+      }
+    }
+  }
+  return boxes;
+}
+
 QString PredictPanel::exportCsv(const QString& path) const {
   const auto j =
       nlohmann::json::parse(json_.constData(), json_.constData() + json_.size(), nullptr, false);
   if (j.is_discarded()) return tr("Nothing predicted yet.");
-  QString text = "video,rank,class,name,probability,views,seconds,error\n";
-  for (const auto& v : j.value("videos", nlohmann::json::array())) {
+  QString text = detection_ ? "video,second,box,x1,y1,x2,y2,rank,action,name,probability\n"
+                            : "video,rank,class,name,probability,views,seconds,error\n";
+  for (const auto& v :
+       detection_ ? j.value("videos", nlohmann::json::array()) : nlohmann::json::array())
+    for (const auto& k : v.value("keyframes", nlohmann::json::array())) {
+      int index = 0;
+      for (const auto& b : k.value("boxes", nlohmann::json::array())) {
+        const auto box = b.value("box", std::vector<double>(4, 0.0));
+        ++index;
+        int rank = 1;
+        for (const auto& t : b.value("top", nlohmann::json::array()))
+          text += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
+                      .arg(csvField(QString::fromStdString(v.value("video", std::string()))))
+                      .arg(k.value("second", 0))
+                      .arg(index)
+                      .arg(box[0], 0, 'g', 6)
+                      .arg(box[1], 0, 'g', 6)
+                      .arg(box[2], 0, 'g', 6)
+                      .arg(box[3], 0, 'g', 6)
+                      .arg(rank++)
+                      .arg(t.value("action", -1)) +
+                  QStringLiteral("%1,%2\n")
+                      .arg(csvField(QString::fromStdString(t.value("name", std::string()))))
+                      .arg(t.value("probability", 0.0), 0, 'g', 8);
+      }
+    }
+  for (const auto& v :
+       detection_ ? nlohmann::json::array() : j.value("videos", nlohmann::json::array())) {
     const QString video = csvField(QString::fromStdString(v.value("video", std::string())));
     const QString tail =
         QStringLiteral("%1,%2").arg(v.value("views", 0)).arg(v.value("seconds", 0.0), 0, 'f', 3);

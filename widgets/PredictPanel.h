@@ -5,11 +5,17 @@
 // and probabilities and the time it took. The model comes from a config file and a checkpoint:
 // a run of the run list (its config, a PySlowFast run's from its checkpoint, and its newest
 // checkpoint), or the config in the editor. Runs as `ampstudio-cli predict --json` in a child
-// process (CliJob), so a training run is not disturbed.
+// process (CliJob), so a training run is not disturbed. With a detection (AVA) config it lists
+// the actions of every person box of a boxes CSV (DEMO.PREDS_BOXES), one row a box, and can write
+// the input again with the boxes and their actions drawn (PySlowFast's AVA demo with precomputed
+// boxes); inputs may then be folders of frames too.
 #include <QWidget>
 
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "CliJob.h"
 #include "config/Config.h"
@@ -53,6 +59,11 @@ class PredictPanel : public QWidget {
   QLineEdit* configEdit() const { return config_; }
   QLineEdit* checkpointEdit() const { return checkpoint_; }
   QLineEdit* labelsEdit() const { return labels_; }
+  /// Detection configs: the person boxes (AVA CSV) and the video to write ("" none).
+  QLineEdit* boxesEdit() const { return boxes_; }
+  QLineEdit* outputEdit() const { return output_; }
+  /// Whether the last result was a detection config's (one row a box).
+  bool detectionResult() const { return detection_; }
   QTableWidget* table() const { return table_; }
   QLabel* status() const { return status_; }
   const QStringList& lastArguments() const { return job_->lastArguments(); }
@@ -65,6 +76,8 @@ class PredictPanel : public QWidget {
 
  private:
   void onFinished(const CliJob::Result& result);
+  /// Fills the table with one row a box; returns the boxes shown.
+  int showBoxes(const nlohmann::json& j, std::vector<std::pair<int, QString>>& failures);
   void setStatus(const QString& text, bool error = false, bool warning = false);
   void updateButtons();
 
@@ -73,6 +86,8 @@ class PredictPanel : public QWidget {
   QLineEdit* config_;
   QLineEdit* checkpoint_;
   QLineEdit* labels_;
+  QLineEdit* boxes_;
+  QLineEdit* output_;
   QListWidget* videos_;
   QPushButton* predictButton_;
   QPushButton* cancelButton_;
@@ -81,6 +96,7 @@ class PredictPanel : public QWidget {
   QTableWidget* table_;
   QString what_;
   QByteArray json_;
+  bool detection_ = false;
   std::optional<bool> cudaPresent_;
 };
 

@@ -1,12 +1,14 @@
 // The studio's Predict tab: ampstudio-cli predict --json in a child process on a run's model (its
 // config and newest checkpoint) or the editor's config, each video's top-5 classes with names and
 // probabilities in a table; a video that cannot be read says why in its row; beside a training
-// run it yields the cores; Cancel ends it; errors say what is wrong.
+// run it yields the cores; Cancel ends it; errors say what is wrong. A detection config lists
+// every person box's actions and writes the video with the boxes drawn.
 #include <QtTest>
 
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
@@ -17,6 +19,7 @@
 #include "CliPanelChecks.h"
 #include "PredictPanel.h"
 #include "runlog/RunDirectory.h"
+#include "support/AvaDemo.h"
 #include "support/DemoFixture.h"
 #include "system/DeviceInfo.h"
 
@@ -118,6 +121,73 @@ class TestPredictPanel : public QObject {
              t->item(0, widgets::PredictPanel::Probability)->text());
     QVERIFY(lines.last().startsWith(dir_.path() + "/missing.mp4,,,,,") &&
             lines.last().contains("file does not exist"));
+  }
+
+  // A detection (AVA) config: one row a person box of the boxes CSV, its top actions named from
+  // the label map and its keyframe's second; the video with the boxes drawn is written.
+  void predictsTheActionsOfEachBox() {
+    const std::string ava = dir_.path().toStdString() + "/ava";
+    std::string error;
+    QVERIFY2(testsupport::makeAvaDemo(ava, 1, &error), error.c_str());
+    const QString avaRun = dir_.path() + "/ava-run";
+    QStringList data = {"AVA.FRAME_DIR",      QString::fromStdString(ava + "/frames"),
+                        "AVA.FRAME_LIST_DIR", QString::fromStdString(ava + "/frame_lists"),
+                        "AVA.ANNOTATION_DIR", QString::fromStdString(ava + "/annotations")};
+    QProcess train;
+    train.start(AMPSTUDIO_CLI_PATH,
+                QStringList{"train", "--cfg",
+                            QString(AMPSTUDIO_SOURCE_DIR) + "/configs/demo/DEMO_SLOW_TINY_AVA.yaml",
+                            "OUTPUT_DIR", avaRun, "SOLVER.MAX_EPOCH", "1", "TEST.ENABLE", "False",
+                            "TRAIN.EVAL_PERIOD", "5", "TRAIN.BATCH_SIZE", "2",
+                            "DATA_LOADER.NUM_WORKERS", "0"} +
+                    data);
+    QVERIFY(train.waitForFinished(300000));
+    QVERIFY2(train.exitCode() == 0, train.readAllStandardError().constData());
+
+    widgets::PredictPanel panel;
+    QVERIFY(panel.useRun(avaRun));
+    // The run's config names the data; the first val video with boxes over the threshold.
+    const std::string boxes = ava + "/annotations/ava_val_predicted_boxes.csv";
+    std::string video;
+    for (const auto& row : testsupport::csvCells(boxes))
+      if (row.size() == 8 && std::stod(row[7]) >= 0.9) {
+        video = row[0];
+        break;
+      }
+    QVERIFY(!video.empty());
+    panel.boxesEdit()->setText(QString::fromStdString(boxes));
+    const QString mp4 = dir_.path() + "/boxes.mp4";
+    panel.outputEdit()->setText(mp4);
+    panel.addVideos({QString::fromStdString(ava + "/frames/" + video)});
+    QSignalSpy done(&panel, &widgets::PredictPanel::finished);
+    panel.predict();
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(panel.status()->text()));
+    QVERIFY(panel.detectionResult());
+    int expected = 0;  // the video's boxes over the threshold
+    for (const auto& row : testsupport::csvCells(boxes))
+      expected += row.size() == 8 && row[0] == video && std::stod(row[7]) >= 0.9;
+    QTableWidget* t = panel.table();
+    QCOMPARE(t->rowCount(), expected);
+    QCOMPARE(t->horizontalHeaderItem(widgets::PredictPanel::TopClass)->text(),
+             QString("Top action"));
+    QCOMPARE(t->item(0, widgets::PredictPanel::Video)->text(),
+             QString::fromStdString(video) + " · box 1");
+    QVERIFY(t->item(0, widgets::PredictPanel::Views)->text().toInt() >= 902);  // the second
+    QCOMPARE(t->item(0, widgets::PredictPanel::Top5)->text().count(" · "), 4);
+    QVERIFY2(t->item(0, widgets::PredictPanel::TopClass)->text().contains('_'),  // a label-map name
+             qPrintable(t->item(0, widgets::PredictPanel::TopClass)->text()));
+    QVERIFY2(panel.status()->text().contains(QString("%1 box").arg(expected)) &&
+                 panel.status()->text().contains("wrote " + mp4),
+             qPrintable(panel.status()->text()));
+    QVERIFY(QFileInfo(mp4).size() > 1000);
+    const QString csv = dir_.path() + "/boxes.csv";
+    QCOMPARE(panel.exportCsv(csv), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + 5 * expected);
+    QVERIFY(lines[0].startsWith("video,second,box,"));
   }
 
   void besideATrainingRunItYieldsAndCancels() {
