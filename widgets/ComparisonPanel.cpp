@@ -24,6 +24,7 @@
 #include <optional>
 
 #include "MetricChart.h"
+#include "PerClassView.h"
 #include "checkpoint/ImportedRun.h"
 #include "config/ConfigDiff.h"
 #include "configfile/ConfigLoader.h"
@@ -138,6 +139,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
       baselineCombo_(new QComboBox),
       summary_(new QTableWidget),
       diff_(new QTableWidget),
+      perClass_(new PerClassView),
       tabs_(new QTabWidget),
       liveTimer_(new QTimer(this)) {
   header_->setWordWrap(true);
@@ -176,6 +178,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   }
   tabs_->addTab(summary_, tr("Summary"));
   tabs_->addTab(diff_, tr("Config diff"));
+  tabs_->addTab(perClass_, tr("Per class"));
+  tabs_->setTabToolTip(2, tr("Each class's average precision in every run, and its difference "
+                             "from the baseline (multi-label and detection runs)"));
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(chartsBox);
   split->addWidget(tabs_);
@@ -304,6 +309,7 @@ void ComparisonPanel::reload() {
   rebuildCharts();
   rebuildSummary();
   rebuildDiff();
+  rebuildPerClass();
 }
 
 MetricChart* ComparisonPanel::chart(const QString& id) const {
@@ -329,6 +335,15 @@ void ComparisonPanel::setBaseline(int index) {
     baselineCombo_->setCurrentIndex(baseline_);
   }
   rebuildSummary();
+  rebuildPerClass();
+}
+
+void ComparisonPanel::rebuildPerClass() {
+  std::vector<PerClassView::RunFigures> figures;
+  for (const auto& r : runs_)
+    figures.emplace_back(r->name, r->color, r->record.latestPerClass(runlog::kind::kVal),
+                         r->record.latestPerClass(runlog::kind::kTest));
+  perClass_->setRuns(std::move(figures), baseline_);
 }
 
 void ComparisonPanel::rebuildCharts() {

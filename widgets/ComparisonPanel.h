@@ -1,7 +1,8 @@
 #pragma once
 // Two or more runs side by side: each metric overlaid (one stable colour per run), aligned by
 // step, epoch or relative time; a summary table with ratios against a chosen baseline run (an
-// FP32-vs-AMP pair becomes the table researchers quote); and the config keys that differ.
+// FP32-vs-AMP pair becomes the table researchers quote); the config keys that differ; and, for
+// multi-label and detection runs, each class's AP against the baseline's (PerClassView).
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -19,6 +20,7 @@ class QTimer;
 namespace amp::widgets {
 
 class MetricChart;
+class PerClassView;
 
 class ComparisonPanel : public QWidget {
   Q_OBJECT
@@ -44,6 +46,8 @@ class ComparisonPanel : public QWidget {
   MetricChart* chart(const QString& id) const;
   QTableWidget* summaryTable() const { return summary_; }
   QTableWidget* diffTable() const { return diff_; }
+  /// The "Per class" tab: each class's AP in every run and its difference from the baseline.
+  PerClassView* perClassView() const { return perClass_; }
   /// The summary as a Markdown table (what "Copy as Markdown" puts on the clipboard).
   QString summaryMarkdown() const;
 
@@ -52,6 +56,7 @@ class ComparisonPanel : public QWidget {
   void rebuildCharts();
   void rebuildSummary();
   void rebuildDiff();
+  void rebuildPerClass();
   std::vector<std::unique_ptr<Run>> runs_;
   std::vector<MetricChart*> allCharts_;  ///< one per chart spec
   std::vector<MetricChart*> charts_;     ///< those shown
@@ -63,6 +68,7 @@ class ComparisonPanel : public QWidget {
   QComboBox* baselineCombo_;
   QTableWidget* summary_;
   QTableWidget* diff_;
+  PerClassView* perClass_;
   QTabWidget* tabs_;
   QTimer* liveTimer_;
 };

@@ -52,6 +52,9 @@ void printEvent(const runlog::MetricEvent& e) {
             << " epoch " << std::fixed << std::setprecision(3) << e.epoch << std::defaultfloat;
   if (!e.name.empty()) std::cout << " " << e.name;
   for (const auto& [k, v] : e.values) std::cout << " " << k << "=" << std::setprecision(6) << v;
+  if (e.perClass)  // the lists are for the studio's Compare view; one line says what they are
+    std::cout << " " << e.perClass->split << " " << e.perClass->metric << " of "
+              << e.perClass->classes.size() << " classes";
   if (!e.message.empty()) std::cout << " : " << e.message;
   std::cout << "\n";
 }

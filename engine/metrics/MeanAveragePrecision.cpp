@@ -41,6 +41,8 @@ MapResult meanAveragePrecision(const float* scores, const float* targets, std::s
                                std::size_t k) {
   MapResult r;
   r.classes = static_cast<int>(k);
+  r.ap.assign(k, std::numeric_limits<double>::quiet_NaN());
+  r.positives.assign(k, 0);
   std::vector<float> column(n);
   std::vector<std::uint8_t> positive(n);
   double sum = 0;
@@ -57,8 +59,10 @@ MapResult meanAveragePrecision(const float* scores, const float* targets, std::s
       if (t != 0.0f && t != 1.0f) r.undefined = true;
       column[i] = scores[i * k + c];
       positive[i] = t == 1.0f;
+      r.positives[c] += positive[i];
     }
     const double ap = averagePrecision(column, positive);
+    r.ap[c] = ap;
     if (std::isnan(ap)) r.undefined = true;
     sum += ap;
   }

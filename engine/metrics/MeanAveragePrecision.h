@@ -27,6 +27,11 @@ struct MapResult {
   /// no class has a positive (every column dropped), a used score is NaN or infinite, or a used
   /// target is neither 0 nor 1 (not a multi-hot matrix).
   bool undefined = false;
+  /// Per class (K entries): its AP, NaN for a class get_map drops (no nonzero target) or whose
+  /// AP is undefined (a NaN or infinite score); and its positive samples (targets equal to 1),
+  /// so the run directory can say which classes a change of precision moved, and how big they are.
+  std::vector<double> ap;
+  std::vector<std::int64_t> positives;
 };
 
 /// PySlowFast's get_map over an N x K row-major score matrix and its N x K multi-hot targets:

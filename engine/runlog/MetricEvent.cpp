@@ -29,12 +29,61 @@ bool sameValue(double a, double b) {
   return a == b || (std::isnan(a) && std::isnan(b));
 }
 
+// A per_class line's lists beside the common fields. The figures go to `class_values`, not
+// `values`: `values` stays an object in every kind, so a tool that reads every line's values as
+// name -> number keeps working on logs with these lines.
+void encodePerClass(const PerClassValues& p, nlohmann::json& j) {
+  j["split"] = p.split;
+  j["metric"] = p.metric;
+  j["classes"] = p.classes;
+  if (!p.names.empty()) j["names"] = p.names;
+  nlohmann::json vals = nlohmann::json::array();
+  for (double v : p.values) vals.push_back(encode(v));
+  j["class_values"] = std::move(vals);
+  if (!p.positives.empty()) j["positives"] = p.positives;
+}
+
+// nullopt for lists that are missing, of the wrong types or of different lengths: the line is
+// then read as a per_class line without figures (readers skip it), never half of them.
+std::optional<PerClassValues> decodePerClass(const nlohmann::json& j) {
+  PerClassValues p;
+  const auto text = [&](const char* k, std::string& out) {
+    if (auto it = j.find(k); it != j.end() && it->is_string()) out = it->get<std::string>();
+  };
+  text("split", p.split);
+  text("metric", p.metric);
+  const auto ints = [&](const char* k, std::vector<std::int64_t>& out) {
+    const auto it = j.find(k);
+    if (it == j.end()) return true;
+    if (!it->is_array()) return false;
+    for (const auto& v : *it) {
+      if (!v.is_number_integer()) return false;
+      out.push_back(v.get<std::int64_t>());
+    }
+    return true;
+  };
+  if (!ints("classes", p.classes) || !ints("positives", p.positives)) return std::nullopt;
+  if (auto it = j.find("names"); it != j.end()) {
+    if (!it->is_array()) return std::nullopt;
+    for (const auto& v : *it) p.names.push_back(v.is_string() ? v.get<std::string>() : "");
+  }
+  const auto vals = j.find("class_values");
+  if (vals == j.end() || !vals->is_array()) return std::nullopt;
+  for (const auto& v : *vals) {
+    const auto d = decode(v);
+    if (!d) return std::nullopt;
+    p.values.push_back(*d);
+  }
+  if (p.check()) return std::nullopt;
+  return p;
+}
+
 }  // namespace
 
 bool MetricEvent::operator==(const MetricEvent& o) const {
   if (kind != o.kind || step != o.step || epoch != o.epoch || time_s != o.time_s ||
       unix_time_s != o.unix_time_s || name != o.name || message != o.message || layer != o.layer ||
-      values.size() != o.values.size())
+      values.size() != o.values.size() || !(perClass == o.perClass))
     return false;
   for (const auto& [k, v] : values) {
     auto it = o.values.find(k);
@@ -59,6 +108,7 @@ std::string toJsonLine(const MetricEvent& e) {
   if (!e.name.empty()) j["name"] = e.name;
   if (!e.message.empty()) j["message"] = e.message;
   if (!e.layer.empty()) j["layer"] = e.layer;
+  if (e.perClass) encodePerClass(*e.perClass, j);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -93,6 +143,7 @@ std::optional<MetricEvent> parseJsonLine(const std::string& line) {
   if (auto it = j.find("values"); it != j.end() && it->is_object())
     for (auto v = it->begin(); v != it->end(); ++v)
       if (auto d = decode(v.value())) e.values[v.key()] = *d;
+  if (e.kind == kind::kPerClass) e.perClass = decodePerClass(j);
   return e;
 }
 

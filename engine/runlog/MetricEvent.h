@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runlog/PerClassValues.h"
+
 namespace amp::runlog {
 
 /// Kinds of events; readers keep events of kinds they do not know.
@@ -16,6 +18,8 @@ constexpr const char* kEpoch = "epoch";  ///< end-of-epoch training averages
 constexpr const char* kVal = "val";      ///< one validation pass
 constexpr const char* kTest = "test";    ///< the final multi-view test
 constexpr const char* kEvent = "event";  ///< something happened: `name` says what
+/// one evaluation's figure per class (`perClass`): a multi-label or detection run's AP per class
+constexpr const char* kPerClass = "per_class";
 }  // namespace kind
 
 struct MetricEvent {
@@ -30,6 +34,9 @@ struct MetricEvent {
   /// events: the layer concerned (module path), e.g. scaler_backoff's first layer, in backward
   /// order, whose gradient held inf/NaN; "" when none or unknown
   std::string layer;
+  /// per_class lines: the split, the metric and the lists; absent in every other kind (and in a
+  /// per_class line whose lists do not fit together: PerClassValues::check)
+  std::optional<PerClassValues> perClass;
 
   std::optional<double> value(const std::string& key) const {
     auto it = values.find(key);

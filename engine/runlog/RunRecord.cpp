@@ -38,13 +38,32 @@ void RunRecord::add(const MetricEvent& e) {
     const auto kept = std::remove_if(notable_.begin(), notable_.end(), later);
     dropped = dropped || kept != notable_.end();
     notable_.erase(kept, notable_.end());
+    for (auto& [split, entries] : perClass_)  // in file order, as the rows
+      while (!entries.empty() && static_cast<double>(entries.back().step) > s) {
+        entries.pop_back();
+        --perClassCount_;
+        dropped = true;
+      }
     if (dropped) ++generation_;
-    count_ = notable_.size() + rows_.size();
+    count_ = notable_.size() + rows_.size() + perClassCount_;
   }
   ++count_;
   lastStep_ = std::max(lastStep_, static_cast<double>(e.step));
   lastEpoch_ = std::max(lastEpoch_, e.epoch);
   lastTime_ = std::max(lastTime_, e.time_s);
+  // Per-class figures are lists, not series: kept apart (a line whose lists did not fit together
+  // was read without them and is skipped), and not in the CSV of values.
+  if (e.kind == kind::kPerClass) {
+    if (!e.perClass) return;
+    auto& entries = perClass_[e.perClass->split];
+    if (entries.size() < kMaxPerClassEntries) {
+      entries.push_back(PerClassEntry{e.step, e.epoch, *e.perClass});
+      ++perClassCount_;
+    } else {
+      ++droppedValues_;
+    }
+    return;
+  }
   if (e.kind == kind::kEvent) {
     if (notable_.size() < kMaxNotableEvents)
       notable_.push_back(e);
@@ -82,6 +101,8 @@ void RunRecord::clear() {
   series_.clear();
   notable_.clear();
   rows_.clear();
+  perClass_.clear();
+  perClassCount_ = 0;
   count_ = 0;
   droppedValues_ = 0;
   readProblems_.clear();
@@ -98,6 +119,17 @@ std::vector<std::string> RunRecord::seriesNames() const {
   std::vector<std::string> names;
   for (const auto& [name, s] : series_) names.push_back(name);
   return names;
+}
+
+const PerClassEntry* RunRecord::latestPerClass(const std::string& split) const {
+  const auto it = perClass_.find(split);
+  return it == perClass_.end() || it->second.empty() ? nullptr : &it->second.back();
+}
+
+const std::vector<PerClassEntry>& RunRecord::perClassHistory(const std::string& split) const {
+  static const std::vector<PerClassEntry> none;
+  const auto it = perClass_.find(split);
+  return it == perClass_.end() ? none : it->second;
 }
 
 bool RunRecord::multiLabel() const {

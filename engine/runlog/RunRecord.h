@@ -22,6 +22,13 @@ struct Series {
   void truncateAfterStep(double lastStep);
 };
 
+/// One `per_class` line as a record keeps it: when it was evaluated and its figures.
+struct PerClassEntry {
+  std::int64_t step = 0;
+  double epoch = 0;
+  PerClassValues values;
+};
+
 /// The run's figures for the summary table; absent where the run has no such data yet.
 /// A multi-label run (Charades: DATA.MULTI_LABEL) is judged by mean average precision, as
 /// PySlowFast's json_stats "map", and has no top-1 figures; a single-label run has no mAP.
@@ -53,6 +60,9 @@ class RunRecord {
   /// a few per epoch; each resume filters them, so a hostile log of many is cut here and counted
   /// with droppedValues.
   static constexpr std::size_t kMaxNotableEvents = 10000;
+  /// Per-class lines a record keeps per split: a run validates once or a few times per epoch, so
+  /// a log of more is damaged or hostile; later ones are left out and counted with droppedValues.
+  static constexpr std::size_t kMaxPerClassEntries = 5000;
 
   /// Adds one event; a "resumed" event at step S first drops everything after S (the work the
   /// interrupted process lost), as MetricsReader::applyResumes does.
@@ -66,6 +76,13 @@ class RunRecord {
   std::vector<std::string> seriesNames() const;
   /// Events of kind "event" (checkpoints, scaler changes, decode failures, errors ...).
   const std::vector<MetricEvent>& notableEvents() const { return notable_; }
+  /// The newest per-class figures of `split` ("val": the last validation, "test": the last
+  /// test), or nullptr when the run has none (a single-label run, or one recorded before
+  /// per_class lines existed).
+  const PerClassEntry* latestPerClass(const std::string& split) const;
+  /// Every per-class line of `split` in file order (one per validation), resume rule applied.
+  const std::vector<PerClassEntry>& perClassHistory(const std::string& split) const;
+
   /// Count of all events added (after resume truncation, the count kept).
   std::size_t eventCount() const { return count_; }
   /// Values left out because the run names more than kMaxSeries series, and events beyond
@@ -96,7 +113,9 @@ class RunRecord {
  private:
   std::map<std::string, Series> series_;  ///< key "kind/metric"
   std::vector<MetricEvent> notable_;
-  std::vector<MetricEvent> rows_;  ///< non-event lines, for CSV export
+  std::vector<MetricEvent> rows_;                               ///< non-event lines, for CSV export
+  std::map<std::string, std::vector<PerClassEntry>> perClass_;  ///< by split, in file order
+  std::size_t perClassCount_ = 0;
   std::size_t count_ = 0;
   std::size_t droppedValues_ = 0;
   std::vector<std::string> readProblems_;

@@ -46,6 +46,16 @@ void RunRecorder::record(runlog::MetricEvent e) {
   if (sink_) sink_(e);
 }
 
+void RunRecorder::recordPerClass(runlog::PerClassValues values, std::int64_t step, double epoch) {
+  if (values.classes.empty()) return;
+  runlog::MetricEvent e;
+  e.kind = runlog::kind::kPerClass;
+  e.step = step;
+  e.epoch = epoch;
+  e.perClass = std::move(values);
+  record(std::move(e));
+}
+
 void RunRecorder::checkLog() const {
   if (!logError_.empty())
     throw std::runtime_error(logError_ +

@@ -41,6 +41,9 @@ class RunRecorder {
 
   /// Stamps the event with the run's time and the wall clock, writes it (rank 0) and passes it on.
   void record(runlog::MetricEvent e);
+  /// A `per_class` line: one evaluation's figure per class (record()'s rules: rank 0 writes it,
+  /// every rank passes it on). An empty list writes nothing.
+  void recordPerClass(runlog::PerClassValues values, std::int64_t step, double epoch);
   /// Throws once a metrics line could not be written (a full disk): the record must not silently
   /// end while the run goes on. Later lines are not attempted.
   void checkLog() const;

@@ -21,6 +21,7 @@
 #include "train/DataParallel.h"
 #include "train/DetectionEval.h"
 #include "train/MultiViewTest.h"
+#include "train/PerClassAp.h"
 #include "train/TrainStep.h"
 #include "util/FaultInjection.h"
 
@@ -137,6 +138,7 @@ void testDetection(const config::Config& c, models::VideoNetImpl& net, const tor
   r.map = std::isnan(e.ava.map) ? 0.0 : e.ava.map;
   r.map_classes = e.ava.classes_with_groundtruth;
   r.detections_csv = e.detections_csv;
+  r.per_class_ap = perClassAp(e.ava, "test");
   r.top1_err = r.top5_err = r.view_top1_err = std::nan("");
 }
 
@@ -245,6 +247,7 @@ void testList(const config::Config& c, models::VideoNetImpl& net, const torch::D
                                                  static_cast<size_t>(classes));
     r.map = m.map;
     r.map_classes = m.classes_used;
+    r.per_class_ap = perClassAp(m, "test", classNames(c));
     r.top1_err = r.top5_err = r.view_top1_err = std::nan("");
     return;
   }

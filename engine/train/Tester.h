@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dist/DistEnv.h"
+#include "runlog/PerClassValues.h"
 
 namespace amp::config {
 class Config;
@@ -64,6 +65,9 @@ struct TestResult {
   bool detection = false;
   std::int64_t boxes = 0;
   std::string detections_csv;
+  /// Multi-label and detection tests: each class's AP (split "test"), what the trainer records
+  /// as the test's `per_class` line; no classes for a single-label test.
+  runlog::PerClassValues per_class_ap;
 };
 
 /// `r`'s per-video scores as CSV (header: video,label,views,top1,score_0,...; multi-label runs

@@ -8,6 +8,7 @@
 #include "metrics/MeanAveragePrecision.h"
 #include "train/DetectionEval.h"
 #include "train/MultiViewTest.h"
+#include "train/PerClassAp.h"
 #include "train/PreciseBn.h"
 #include "train/TrainerImpl.h"
 #include "util/FaultInjection.h"
@@ -56,6 +57,7 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
       e.values["map"] = r.map;
       e.values["boxes"] = static_cast<double>(r.boxes);
       rec.record(e);
+      rec.recordPerClass(r.per_class_ap, atStep, atEpoch);
       char line[240];
       std::snprintf(line, sizeof line,
                     "test: frame-mAP@0.5IoU %.4f over %lld boxes on %d keyframes (%d classes with "
@@ -68,6 +70,7 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     if (r.multi_label) {
       e.values["map"] = r.map;
       rec.record(e);
+      rec.recordPerClass(r.per_class_ap, atStep, atEpoch);
       char line[200];
       std::snprintf(line, sizeof line,
                     "test: mAP %.4f over %d videos x %d views (%d temporal clips; %d classes with "
@@ -234,6 +237,7 @@ void Trainer::Impl::validateMultiLabel(int epoch, int tbEpoch) {
   v.epoch = epoch + 1;
   v.values = {{"map", m.map}, {"max_map", bestMap}};
   rec.record(v);
+  rec.recordPerClass(perClassAp(m, "val", classNames(c)), step, epoch + 1);
   rec.toTensorBoard({{"Val/mAP", m.map}}, tbEpoch, step, epoch + 1);
   char line[200];
   std::snprintf(line, sizeof line,
@@ -271,6 +275,7 @@ void Trainer::Impl::validateDetection(int epoch, int tbEpoch) {
   v.epoch = epoch + 1;
   v.values = {{"map", map}, {"max_map", bestMap}, {"boxes", static_cast<double>(r.boxes)}};
   rec.record(v);
+  rec.recordPerClass(perClassAp(r.ava, "val"), step, epoch + 1);
   rec.toTensorBoard({{"Val/mAP", map}}, tbEpoch, step, epoch + 1);
   char line[220];
   std::snprintf(line, sizeof line,

@@ -5,10 +5,12 @@
 #include <QScrollBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <cmath>
 #include <fstream>
 
 #include "ComparisonPanel.h"
 #include "MetricChart.h"
+#include "PerClassView.h"
 #include "support/RecordedRun.h"
 
 using namespace amp;
@@ -184,6 +186,68 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(panel.charts().size(), std::size_t(6));
     QCOMPARE(panel.charts()[1], panel.chart("val_top1"));
     QVERIFY(panel.summaryMarkdown().startsWith("| Run | Precision | Best val top-1 |"));
+  }
+
+  // The Per class tab: two Charades runs' per_class lines (written here as the trainer writes
+  // them) side by side, the differences against the baseline, the classes that moved most
+  // first; a single-label run is named as having none.
+  void perClassTabComparesRunsClassByClass() {
+    QTemporaryDir dir;
+    const QString fp32 = dir.path() + "/fp32", amp = dir.path() + "/amp",
+                  k400 = dir.path() + "/k400";
+    const std::string yaml = "DATA:\n  MULTI_LABEL: True\n";
+    recordMultiLabelRun(fp32, "charades-fp32", "fp32", 2.0, 400, 0.30, 0.40, yaml);
+    recordMultiLabelRun(amp, "charades-amp", "bf16", 3.0, 200, 0.352, 0.413, yaml);
+    recordRun(k400, "k400-fp32", "fp32", 2.0, 400, 20, "TRAIN:\n  MIXED_PRECISION: False\n");
+    const auto append = [](const QString& run, const std::string& line) {
+      std::ofstream(run.toStdString() + "/metrics.jsonl", std::ios::app) << line << "\n";
+    };
+    // fp32's first validation is superseded by its second: the tab shows the newest.
+    append(
+        fp32,
+        R"({"v":1,"kind":"per_class","step":10,"epoch":1,"split":"val","metric":"ap","classes":[0,1,2,3],"class_values":[0.1,0.1,0.1,"nan"],"positives":[10,20,5,0]})");
+    append(
+        fp32,
+        R"({"v":1,"kind":"per_class","step":20,"epoch":2,"split":"val","metric":"ap","classes":[0,1,2,3],"class_values":[0.5,0.8,0.3,"nan"],"positives":[10,20,5,0]})");
+    append(
+        amp,
+        R"({"v":1,"kind":"per_class","step":20,"epoch":2,"split":"val","metric":"ap","classes":[0,1,2,3],"class_values":[0.52,0.7,0.31,"nan"],"positives":[10,20,5,0]})");
+
+    widgets::ComparisonPanel panel;
+    panel.setRuns({fp32, amp, k400});
+    widgets::PerClassView* view = panel.perClassView();
+    QVERIFY(view);
+    QAbstractItemModel* m = view->model();
+    QCOMPARE(m->rowCount(), 4);
+    const auto text = [m](int row, int col) { return m->index(row, col).data().toString(); };
+    const auto header = [m](int col) { return m->headerData(col, Qt::Horizontal).toString(); };
+    const int ampAp = widgets::PerClassView::kFirstRunColumn + 1;
+    const int ampDiff = view->diffColumn(1);
+    QCOMPARE(header(widgets::PerClassView::kFirstRunColumn), QString("AP charades-fp32"));
+    QCOMPARE(header(ampAp), QString("AP charades-amp"));
+    QCOMPARE(header(ampDiff), QString("Δ charades-amp"));
+    QCOMPARE(view->diffColumn(0), -1);  // the baseline has no difference column
+    // By the largest absolute difference: class 1 (-10 points), 0 (+2), 2 (+1), then 3 (none).
+    QStringList order;
+    for (int r = 0; r < 4; ++r) order << text(r, widgets::PerClassView::kClassColumn);
+    QCOMPARE(order, (QStringList{"1", "0", "2", "3"}));
+    QCOMPARE(text(0, widgets::PerClassView::kFirstRunColumn), QString("80.00"));
+    QCOMPARE(text(0, ampAp), QString("70.00"));
+    QCOMPARE(text(0, ampDiff), QString("-10.00"));
+    QCOMPARE(text(1, ampDiff), QString("+2.00"));
+    QCOMPARE(text(0, view->largestDiffColumn()), QString("10.00"));
+    QCOMPARE(text(0, widgets::PerClassView::kPositivesColumn), QString("20"));
+    QCOMPARE(text(3, ampDiff), QString("–"));  // no AP in either run
+    QVERIFY(std::isnan(m->index(3, ampAp).data(Qt::UserRole).toDouble()));
+    QCOMPARE(text(0, view->diffColumn(2)), QString("–"));  // the Kinetics run has none
+    QVERIFY2(view->note().contains("Run k400-fp32 has no per-class AP"), qPrintable(view->note()));
+    QVERIFY(!view->note().contains("charades"));
+
+    // Against the AMP run as baseline the signs turn and the order stays.
+    panel.setBaseline(1);
+    QCOMPARE(text(0, widgets::PerClassView::kClassColumn), QString("1"));
+    QCOMPARE(text(0, view->diffColumn(0)), QString("+10.00"));
+    QCOMPARE(text(1, view->diffColumn(0)), QString("-2.00"));
   }
 
   void anUnreadableRunIsNamedNotHidden() {

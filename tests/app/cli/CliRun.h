@@ -2,6 +2,7 @@
 // Runs ampstudio-cli for the CLI suites: its exit code (or that it crashed), stdout and stderr;
 // and what several suites run it on (the repository's configs, the demo dataset).
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QList>
@@ -12,6 +13,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QtGlobal>
+#include <utility>
 
 #include "support/Configs.h"
 
@@ -67,6 +69,27 @@ inline QList<double> recordValues(const QString& run, const QString& kind, const
   for (const QByteArray& line : f.readAll().split('\n')) {
     const QJsonObject o = QJsonDocument::fromJson(line).object();
     if (o.value("kind").toString() == kind) out << o.value("values")[value].toDouble(-1);
+  }
+  return out;
+}
+
+/// The run's last `per_class` line of `split` read with Qt's JSON (a second reader of the format):
+/// its class count and the mean of its numeric class values (the "nan" of a class without an AP
+/// left out, as get_map and AVA's nanmean leave it), which the evaluation's `map` must equal;
+/// {0, -1} when the run has no such line.
+inline std::pair<int, double> perClassMean(const QString& run, const QString& split) {
+  std::pair<int, double> out{0, -1.0};
+  QFile f(run + "/metrics.jsonl");
+  if (!f.open(QIODevice::ReadOnly)) return out;
+  for (const QByteArray& line : f.readAll().split('\n')) {
+    const QJsonObject o = QJsonDocument::fromJson(line).object();
+    if (o.value("kind").toString() != "per_class" || o.value("split").toString() != split) continue;
+    const QJsonArray values = o.value("class_values").toArray();
+    double sum = 0;
+    int n = 0;
+    for (const QJsonValue& v : values)
+      if (v.isDouble()) sum += v.toDouble(), ++n;
+    out = {static_cast<int>(o.value("classes").toArray().size()), n ? sum / n : -1.0};
   }
   return out;
 }

@@ -61,6 +61,16 @@ class TestCliAvaTrain : public QObject {
     QFile metrics(run + "/metrics.jsonl");
     QVERIFY(metrics.open(QIODevice::ReadOnly));
     QVERIFY2(!metrics.readAll().contains("top1_err"), "detection runs log no top-1");
+    // Each class's AP beside the mean: one per label-map class, their nanmean the frame-mAP.
+    for (const auto& [split, map] : {std::pair{"val", val[0]}, std::pair{"test", test[0]}}) {
+      const auto [classes, mean] = amp::testing::perClassMean(run, split);
+      QVERIFY2(classes > 0 && std::abs(mean - map) < 1e-9,
+               qPrintable(QString("%1: %2 classes, mean %3, map %4")
+                              .arg(QString(split))
+                              .arg(classes)
+                              .arg(mean)
+                              .arg(map)));
+    }
 
     // The detections the test wrote score the same mAP when evaluated from the files.
     const QString csv = run + "/detections_latest.csv";

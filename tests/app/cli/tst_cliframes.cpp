@@ -115,6 +115,14 @@ class TestCliFrames : public QObject {
     const QString log = QString::fromUtf8(metrics.readAll());
     QVERIFY2(log.contains("\"kind\":\"val\"") && log.contains("\"map\":"), qPrintable(log));
     QVERIFY2(!log.contains("top1_err"), "multi-label runs log no top-1");
+    // Each class's AP beside the mean: one per class of the head (8), their mean over the
+    // classes with a positive the validation's mAP.
+    const auto valMaps = amp::testing::recordValues(run, "val", "map");
+    QVERIFY(!valMaps.isEmpty());
+    const auto [classes, mean] = amp::testing::perClassMean(run, "val");
+    QCOMPARE(classes, 8);
+    QVERIFY2(std::abs(mean - valMaps.back()) < 1e-9,
+             qPrintable(QString("mean %1, map %2").arg(mean).arg(valMaps.back())));
     validationSharedByRanksGivesTheSameMap(run);
     const QString scores = dir_.path() + "/scores.csv";
     auto test = runCli(QStringList{"test", "--cfg", configFile("demo/DEMO_X3D_TINY_CHARADES.yaml"),

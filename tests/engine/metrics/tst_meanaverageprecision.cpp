@@ -69,6 +69,12 @@ class TestMeanAveragePrecision : public QObject {
     QVERIFY(!r.undefined);
     QVERIFY2(std::fabs(r.map - ((1 + 2.0 / 3) / 2 + 1) / 2) < kEps,
              qPrintable(QString::number(r.map)));
+    // Per class, what the run directory records: the dropped class has no AP and no positive.
+    QCOMPARE(r.ap.size(), std::size_t{3});
+    QVERIFY(std::fabs(r.ap[0] - (1 + 2.0 / 3) / 2) < kEps);
+    QVERIFY(std::isnan(r.ap[1]));
+    QCOMPARE(r.ap[2], 1.0);
+    QCOMPARE(r.positives, (std::vector<std::int64_t>{2, 0, 4}));
   }
 
   // One class left after dropping is scikit-learn's binary case: the same AP (1 when every

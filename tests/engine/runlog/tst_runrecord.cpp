@@ -1,9 +1,11 @@
 // A run's metrics as columns, its summary figures, CSV export and the config diff the
 // comparison view shows.
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 
 #include "config/ConfigDiff.h"
 #include "configfile/ConfigLoader.h"
@@ -218,6 +220,65 @@ class TestRunRecord : public QObject {
   }
 
   // Kinds and names come from a file: one with a comma or a quote must not shift the columns.
+  // per_class lines follow the log's rules: a resume drops those written after its step, a torn
+  // last line and lists that do not fit together are skipped, and a run recorded before these
+  // lines existed (or a single-label one) simply has none.
+  void perClassLinesFollowTheLogRules() {
+    QTemporaryDir tmp;
+    const QString dir = tmp.path();
+    {
+      std::ofstream(dir.toStdString() + "/run.json")
+          << R"({"format":"ampstudio-run","format_version":1,"name":"r","status":"finished"})";
+      std::ofstream m(dir.toStdString() + "/metrics.jsonl");
+      m << R"({"v":1,"kind":"val","step":10,"epoch":1,"values":{"map":0.3}})"
+        << "\n"
+        << R"({"v":1,"kind":"per_class","step":10,"epoch":1,"split":"val","metric":"ap","classes":[0,1],"class_values":[0.2,0.4],"positives":[3,4]})"
+        << "\n"
+        << R"({"v":1,"kind":"per_class","step":20,"epoch":2,"split":"val","metric":"ap","classes":[0,1],"class_values":[0.9,0.9]})"
+        << "\n"
+        << R"({"v":1,"kind":"event","step":10,"epoch":1,"name":"resumed"})"
+        << "\n"
+        // three values for two classes: damaged, skipped
+        << R"({"v":1,"kind":"per_class","step":15,"epoch":1.5,"split":"val","classes":[0,1],"class_values":[0.1,0.1,0.1]})"
+        << "\n"
+        << R"({"v":1,"kind":"per_class","step":20,"epoch":2,"split":"val","metric":"ap","classes":[0,1],"class_values":[0.25,"nan"]})"
+        << "\n"
+        << R"({"v":1,"kind":"per_class","step":30,"epoch":3,"split":"val","classes":[0)";  // torn
+    }
+    RunRecord r;
+    QVERIFY(r.loadRunDirectory(dir.toStdString(), nullptr));
+    const auto& history = r.perClassHistory("val");
+    QCOMPARE(history.size(), std::size_t{2});  // step 10, and step 20 written after the resume
+    QCOMPARE(history[0].values.values[1], 0.4);
+    QCOMPARE(history[0].values.positives[1], std::int64_t{4});
+    QCOMPARE(history[1].step, std::int64_t{20});
+    QCOMPARE(history[1].values.values[0], 0.25);  // not the lost 0.9
+    QVERIFY(std::isnan(history[1].values.values[1]));
+    QCOMPARE(r.latestPerClass("val"), &history.back());
+    QVERIFY(!r.latestPerClass("test"));
+    QCOMPARE(r.readProblems().size(), std::size_t{1});  // the torn line, named
+    QCOMPARE(r.summary().finalValMap.value(), 0.3);     // the other lines read as ever
+
+    // Live: a resume read event by event drops the lost lists too.
+    RunRecord live;
+    MetricEvent pc = ev(kind::kPerClass, 20, {});
+    pc.perClass = PerClassValues{};
+    pc.perClass->classes = {3};
+    pc.perClass->values = {0.5};
+    live.add(pc);
+    MetricEvent resumed = ev(kind::kEvent, 10, {});
+    resumed.name = "resumed";
+    live.add(resumed);
+    QVERIFY(!live.latestPerClass("val"));
+    QCOMPARE(live.eventCount(), std::size_t{1});
+
+    // An old run: train and val lines only.
+    RunRecord old;
+    old.add(ev(kind::kVal, 4, {{"top1_err", 40}}));
+    QVERIFY(!old.latestPerClass("val"));
+    QVERIFY(old.perClassHistory("val").empty());
+  }
+
   void csvQuotesTextFromTheFile() {
     RunRecord r;
     r.add(ev("a,b", 1, {{"x\"y", 1.0}}));

@@ -1,12 +1,14 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "config/Config.h"
 #include "runlog/MetricsReader.h"
+#include "runlog/RunRecord.h"
 #include "runlog/RunRecorder.h"
 #include "runlog/TensorBoardWriter.h"
 
@@ -86,6 +88,73 @@ class TestRunRecorder : public QObject {
     rec.close(RunStatus::Finished, "", "finished");
     QCOMPARE(seen, 1);  // the event still reaches the rank's sink (its progress, its console)
     QVERIFY(std::filesystem::is_empty(dir));
+  }
+
+  // A validation's and the test's AP per class become per_class lines that the reader gives back
+  // whole (NaN for a class without a figure included), and the run record keeps the newest of
+  // each split and every validation's. Other ranks write none.
+  void perClassLinesAreWrittenAndReadBack() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    std::vector<MetricEvent> seen;
+    RunRecorder rec(dir, true, [&](const MetricEvent& e) { seen.push_back(e); });
+    QVERIFY(!rec.open(configFor(tmp.path())));
+    amp::runlog::PerClassValues val;
+    val.split = "val";
+    val.classes = {1, 5, 7};
+    val.names = {"bend/bow", "", "climb, up"};  // a comma and an empty name survive
+    val.values = {0.5, std::nan(""), 0.125};
+    val.positives = {12, 0, 3};
+    rec.recordPerClass(val, 10, 1.0);
+    val.values = {0.75, std::nan(""), 0.25};
+    rec.recordPerClass(val, 20, 2.0);
+    amp::runlog::PerClassValues test = val;
+    test.split = "test";
+    test.names.clear();  // Charades without a label file: numbers only
+    test.values = {0.625, 0.0, 1.0};
+    rec.recordPerClass(test, 20, 2.0);
+    rec.recordPerClass(amp::runlog::PerClassValues{}, 20, 2.0);  // no classes: nothing written
+    rec.close(RunStatus::Finished, "", "finished");
+    QCOMPARE(seen.size(), std::size_t{3});
+    QCOMPARE(QString::fromStdString(seen[0].kind), QString("per_class"));
+
+    const std::string text = readText(rec.dir().metricsPath());
+    QVERIFY2(text.find(R"("kind":"per_class")") != std::string::npos, text.c_str());
+    QVERIFY2(text.find(R"("classes":[1,5,7])") != std::string::npos, text.c_str());
+    QVERIFY2(text.find(R"("class_values":[0.5,"nan",0.125])") != std::string::npos, text.c_str());
+    QVERIFY2(text.find(R"("positives":[12,0,3])") != std::string::npos, text.c_str());
+    const auto logged = MetricsReader::readAll(rec.dir().metricsPath());
+    QCOMPARE(logged.size(), std::size_t{3});
+    QVERIFY(logged[0].perClass);
+    QVERIFY(*logged[0].perClass == seen[0].perClass.value());
+    QCOMPARE(logged[0].perClass->names[2], std::string("climb, up"));
+    QVERIFY(std::isnan(logged[0].perClass->values[1]));
+    QVERIFY(logged[0].values.empty());  // `values` stays the object of other kinds: none here
+
+    amp::runlog::RunRecord record;
+    QVERIFY(record.loadRunDirectory(dir, nullptr));
+    const auto* latestVal = record.latestPerClass("val");
+    QVERIFY(latestVal);
+    QCOMPARE(latestVal->step, std::int64_t{20});
+    QCOMPARE(latestVal->epoch, 2.0);
+    QCOMPARE(latestVal->values.values[0], 0.75);
+    QCOMPARE(latestVal->values.values[2], 0.25);
+    QCOMPARE(record.perClassHistory("val").size(), std::size_t{2});
+    QCOMPARE(record.perClassHistory("val")[0].values.values[0], 0.5);
+    const auto* latestTest = record.latestPerClass("test");
+    QVERIFY(latestTest);
+    QCOMPARE(latestTest->values.values[2], 1.0);
+    QVERIFY(latestTest->values.names.empty());
+    QCOMPARE(latestTest->values.nameAt(0), std::string());
+    QVERIFY(record.toCsv().find("per_class") == std::string::npos);  // lists are not CSV rows
+
+    // A rank other than 0 passes the line on and writes nothing.
+    QTemporaryDir other;
+    int passed = 0;
+    RunRecorder quiet(other.path().toStdString(), false, [&](const MetricEvent&) { ++passed; });
+    quiet.recordPerClass(val, 1, 1.0);
+    QCOMPARE(passed, 1);
+    QVERIFY(std::filesystem::is_empty(other.path().toStdString()));
   }
 
   void timeContinuesAcrossStarts() {
