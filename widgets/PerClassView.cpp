@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -16,6 +17,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+
+#include "PerClassChart.h"
 
 namespace amp::widgets {
 
@@ -73,7 +76,8 @@ PerClassView::PerClassView(QWidget* parent)
       filter_(new QLineEdit),
       items_(new QStandardItemModel(this)),
       proxy_(new QSortFilterProxyModel(this)),
-      table_(new QTableView) {
+      table_(new QTableView),
+      chart_(new PerClassChart) {
   setObjectName(QStringLiteral("per_class"));
   note_->setWordWrap(true);
   note_->hide();
@@ -108,14 +112,26 @@ PerClassView::PerClassView(QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(top);
   layout->addWidget(note_);
-  layout->addWidget(table_, 1);
+  auto* split = new QSplitter(Qt::Horizontal);
+  split->addWidget(table_);
+  split->addWidget(chart_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setSizes({600, 400});  // the table first: its numbers are what is quoted
+  layout->addWidget(split, 1);
 
   connect(splitCombo_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
     splitChosen_ = true;
     setSplit(i == 0 ? Split::Val : Split::Test);
   });
-  connect(filter_, &QLineEdit::textChanged, this,
-          [this](const QString& text) { proxy_->setFilterFixedString(text); });
+  connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    proxy_->setFilterFixedString(text);
+    updateChart();
+  });
+  // A click on a header sorts: the chart follows the new top rows.
+  connect(proxy_, &QSortFilterProxyModel::layoutChanged, this, [this] {
+    if (!rebuilding_) updateChart();
+  });
   connect(copyMd, &QPushButton::clicked, this,
           [this] { QApplication::clipboard()->setText(markdown()); });
   connect(copyCsv, &QPushButton::clicked, this,
@@ -216,6 +232,7 @@ void PerClassView::rebuild() {
   QHeaderView* header = table_->horizontalHeader();
   const int sortColumn = header->sortIndicatorSection();
   const Qt::SortOrder sortOrder = header->sortIndicatorOrder();
+  rebuilding_ = true;
   items_->clear();
   items_->setColumnCount(static_cast<int>(columns.size()));
   items_->setHorizontalHeaderLabels(columns);
@@ -278,6 +295,30 @@ void PerClassView::rebuild() {
     table_->sortByColumn(sortColumn, sortOrder);
   columns_ = columns;
   table_->resizeColumnsToContents();
+  rebuilding_ = false;
+  updateChart();
+}
+
+void PerClassView::updateChart() {
+  QStringList classes;
+  const int rows = std::min(proxy_->rowCount(), static_cast<int>(PerClassChart::kMaxClasses));
+  for (int r = 0; r < rows; ++r) {
+    QString name = proxy_->index(r, kNameColumn).data().toString();
+    if (name.size() > 14) name = name.left(13) + QStringLiteral("…");  // AVA's long names
+    classes << (proxy_->index(r, kClassColumn).data().toString() +
+                (name.isEmpty() ? QString() : ' ' + name));
+  }
+  std::vector<PerClassChart::Bars> bars;
+  for (int i = 0; i < static_cast<int>(runs_.size()); ++i) {
+    const int c = diffColumn(i);
+    if (c < 0) continue;
+    PerClassChart::Bars b{
+        runs_[static_cast<std::size_t>(i)].name, runs_[static_cast<std::size_t>(i)].color, {}};
+    for (int r = 0; r < rows; ++r)
+      b.points.push_back(proxy_->index(r, c).data(kNumberRole).toDouble() * 100.0);
+    bars.push_back(std::move(b));
+  }
+  chart_->showBars(classes, bars);
 }
 
 namespace {

@@ -29,6 +29,8 @@ class QTableView;
 
 namespace amp::widgets {
 
+class PerClassChart;
+
 class PerClassView : public QWidget {
   Q_OBJECT
  public:
@@ -59,6 +61,8 @@ class PerClassView : public QWidget {
   /// there is none), Qt::DisplayRole its text.
   QAbstractItemModel* model() const;
   QTableView* table() const { return table_; }
+  /// The differences of the top rows as bars (PerClassChart::kMaxClasses of them, as shown).
+  PerClassChart* chart() const { return chart_; }
   /// Column of run `run`'s difference from the baseline, -1 for the baseline itself.
   int diffColumn(int run) const;
   int largestDiffColumn() const;
@@ -70,6 +74,7 @@ class PerClassView : public QWidget {
 
  private:
   void rebuild();
+  void updateChart();
   std::vector<RunFigures> runs_;
   int baseline_ = 0;
   Split split_ = Split::Val;
@@ -81,6 +86,8 @@ class PerClassView : public QWidget {
   QStandardItemModel* items_;
   QSortFilterProxyModel* proxy_;
   QTableView* table_;
+  PerClassChart* chart_;
+  bool rebuilding_ = false;  ///< rows are being added: the chart waits for the last
 };
 
 }  // namespace amp::widgets

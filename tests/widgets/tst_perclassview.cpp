@@ -1,12 +1,14 @@
-// The Compare view's per-class table on its own: AVA's named classes, the filter box, the split
-// a test-only run gets, a reader's sort kept across a live reload, and what Copy puts on the
-// clipboard (the rows as shown).
+// The Compare view's per-class table on its own: AVA's named classes, the filter box and the
+// bars that follow it, the split a test-only run gets, a reader's sort kept across a live reload,
+// and what Copy puts on the clipboard (the rows as shown).
 #include <QtTest>
 
+#include <qcustomplot.h>
 #include <QHeaderView>
 #include <QTableView>
 #include <cmath>
 
+#include "PerClassChart.h"
 #include "PerClassView.h"
 
 using namespace amp;
@@ -43,7 +45,12 @@ class TestPerClassView : public QObject {
     QCOMPARE(column(view.model(), PerClassView::kNameColumn),
              (QStringList{"stand", "bend/bow (at the waist)", "watch (a person)"}));
     QCOMPARE(view.note(), QString());
+    QCOMPARE(view.chart()->barCount(), 3);  // one run against the baseline, three classes
+    auto* bars = qobject_cast<QCPBars*>(view.chart()->plot()->plottable(0));
+    QVERIFY(bars);
+    QVERIFY(std::abs(bars->data()->at(0)->value - -30.0) < 1e-9);  // "stand" first, -30 points
     view.setFilter("WATCH");
+    QCOMPARE(view.chart()->barCount(), 1);
     QCOMPARE(column(view.model(), PerClassView::kClassColumn), QStringList{"80"});
     view.setFilter("12");
     QCOMPARE(column(view.model(), PerClassView::kClassColumn), QStringList{"12"});
