@@ -8,7 +8,7 @@
 #include "data/FrameSampling.h"
 #include "data/Sampling.h"
 #include "dist/DistEnv.h"
-#include "models/ModelFactory.h"
+#include "models/VideoModels.h"
 #include "system/ErrorText.h"
 #include "train/MicroBatch.h"
 #include "train/MultiViewTest.h"
