@@ -12,8 +12,8 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
     for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return s;
   };
-  // Detection is AVA's: boxes come from its box lists, and only the ResNet / SlowFast builders
-  // have PySlowFast's RoI head (its X3D has none; its MViT one is not built here).
+  // Detection is AVA's: boxes come from its box lists, and only the ResNet / SlowFast and MViT
+  // builders have PySlowFast's RoI head (its X3D has none, nor its reversible MViT).
   const bool detection = c.getBool("DETECTION.ENABLE");
   const std::string datasetKey = training ? "TRAIN.DATASET" : "TEST.DATASET";
   const bool ava = lower(c.getString(datasetKey)) == "ava";
@@ -28,17 +28,26 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
                    "True, as PySlowFast's configs/AVA do"});
   if (detection && ava) {
     const std::string model = c.getString("MODEL.MODEL_NAME");
-    if (model != "SlowFast" && model != "ResNet")
+    if (model != "SlowFast" && model != "ResNet" && model != "MViT")
       out.push_back({"MODEL.MODEL_NAME",
                      "'" + model +
                          "' has no detection head (PySlowFast builds the RoI head for the ResNet "
-                         "and SlowFast families); use SlowFast or ResNet with DETECTION.ENABLE"});
+                         "and SlowFast families and MViT); use SlowFast, ResNet or MViT with "
+                         "DETECTION.ENABLE"});
     if (training && c.getBool("BN.USE_PRECISE_STATS"))
       out.push_back({"BN.USE_PRECISE_STATS",
                      "True recomputes the batch-norm statistics by running the model on training "
                      "clips without their boxes, which a detection model cannot do (PySlowFast's "
                      "precise BN fails there too; its AVA configs keep it False); set it to "
                      "False"});
+    // MViT's Kinetics configs turn mixup on; PySlowFast's MixUp one-hot encodes class indices
+    // and fails on AVA's per-box multi-hot targets, and mixing clips under their boxes is no
+    // task of its AVA configs.
+    if (training && c.getBool("MIXUP.ENABLE"))
+      out.push_back({"MIXUP.ENABLE",
+                     "True mixes clips and their class targets, but AVA's targets are per person "
+                     "box (PySlowFast's MixUp fails on them; its AVA configs keep it off); set "
+                     "it to False"});
   }
   // Multi-label targets come from Charades' frame lists only: PySlowFast's Kinetics and SSv2 give
   // class indices, which its multi-label meters cannot score, and Charades' multi-hot vectors
@@ -112,7 +121,10 @@ std::vector<Refusal> refusedSettings(const Config& c, bool training) {
     if (c.getBool("MVIT.PATCH_2D"))
       out.push_back({"MVIT.PATCH_2D", "2D patches are not built; set it to False"});
     if (c.getBool("MVIT.REV.ENABLE"))
-      out.push_back({"MVIT.REV.ENABLE", "reversible MViT is not built; set it to False"});
+      out.push_back({"MVIT.REV.ENABLE",
+                     detection ? "reversible MViT has no detection head (PySlowFast asserts not "
+                                 "DETECTION.ENABLE there) and is not built; set it to False"
+                               : "reversible MViT is not built; set it to False"});
     if (c.getBool("MVIT.USE_FIXED_SINCOS_POS"))
       out.push_back({"MVIT.USE_FIXED_SINCOS_POS",
                      "fixed sine-cosine embeddings are not built; set it to False"});

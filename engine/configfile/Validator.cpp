@@ -68,6 +68,12 @@ void checkModel(Checker& ck) {
     ck.warning("MODEL.DETACH_FINAL_FC",
                "does nothing to X3D: PySlowFast's X3D head has no detach, so every layer trains "
                "(a full fine-tune, not a linear probe), here as there");
+  // Nor to MViT's detection head (video_model_builder.py builds its ResNetRoIHead without it).
+  if (c.getBool("MODEL.DETACH_FINAL_FC") && c.getBool("DETECTION.ENABLE") &&
+      c.getString("MODEL.MODEL_NAME") == "MViT")
+    ck.warning("MODEL.DETACH_FINAL_FC",
+               "does nothing to MViT's detection head: PySlowFast builds it without the detach, "
+               "so every layer trains, here as there");
   const std::string arch = c.getString("MODEL.ARCH");
   const auto choices = archChoices(c);
   if (std::find(choices.begin(), choices.end(), arch) == choices.end()) {

@@ -8,10 +8,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "config/Config.h"
 #include "models/ActivationCheckpoint.h"
 #include "models/ResNetHelper.h"
+#include "models/ResNetRoIHead.h"
 
 namespace amp::models {
 
@@ -456,7 +458,10 @@ class MViTImpl : public VideoNetImpl {
       bad("MVIT.NORM",
           "'" + c.getString("MVIT.NORM") + "' is not built (PySlowFast supports only layernorm)");
     if (c.getBool("MVIT.REV.ENABLE"))
-      bad("MVIT.REV.ENABLE", "reversible MViT is not built; set it to False");
+      bad("MVIT.REV.ENABLE", c.getBool("DETECTION.ENABLE")
+                                 ? "reversible MViT has no detection head (PySlowFast asserts "
+                                   "not DETECTION.ENABLE there) and is not built; set it to False"
+                                 : "reversible MViT is not built; set it to False");
     if (c.getBool("MVIT.USE_FIXED_SINCOS_POS"))
       bad("MVIT.USE_FIXED_SINCOS_POS",
           "fixed sine-cosine embeddings are not built; set it to False");
@@ -594,10 +599,32 @@ class MViTImpl : public VideoNetImpl {
       embed = dimOut;
     }
     norm_ = register_module("norm", layerNorm(embed));
-    head_ = register_module(
-        "head",
-        TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"), c.getFloat("MODEL.DROPOUT_RATE"),
-                        c.getString("MODEL.HEAD_ACT"), c.getBool("MODEL.DETACH_FINAL_FC")));
+    if (c.getBool("DETECTION.ENABLE")) {
+      // PySlowFast's ResNetRoIHead on the token grid: its temporal pool is NUM_FRAMES over the
+      // patch stride, so a temporal query stride (which PySlowFast's head would fail on at the
+      // first forward) is refused here; DETACH_FINAL_FC is not passed there, nor here.
+      if (inputSize[0] != patchDims_[0])
+        bad("MVIT.POOL_Q_STRIDE", "pools time from " + std::to_string(patchDims_[0]) + " to " +
+                                      std::to_string(inputSize[0]) +
+                                      " frames, but the detection head averages all " +
+                                      std::to_string(patchDims_[0]) + "; use temporal stride 1");
+      RoIHeadArgs a;
+      a.dim_in = {embed};
+      a.num_classes = c.getInt("MODEL.NUM_CLASSES");
+      a.pool_size = {{patchDims_[0], 1, 1}};
+      const int64_t resolution = c.getInt("DETECTION.ROI_XFORM_RESOLUTION");
+      a.resolution = {{resolution, resolution}};
+      a.scale_factor = {static_cast<double>(c.getInt("DETECTION.SPATIAL_SCALE_FACTOR"))};
+      a.dropout_rate = c.getFloat("MODEL.DROPOUT_RATE");
+      a.act = c.getString("MODEL.HEAD_ACT");
+      a.aligned = c.getBool("DETECTION.ALIGNED");
+      roiHead_ = register_module("head", ResNetRoIHead(a));
+    } else {
+      head_ = register_module(
+          "head",
+          TransformerHead(embed, c.getInt("MODEL.NUM_CLASSES"), c.getFloat("MODEL.DROPOUT_RATE"),
+                          c.getString("MODEL.HEAD_ACT"), c.getBool("MODEL.DETACH_FINAL_FC")));
+    }
     if (c.getBool("MVIT.ZERO_DECAY_POS_CLS")) {
       if (absPos_) {
         if (sepPos_)
@@ -615,7 +642,38 @@ class MViTImpl : public VideoNetImpl {
 
   std::vector<std::string> noWeightDecayNames() const override { return noDecay_; }
 
+  bool detection() const override { return !roiHead_.is_empty(); }
+
   torch::Tensor forward(std::vector<torch::Tensor> pathways) override {
+    if (roiHead_)
+      throw std::logic_error("DETECTION.ENABLE: this model scores boxes; call forward(x, boxes)");
+    auto [x, thw] = tokens(pathways);
+    if (meanPool_) {
+      if (clsOn_) x = x.slice(1, 1);
+      x = norm(norm_, x.mean(1));
+    } else if (clsOn_) {
+      x = norm(norm_, x).select(1, 0);
+    } else {
+      x = norm(norm_, x).mean(1);
+    }
+    return head_(x);
+  }
+
+  // PySlowFast's detection forward: the normed tokens without the class token, back on their
+  // B x C x T x H x W grid, into the RoI head.
+  torch::Tensor forward(std::vector<torch::Tensor> pathways, const torch::Tensor& boxes) override {
+    if (!roiHead_) return VideoNetImpl::forward(std::move(pathways), boxes);
+    auto [x, thw] = tokens(pathways);
+    x = norm(norm_, x);
+    if (clsOn_) x = x.slice(1, 1);
+    const int64_t B = x.size(0), C = x.size(2);
+    x = x.transpose(1, 2).reshape({B, C, thw[0], thw[1], thw[2]});
+    return roiHead_->forward({x}, boxes);
+  }
+
+ private:
+  // The blocks' output tokens (B x N x C, the class token first when on) and their grid.
+  std::pair<torch::Tensor, Vec3> tokens(const std::vector<torch::Tensor>& pathways) {
     // MODEL.ACT_CHECKPOINT: PySlowFast checkpoints the patch embedding and every block.
     auto x =
         actCheckpoint_
@@ -662,18 +720,9 @@ class MViTImpl : public VideoNetImpl {
                           {x})[0];
       thw = *out;
     }
-    if (meanPool_) {
-      if (clsOn_) x = x.slice(1, 1);
-      x = norm(norm_, x.mean(1));
-    } else if (clsOn_) {
-      x = norm(norm_, x).select(1, 0);
-    } else {
-      x = norm(norm_, x).mean(1);
-    }
-    return head_(x);
+    return {x, thw};
   }
 
- private:
   // PySlowFast's MViT init: truncated normal (0.02) for embeddings, linear and conv weights,
   // 0.02 for linear biases, layer norms at weight 1 / bias 0.02; the head scaled.
   void initialise(double headScale) {
@@ -691,8 +740,9 @@ class MViTImpl : public VideoNetImpl {
         ln->bias.fill_(0.02);
       }
     }
-    head_->projection()->weight.mul_(headScale);
-    head_->projection()->bias.mul_(headScale);
+    auto& fc = roiHead_ ? roiHead_->projection() : head_->projection();
+    fc->weight.mul_(headScale);
+    fc->bias.mul_(headScale);
   }
 
   bool clsOn_ = true, absPos_ = true, sepPos_ = false, meanPool_ = false, poolFirst_ = false;
@@ -705,6 +755,7 @@ class MViTImpl : public VideoNetImpl {
   torch::nn::ModuleList blocks_{nullptr};
   std::vector<std::shared_ptr<MultiScaleBlockImpl>> blockList_;
   TransformerHead head_{nullptr};
+  ResNetRoIHead roiHead_{nullptr};  // DETECTION.ENABLE
   std::vector<std::string> noDecay_;
 };
 

@@ -42,6 +42,8 @@ class ResNetRoIHeadImpl : public torch::nn::Module {
   /// `x`: one N x C x T x H x W tensor per pathway, whose T the temporal pool takes to 1.
   /// `boxes`: K x 5 (index of the clip in the batch, x1, y1, x2, y2 in input pixels).
   torch::Tensor forward(std::vector<torch::Tensor> x, const torch::Tensor& boxes);
+  /// head.projection (MViT scales it by MVIT.HEAD_INIT_SCALE after its initialisation).
+  torch::nn::Linear& projection() { return projection_; }
 
  private:
   std::vector<torch::nn::AvgPool3d> tpool_;

@@ -505,10 +505,11 @@ namespace {
 std::shared_ptr<VideoNetImpl> buildNet(const config::Config& c) {
   const std::string name = c.getString("MODEL.MODEL_NAME");
   const std::string arch = c.getString("MODEL.ARCH");
-  // PySlowFast's X3D builds no detection head; its MViT's (a ResNetRoIHead on the tokens) is not
-  // built here.
-  if (c.getBool("DETECTION.ENABLE") && name != "SlowFast" && name != "ResNet")
-    unsupported("DETECTION.ENABLE", "the detection head is built for ResNet and SlowFast only");
+  // PySlowFast's X3D builds no detection head; its MViT's is a ResNetRoIHead on the tokens.
+  if (c.getBool("DETECTION.ENABLE") && name != "SlowFast" && name != "ResNet" && name != "MViT")
+    unsupported("DETECTION.ENABLE",
+                "the detection head is built for ResNet, SlowFast and MViT only (PySlowFast's "
+                "X3D has none)");
   if (name == "X3D") {
     if (arch != "x3d")
       unsupported("MODEL.ARCH", "X3D is built with MODEL.ARCH x3d, not '" + arch + "'");

@@ -63,8 +63,8 @@ class TestRefusals : public QObject {
     QCOMPARE(refusedKeys, 4);  // MASK.ENABLE and three MViT variants
   }
 
-  // Detection is AVA's, on the ResNet / SlowFast families, with bce (the RoI head's sigmoid) or
-  // bce_logit; each half of the pair alone is refused, naming what to set.
+  // Detection is AVA's, on the ResNet / SlowFast families and MViT, with bce (the RoI head's
+  // sigmoid) or bce_logit; each half of the pair alone is refused, naming what to set.
   void detectionIsAvasWithTheRoIHead() {
     const std::string ava = "TRAIN:\n  DATASET: ava\nTEST:\n  DATASET: ava\n";
     const std::string det = "DETECTION:\n  ENABLE: True\n";
@@ -80,6 +80,16 @@ class TestRefusals : public QObject {
                                          "MODEL_NAME: X3D\n"),
                                     true)),
              std::string("MODEL.MODEL_NAME"));  // PySlowFast's X3D has no detection head
+    const std::string mvit =
+        "DATA:\n  INPUT_CHANNEL_NUM: [3]\nMODEL:\n  LOSS_FUNC: bce\n  ARCH: mvit\n  "
+        "MODEL_NAME: MViT\n";
+    QCOMPARE(keysOf(refusedSettings(load(ava + det + mvit), true)), std::string());
+    // Its reversible form asserts not DETECTION.ENABLE; mixup fails on AVA's per-box targets.
+    QCOMPARE(
+        keysOf(refusedSettings(load(ava + det + mvit + "MVIT:\n  REV:\n    ENABLE: True\n"), true)),
+        std::string("MVIT.REV.ENABLE"));
+    QCOMPARE(keysOf(refusedSettings(load(ava + det + mvit + "MIXUP:\n  ENABLE: True\n"), true)),
+             std::string("MIXUP.ENABLE"));
     QCOMPARE(keysOf(refusedSettings(load(ava + det +
                                          "DATA:\n  INPUT_CHANNEL_NUM: [3]\nMODEL:\n  ARCH: slow\n  "
                                          "MODEL_NAME: ResNet\n"),
@@ -134,6 +144,17 @@ class TestRefusals : public QObject {
       QVERIFY2(x.key != "MODEL.DETACH_FINAL_FC" &&
                    x.message.find("DETACH_FINAL_FC") == std::string::npos,
                x.message.c_str());
+    // PySlowFast's MViT builds its detection head without the detach either.
+    auto mvitDet = ConfigLoader().loadText(
+        "DATA:\n  INPUT_CHANNEL_NUM: [3]\nMODEL:\n  MODEL_NAME: MViT\n  ARCH: mvit\n"
+        "  DETACH_FINAL_FC: True\nDETECTION:\n  ENABLE: True\n",
+        "t.yaml", ".");
+    QVERIFY2(mvitDet.ok(), formatDiagnostics(mvitDet.diagnostics).c_str());
+    d = nullptr;
+    for (const auto& x : mvitDet.diagnostics)
+      if (x.key == "MODEL.DETACH_FINAL_FC") d = &x;
+    QVERIFY2(d && d->message.find("MViT's detection head") != std::string::npos,
+             formatDiagnostics(mvitDet.diagnostics).c_str());
   }
 
   void mvitVariantsCountOnlyForAnMViT() {
