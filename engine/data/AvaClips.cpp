@@ -63,13 +63,25 @@ bool makeAvaClip(const ClipParams& p, const AvaDataset& ava, int keyframe, Split
     return false;
   }
   // pack_pathway_output reverses the channels once more when DATA.REVERSE_INPUT_CHANNEL.
-  if (p.reverse_channels) {
-    const std::size_t channel =
-        static_cast<std::size_t>(out.frames) * static_cast<std::size_t>(out.height) * out.width;
-    std::swap_ranges(out.pixels.begin(), out.pixels.begin() + static_cast<std::ptrdiff_t>(channel),
-                     out.pixels.begin() + static_cast<std::ptrdiff_t>(2 * channel));
-  }
+  if (p.reverse_channels) reverseChannels(out);
   return true;
+}
+
+void reverseChannels(AvaClip& clip) {
+  const std::size_t channel =
+      static_cast<std::size_t>(clip.frames) * static_cast<std::size_t>(clip.height) * clip.width;
+  std::swap_ranges(clip.pixels.begin(), clip.pixels.begin() + static_cast<std::ptrdiff_t>(channel),
+                   clip.pixels.begin() + static_cast<std::ptrdiff_t>(2 * channel));
+}
+
+void copySlowPathway(const AvaClip& clip, const std::vector<std::int64_t>& slowIdx, float* out) {
+  const std::size_t plane = static_cast<std::size_t>(clip.height) * clip.width;
+  for (int c = 0; c < 3; ++c)
+    for (std::size_t t = 0; t < slowIdx.size(); ++t)
+      std::copy_n(clip.pixels.data() + (static_cast<std::size_t>(c) * clip.frames +
+                                        static_cast<std::size_t>(slowIdx[t])) *
+                                           plane,
+                  plane, out + (static_cast<std::size_t>(c) * slowIdx.size() + t) * plane);
 }
 
 bool addAvaClip(const ClipParams& p, const SampleList& list, int sample, const AvaClip& clip,
@@ -108,13 +120,7 @@ bool addAvaClip(const ClipParams& p, const SampleList& list, int sample, const A
   }
   std::copy(clip.pixels.begin(), clip.pixels.begin() + static_cast<std::ptrdiff_t>(fastSize),
             out.fast.begin() + static_cast<std::ptrdiff_t>(index * fastSize));
-  float* slow = out.slow.data() + index * slowSize;
-  for (int c = 0; c < 3; ++c)
-    for (std::size_t t = 0; t < slowIdx.size(); ++t)
-      std::copy_n(clip.pixels.data() + (static_cast<std::size_t>(c) * clip.frames +
-                                        static_cast<std::size_t>(slowIdx[t])) *
-                                           plane,
-                  plane, slow + (static_cast<std::size_t>(c) * slowIdx.size() + t) * plane);
+  copySlowPathway(clip, slowIdx, out.slow.data() + index * slowSize);
 
   if (clip.boxes.size() != key.boxes.size())  // the transform moves boxes, never drops them
     throw std::logic_error("AVA clip with " + std::to_string(clip.boxes.size()) + " boxes for " +

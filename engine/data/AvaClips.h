@@ -36,6 +36,13 @@ std::vector<std::int64_t> avaClipFrames(const ClipParams& p, const AvaDataset& a
                                Split split, DrawSource& draws, AvaClip& out,
                                std::vector<std::int64_t>& frames, std::string* error);
 
+/// pack_pathway_output's channel reversal (DATA.REVERSE_INPUT_CHANNEL) on a transformed clip.
+void reverseChannels(AvaClip& clip);
+
+/// The slow pathway of `clip` (its frames at `slowIdx`, channel by channel) into `out`
+/// (3 x slowIdx.size() x height x width floats).
+void copySlowPathway(const AvaClip& clip, const std::vector<std::int64_t>& slowIdx, float* out);
+
 /// detection_collate for clip number `index` of a batch of `count` clips, made from sample
 /// `sample` of `list`: the first clip sets the batch's frames, height and width and sizes `fast`
 /// (and `slow` for SlowFast: linspace(0, T - 1, T // alpha) of the clip's T frames) for `count`

@@ -32,13 +32,7 @@ data::Batch clipBatch(const data::ClipParams& p, const data::AvaClip& clip) {
     const auto slowIdx = data::slowPathwayIndices(clip.frames, p.slowfast_alpha);
     b.slow_frames = static_cast<int>(slowIdx.size());
     b.slow.resize(3 * slowIdx.size() * plane);
-    for (int c = 0; c < 3; ++c)
-      for (std::size_t t = 0; t < slowIdx.size(); ++t)
-        std::copy_n(
-            clip.pixels.data() +
-                (static_cast<std::size_t>(c) * clip.frames + static_cast<std::size_t>(slowIdx[t])) *
-                    plane,
-            plane, b.slow.data() + (static_cast<std::size_t>(c) * slowIdx.size() + t) * plane);
+    data::copySlowPathway(clip, slowIdx, b.slow.data());
   }
   for (const auto& box : clip.boxes) {
     b.boxes.push_back(0.0f);  // every box is of clip 0
@@ -125,13 +119,7 @@ bool predictBoxes(const config::Config& c, const std::string& inputPath, const B
       if (!data::transformAvaClip(params.ava, data::Split::Test, decoded, boxesIn, none, clip,
                                   &why))
         throw std::runtime_error(input.path() + " second " + std::to_string(k.second) + ": " + why);
-      if (params.reverse_channels) {  // pack_pathway_output, as the AVA loader does
-        const std::size_t channel =
-            static_cast<std::size_t>(clip.frames) * clip.height * clip.width;
-        std::swap_ranges(clip.pixels.begin(),
-                         clip.pixels.begin() + static_cast<std::ptrdiff_t>(channel),
-                         clip.pixels.begin() + static_cast<std::ptrdiff_t>(2 * channel));
-      }
+      if (params.reverse_channels) data::reverseChannels(clip);  // as the AVA loader
       data::Batch b = clipBatch(params, clip);
       const auto scores = net->forward(batchTensors(b, device, channelsLast), batchBoxes(b, device))
                               .to(torch::kCPU, torch::kFloat)
