@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <type_traits>
 
@@ -371,6 +372,40 @@ class TestCheckpointLoading : public QObject {
       QVERIFY(!anyNoteContains(info.notes, "model_iter"));
       QCOMPARE(info.notes.size(), size_t(3));
     }
+  }
+
+  // The model zoo's Caffe2 AVA checkpoints (configs/AVA/c2): every entry of the SlowFast 32x2
+  // R101 50-50 AVA model (non-local blocks, fusions, RoI head) is named by a Caffe2 blob, and
+  // each blob converts to that entry as PySlowFast's converter makes it (tests/data/README.md).
+  void caffe2AvaNamesCoverTheModel() {
+    const std::string dir = std::string(AMPSTUDIO_TEST_DATA_DIR) + "/reference/caffe2-ava/";
+    auto r =
+        config::ConfigLoader().loadFile(dir + "SLOWFAST_32x2_R101_50_50.yaml", {"NUM_GPUS", "0"});
+    QVERIFY2(r.ok(), config::formatDiagnostics(r.diagnostics).c_str());
+    auto net = models::buildVideoNet(r.config);
+    std::set<std::string> entries;
+    for (const auto& p : net->named_parameters()) entries.insert(p.key());
+    for (const auto& b : net->named_buffers())
+      if (b.key().find("num_batches_tracked") == std::string::npos) entries.insert(b.key());
+    std::ifstream in(dir + "SLOWFAST_32x2_R101_50_50.c2names");
+    QVERIFY(in.good());
+    std::set<std::string> named;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream fields(line);
+      std::string blob, expected;
+      fields >> blob >> expected;
+      QCOMPARE(QString::fromStdString(train::convertCaffe2Name(blob)),
+               QString::fromStdString(expected));
+      QVERIFY2(entries.count(expected), expected.c_str());
+      named.insert(expected);
+    }
+    QCOMPARE(named.size(), size_t(1098));
+    QCOMPARE(named.size(), entries.size());
+    QVERIFY(entries.count("s4.pathway0_nonlocal13.conv_theta.weight"));
+    QCOMPARE(net->named_parameters()["head.projection.weight"].sizes().vec(),
+             (std::vector<std::int64_t>{80, 2304}));
   }
 };
 
