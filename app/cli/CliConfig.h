@@ -1,5 +1,6 @@
 #pragma once
 // Loading a config for a CLI command: prints the engine's messages and says whether to go on.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,5 +25,12 @@ std::vector<std::string> overridesOf(const CLI::App* sub);
 std::optional<config::Config> loadConfigForCommand(const std::string& path,
                                                    const std::vector<std::string>& overrides,
                                                    config::Diagnostics* held = nullptr);
+
+/// Class names for a classification command: `labels` (--labels), else DEMO.LABEL_FILE_PATH (a
+/// file the config names that is not there costs the names, with a warning, not the command).
+/// nullopt, the error printed, when a file given cannot be read.
+std::optional<std::map<int, std::string>> classNamesForCommand(const config::Config& cfg,
+                                                               std::string labels,
+                                                               const std::string& cfgPath);
 
 }  // namespace amp::cli

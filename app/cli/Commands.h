@@ -23,6 +23,7 @@ void addMultigridCommand(CLI::App& app, int& exitCode);
 void addTrainCommand(CLI::App& app, int& exitCode);
 void addTestCommand(CLI::App& app, int& exitCode);
 void addPredictCommand(CLI::App& app, int& exitCode);
+void addDemoCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
 
 }  // namespace amp::cli

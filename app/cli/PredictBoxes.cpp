@@ -10,8 +10,8 @@
 #include <iostream>
 #include <map>
 
-#include "data/AvaDemoVideo.h"
 #include "data/ClassNames.h"
+#include "data/DemoVideo.h"
 #include "metrics/AvaCsv.h"
 #include "metrics/AvaLabelNames.h"
 #include "train/BoxPredict.h"
@@ -142,7 +142,7 @@ bool writeVideo(const config::Config& c, const train::BoxPrediction& p,
   }
   std::vector<data::DemoDrawing> drawings;
   for (auto& [frame, d] : byFrame) drawings.push_back(std::move(d));
-  data::AvaDemoVideoOptions o;
+  data::DemoVideoOptions o;
   o.output = output;
   o.fps = c.getInt("DEMO.OUTPUT_FPS") > 0 ? static_cast<double>(c.getInt("DEMO.OUTPUT_FPS")) : 0;
   o.draw_radius = c.getInt("DATA.NUM_FRAMES") * c.getInt("DATA.SAMPLING_RATE") / 10;
@@ -157,7 +157,7 @@ bool writeVideo(const config::Config& c, const train::BoxPrediction& p,
     }
     return true;
   };
-  const bool ok = data::writeAvaDemoVideo(input, drawings, o, error);
+  const bool ok = data::writeDemoVideo(input, drawings, o, error);
   if (tty) std::cerr << "\n";
   return ok;
 }

@@ -13,7 +13,6 @@
 #include "Commands.h"
 #include "PredictBoxes.h"
 #include "config/Config.h"
-#include "data/ClassNames.h"
 #include "train/Tester.h"
 
 namespace amp::cli {
@@ -22,7 +21,7 @@ namespace {
 int runPredict(PredictBoxesArgs a, const std::vector<std::string>& args) {
   const std::string& cfgPath = a.cfgPath;
   const std::string& checkpoint = a.checkpoint;
-  std::string labels = a.labels;
+  const std::string& labels = a.labels;
   const bool json = a.json;
   const int threads = a.threads;
   // Positional arguments are videos, except KEY VALUE pairs (a KEY looks like
@@ -33,6 +32,9 @@ int runPredict(PredictBoxesArgs a, const std::vector<std::string>& args) {
     if (std::regex_match(args[i], key) && i + 1 < args.size()) {
       overrides.push_back(args[i]);
       overrides.push_back(args[++i]);
+    } else if (args[i].rfind("-", 0) == 0 && !std::filesystem::exists(args[i])) {
+      std::cerr << "predict: unknown option " << args[i] << " (see ampstudio-cli predict --help)\n";
+      return 2;
     } else {
       videos.push_back(args[i]);
     }
@@ -51,30 +53,19 @@ int runPredict(PredictBoxesArgs a, const std::vector<std::string>& args) {
   for (const char* key : {"DEMO.INPUT_VIDEO", "DEMO.OUTPUT_FILE", "DEMO.PREDS_BOXES"})
     if (!cfg->getString(key).empty())
       std::cerr << cfgPath << ": warning: " << key
-                << " is acted on for detection (AVA) configs only; the classification demo "
-                   "video is not built, so predict ignores it here\n";
+                << " is read by ampstudio-cli demo (the classification demo video); predict "
+                   "ignores it here\n";
   if (!a.boxes.empty() || !a.gtBoxes.empty() || !a.detections.empty() || !a.output.empty()) {
     std::cerr << cfgPath
               << ": --boxes, --gt-boxes, --detections and --output are for detection (AVA) "
-                 "configs (DETECTION.ENABLE True); this config classifies whole clips\n";
+                 "configs (DETECTION.ENABLE True); this config classifies whole clips (its "
+                 "video with the classes drawn: ampstudio-cli demo --output)\n";
     return 2;
   }
-  std::map<int, std::string> names;
+  const auto loaded = classNamesForCommand(*cfg, labels, cfgPath);
+  if (!loaded) return 2;
+  const std::map<int, std::string>& names = *loaded;
   std::string error;
-  if (labels.empty() && !cfg->getString("DEMO.LABEL_FILE_PATH").empty()) {
-    // From the config: a names file that is not there (the dataset lives elsewhere) costs the
-    // names, not the prediction.
-    const std::string fromConfig = cfg->getString("DEMO.LABEL_FILE_PATH");
-    if (std::filesystem::exists(fromConfig))
-      labels = fromConfig;
-    else
-      std::cerr << cfgPath << ": DEMO.LABEL_FILE_PATH: " << fromConfig
-                << " does not exist; classes are shown by number\n";
-  }
-  if (!labels.empty() && !data::readClassNames(labels, names, error)) {
-    std::cerr << error << "\n";
-    return 2;
-  }
   std::vector<train::Prediction> out;
   if (!train::predictVideos(*cfg, checkpoint, videos, out, &error, threads)) {
     std::cerr << cfgPath << ": " << error << "\n";
@@ -127,7 +118,6 @@ int runPredict(PredictBoxesArgs a, const std::vector<std::string>& args) {
 
 void addPredictCommand(CLI::App& app, int& exitCode) {
   auto a = std::make_shared<PredictBoxesArgs>();
-  auto args = std::make_shared<std::vector<std::string>>();
   CLI::App* cmd = app.add_subcommand(
       "predict",
       "Classify videos with a checkpoint: the multi-view test on each (TEST.NUM_ENSEMBLE_VIEWS x "
@@ -147,9 +137,13 @@ void addPredictCommand(CLI::App& app, int& exitCode) {
                   "Class names: PySlowFast's demo JSON ({\"name\": index}) or one name per line "
                   "(default: DEMO.LABEL_FILE_PATH; detection: else AVA.LABEL_MAP_FILE)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("videos", *args,
-                  "Video files (detection: or folders of frames; default DEMO.INPUT_VIDEO), then "
-                  "optional KEY VALUE overrides (e.g. TEST.NUM_SPATIAL_CROPS 1)");
+  // Videos and KEY VALUE overrides come as extras: a positional option would let CLI11 split a
+  // list value such as "[84, 84]" into several arguments.
+  cmd->allow_extras();
+  cmd->footer(
+      "Arguments: video files (detection: or folders of frames; default DEMO.INPUT_VIDEO), then "
+      "optional KEY VALUE overrides, e.g. TEST.NUM_SPATIAL_CROPS 1 DATA.TRAIN_JITTER_SCALES "
+      "\"[256, 320]\"");
   cmd->add_flag("--json", a->json,
                 "Print the predictions as JSON (video, views, seconds, error, top: class, name, "
                 "probability; detection: keyframes, boxes, top actions)");
@@ -170,7 +164,7 @@ void addPredictCommand(CLI::App& app, int& exitCode) {
                   "(default DEMO.OUTPUT_FILE; DEMO.VIS_MODE picks the actions shown)");
   cmd->add_option("--top", a->top, "Detection: actions listed per box (default 5)")
       ->check(CLI::PositiveNumber);
-  cmd->callback([=, &exitCode] { exitCode = runPredict(*a, *args); });
+  cmd->callback([=, &exitCode] { exitCode = runPredict(*a, cmd->remaining()); });
 }
 
 }  // namespace amp::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   amp::cli::addTrainCommand(app, exitCode);
   amp::cli::addTestCommand(app, exitCode);
   amp::cli::addPredictCommand(app, exitCode);
+  amp::cli::addDemoCommand(app, exitCode);
   amp::cli::addRunCommands(app, exitCode);
   try {
     app.parse(argc, argv);

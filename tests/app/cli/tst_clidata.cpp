@@ -2,6 +2,8 @@
 // damaged data.
 #include <QtTest>
 
+#include <QFileInfo>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -223,6 +225,67 @@ class TestCliData : public amp::testing::DemoDataSuite {
     QVERIFY(std::abs(top1["probability"].toDouble() - best / 2) < 1e-4);  // the CSV rounds
     QCOMPARE(predicted[0].toObject()["views"].toInt(), 2);
     QVERIFY(predicted[1].toObject()["error"].toString().contains("file does not exist"));
+    // demo (PySlowFast's demo_net.py): windows of 16 frames slide over the 24-frame video 8 apart.
+    // With the test's single view made the demo's first window (the whole 84 px frame, frames 0,
+    // 2 .. 15 at the video's own 15 fps), that window's classes are predict's for the video.
+    const QStringList sameView{"DATA.TEST_CROP_SIZE",
+                               "84",
+                               "DATA.TRAIN_JITTER_SCALES",
+                               "[84, 84]",
+                               "DATA.TARGET_FPS",
+                               "15",
+                               "TEST.NUM_ENSEMBLE_VIEWS",
+                               "1",
+                               "TEST.NUM_SPATIAL_CROPS",
+                               "1",
+                               "X3D.DIM_C5",
+                               "32"};
+    const QString checkpoint = run + "/checkpoints/checkpoint_epoch_00001.pyth";
+    auto single =
+        runCli(QStringList{"predict", "--json", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"),
+                           "--checkpoint", checkpoint, row[0]} +
+               sameView + dataArgs);
+    QCOMPARE(single.exitCode, 0);
+    const QJsonObject singleTop = QJsonDocument::fromJson(single.out.toUtf8())
+                                      .object()["videos"]
+                                      .toArray()[0]
+                                      .toObject()["top"]
+                                      .toArray()[0]
+                                      .toObject();
+    const QString drawn = dir.path() + "/demo.mp4";
+    auto demo = runCli(QStringList{"demo", "--json", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"),
+                                   "--checkpoint", checkpoint, "--input", row[0], "--output", drawn,
+                                   "--labels", data + "/classes.txt", "DEMO.BUFFER_SIZE", "8"} +
+                       sameView + dataArgs);
+    QCOMPARE(demo.exitCode, 0);
+    const QJsonObject shown = QJsonDocument::fromJson(demo.out.toUtf8()).object();
+    QCOMPARE(shown["frames"].toInt(), 24);
+    QCOMPARE(shown["output"].toString(), drawn);
+    const QJsonArray windows = shown["windows"].toArray();
+    QCOMPARE(windows.size(), 2);
+    QCOMPARE(windows[1].toObject()["first"].toInt(), 8);
+    QCOMPARE(windows[1].toObject()["draw"].toArray()[0].toInt(), 16);  // the frames it adds
+    QCOMPARE(windows[1].toObject()["draw"].toArray()[1].toInt(), 23);
+    const QJsonObject demoTop = windows[0].toObject()["top"].toArray()[0].toObject();
+    QCOMPARE(demoTop["class"].toInt(), singleTop["class"].toInt());
+    QCOMPARE(demoTop["name"].toString(), classNames[singleTop["class"].toInt()]);
+    QVERIFY2(
+        std::abs(demoTop["probability"].toDouble() - singleTop["probability"].toDouble()) < 1e-5,
+        qPrintable(demo.out + single.out));
+    QVERIFY(QFileInfo(drawn).size() > 1000);
+    // What the demo cannot do says so, naming the key.
+    auto overlap = runCli(QStringList{"demo", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"),
+                                      "--checkpoint", checkpoint, "--input", row[0],
+                                      "DEMO.BUFFER_SIZE", "9", "X3D.DIM_C5", "32"} +
+                          dataArgs);
+    QCOMPARE(overlap.exitCode, 1);
+    QVERIFY2(overlap.err.contains("DEMO.BUFFER_SIZE: 9 frames"), qPrintable(overlap.err));
+    auto webcam = runCli(QStringList{"demo", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"),
+                                     "--checkpoint", checkpoint, "DEMO.WEBCAM", "0"} +
+                         dataArgs);
+    QCOMPARE(webcam.exitCode, 1);
+    QVERIFY2(webcam.err.contains("DEMO.WEBCAM: 0: live camera input is not supported"),
+             qPrintable(webcam.err));
     QVERIFY2(test.out.contains("checkpoint_epoch_00001.pyth") &&
                  test.out.contains("videos       16 x 2 views") && test.out.contains("top1_err") &&
                  test.out.contains("per class top1_err: 0:"),

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "data/AvaDemoInput.h"
-#include "data/AvaDemoVideo.h"
+#include "data/DemoVideo.h"
 #include "data/JpegFrames.h"
 #include "data/VideoDecoder.h"
 #include "data/VideoWriter.h"
@@ -141,7 +141,7 @@ class TestAvaDemo : public QObject {
     DemoDrawing d;
     d.frame = 20;
     d.boxes.push_back({{0.25, 0.25, 0.75, 0.75}, {{0, "walk 0.90"}}, false});
-    AvaDemoVideoOptions o;
+    DemoVideoOptions o;
     o.output = dir_.path().toStdString() + "/out.mp4";
     o.draw_radius = 2;  // frames 18 .. 22
     o.slowmo = 2;       // written twice each
@@ -150,7 +150,7 @@ class TestAvaDemo : public QObject {
       last = done;
       return total == kFrames;
     };
-    QVERIFY2(writeAvaDemoVideo(in, {d}, o, &error), error.c_str());
+    QVERIFY2(writeDemoVideo(in, {d}, o, &error), error.c_str());
     QCOMPARE(last, std::int64_t{kFrames});
     VideoDecoder dec;
     QVERIFY2(dec.open(o.output, &error), error.c_str());
@@ -175,8 +175,50 @@ class TestAvaDemo : public QObject {
     // A stop asked for removes the partial file.
     o.output = dir_.path().toStdString() + "/stopped.mp4";
     o.progress = [](std::int64_t done, std::int64_t) { return done < 5; };
-    QVERIFY(!writeAvaDemoVideo(in, {d}, o, &error));
+    QVERIFY(!writeDemoVideo(in, {d}, o, &error));
     QVERIFY(!QFile::exists(QString::fromStdString(o.output)));
+  }
+
+  // The classification demo's drawing: a window's classes stacked from (0, 5), on its frames
+  // first .. last only, no outline, each frame written once.
+  void aWindowsClassesSitTopLeftOnItsFramesOnly() {
+    AvaDemoInput in;
+    std::string error;
+    QVERIFY2(in.open(video_, 0, &error), error.c_str());
+    DemoDrawing d;
+    d.frame = 12;
+    d.first = 10;
+    d.last = 14;
+    DemoBoxDrawing labels;
+    labels.whole_frame = true;
+    labels.labels = {{1, "sit 0.61"}, {0, "walk 0.20"}};
+    d.boxes.push_back(labels);
+    DemoVideoOptions o;
+    o.output = dir_.path().toStdString() + "/classes.mp4";
+    o.draw_radius = 20;  // not used: the drawing names its frames
+    o.slowmo = 3;        // nor this: a caller asks for it, the classification demo does not
+    QVERIFY2(writeDemoVideo(in, {d}, o, &error), error.c_str());
+    VideoDecoder dec;
+    QVERIFY2(dec.open(o.output, &error), error.c_str());
+    int corrupt = 0;
+    QCOMPARE(dec.countFrames(&corrupt, &error), std::int64_t{kFrames + 5 * 2});
+    o.slowmo = 1;
+    o.output = dir_.path().toStdString() + "/classes1.mp4";
+    QVERIFY2(writeDemoVideo(in, {d}, o, &error), error.c_str());
+    QVERIFY2(dec.open(o.output, &error), error.c_str());
+    QCOMPARE(dec.countFrames(&corrupt, &error), std::int64_t{kFrames});
+    DecodedClip out;
+    QVERIFY2(dec.decode({9, 10, 14, 15}, 0, 0, out, &error), error.c_str());
+    // Inside the first panel (Pastel2's second colour, 253 205 172, over grey): red above blue.
+    auto warm = [&](int i) {
+      const std::uint8_t* p = out.frame(static_cast<std::size_t>(i)) + (9 * kW + 2) * 3;
+      return p[0] - p[2];
+    };
+    QVERIFY2(warm(0) < 12 && warm(3) < 12, "no panel outside frames 10 .. 14");
+    QVERIFY2(warm(1) > 30 && warm(2) > 30, qPrintable(QString::number(warm(1))));
+    // Nothing above the panel (y < 5) and no box outline around the frame.
+    const std::uint8_t* top = out.frame(1) + (1 * kW + 2) * 3;
+    QVERIFY(std::abs(top[0] - top[2]) < 12);
   }
 };
 

@@ -1,4 +1,4 @@
-#include "data/AvaDemoVideo.h"
+#include "data/DemoVideo.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,6 +33,17 @@ std::string className(int k, const std::map<int, std::string>& names) {
 // stacked up from the bottom-left corner (as the visualiser's top_corner).
 void drawBox(FrameCanvas& canvas, const TextFont& font, const DemoBoxDrawing& b, int width,
              int height) {
+  if (b.whole_frame) {
+    const int step = font.lineHeight() + 7;
+    int y = 5;
+    for (const DemoLabel& l : b.labels) {
+      const Rgb bg =
+          kPastel2[static_cast<std::size_t>(std::max(0, l.class_index)) % kPastel2.size()];
+      canvas.label(font, 0, y, l.text, kText, bg, 0.7);
+      y += step;
+    }
+    return;
+  }
   const PixelRect r{static_cast<int>(std::lround(b.box[0] * width)),
                     static_cast<int>(std::lround(b.box[1] * height)),
                     static_cast<int>(std::lround(b.box[2] * width)),
@@ -102,18 +113,21 @@ std::vector<DemoLabel> groundTruthLabels(const std::vector<int>& actionIds,
   return out;
 }
 
-bool writeAvaDemoVideo(AvaDemoInput& input, const std::vector<DemoDrawing>& drawings,
-                       const AvaDemoVideoOptions& o, std::string* error) {
+bool writeDemoVideo(AvaDemoInput& input, const std::vector<DemoDrawing>& drawings,
+                    const DemoVideoOptions& o, std::string* error) {
   const std::int64_t total = input.frameCount();
   const int width = input.width(), height = input.height();
   const int outW = width & ~1, outH = height & ~1;
   // Per frame, the drawings that cover it.
   std::vector<std::vector<std::size_t>> cover(
       static_cast<std::size_t>(std::max<std::int64_t>(total, 0)));
-  for (std::size_t d = 0; d < drawings.size(); ++d)
-    for (std::int64_t f = std::max<std::int64_t>(0, drawings[d].frame - o.draw_radius);
-         f <= std::min(total - 1, drawings[d].frame + o.draw_radius); ++f)
+  for (std::size_t d = 0; d < drawings.size(); ++d) {
+    const DemoDrawing& g = drawings[d];
+    const std::int64_t first = g.first >= 0 ? g.first : g.frame - o.draw_radius;
+    const std::int64_t last = g.first >= 0 ? g.last : g.frame + o.draw_radius;
+    for (std::int64_t f = std::max<std::int64_t>(0, first); f <= std::min(total - 1, last); ++f)
       cover[static_cast<std::size_t>(f)].push_back(d);
+  }
   // PySlowFast scales its label font with the frame: about 1/30 of its geometric mean size.
   const int fontPixels =
       std::clamp(static_cast<int>(std::sqrt(double(width) * height) / 30), 10, 28);

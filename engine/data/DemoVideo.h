@@ -1,16 +1,19 @@
 #pragma once
-// The AVA demo's output video (ava_demo_precomputed_boxes.py, draw_video, with VideoVisualizer):
-// the input written again with every keyframe's boxes and their actions drawn on the frames
-// around it (seq_len / 10 frames either side, seq_len = NUM_FRAMES x SAMPLING_RATE), predicted
-// boxes in green with their actions on top, ground truth in red with its actions below; frames
-// under a drawing repeated DEMO.SLOWMO times. Which actions a box shows follows DEMO.VIS_MODE:
-// "thres" (scores at or over DEMO.COMMON_CLASS_THRES for DEMO.COMMON_CLASS_NAMES, over
-// DEMO.UNCOMMON_CLASS_THRES for the others) or "top-k" (TENSORBOARD.MODEL_VIS.TOPK_PREDS).
+// The demo's output video: the input written again with what the model said drawn on the frames.
+// Two uses, as PySlowFast's VideoVisualizer: the AVA demo with precomputed boxes
+// (ava_demo_precomputed_boxes.py, draw_video: every keyframe's boxes and their actions on the
+// frames around it, seq_len / 10 frames either side; predicted boxes in green with their actions
+// on top, ground truth in red with its actions below; frames under a drawing repeated DEMO.SLOWMO
+// times), and the classification demo (demo_net.py: each window's classes stacked in the top-left
+// corner of the frames around its middle, DEMO.CLIP_VIS_SIZE either side). Which classes show
+// follows DEMO.VIS_MODE: "thres" (scores at or over DEMO.COMMON_CLASS_THRES for
+// DEMO.COMMON_CLASS_NAMES, over DEMO.UNCOMMON_CLASS_THRES for the others) or "top-k"
+// (TENSORBOARD.MODEL_VIS.TOPK_PREDS).
 //
 //   DemoVisParams vis = DemoVisParams::fromConfig(cfg, names);
 //   std::vector<DemoDrawing> drawings = {{keyframe, {{box, vis.labels(scores, names), false}}}};
-//   AvaDemoVideoOptions o{"out.mp4", 0, cfg's seq_len / 10, 1, {}};
-//   if (!writeAvaDemoVideo(input, drawings, o, &error)) return fail(error);
+//   DemoVideoOptions o{"out.mp4", 0, cfg's seq_len / 10, 1, {}};
+//   if (!writeDemoVideo(input, drawings, o, &error)) return fail(error);
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -38,12 +41,17 @@ struct DemoBoxDrawing {
   std::array<double, 4> box{};
   std::vector<DemoLabel> labels;
   bool ground_truth = false;
+  /// No outline: the labels of a whole clip, stacked from 5 pixels below the frame's top-left
+  /// corner (the classification demo's place for them); `box` is not used.
+  bool whole_frame = false;
 };
 
-/// What is drawn around one keyframe.
+/// What is drawn around one keyframe: on the frames `frame` +- the options' draw_radius, or on
+/// first .. last when first >= 0.
 struct DemoDrawing {
   std::int64_t frame = 0;
   std::vector<DemoBoxDrawing> boxes;
+  std::int64_t first = -1, last = -1;
 };
 
 /// Which actions of a box are shown, and how they read.
@@ -67,7 +75,7 @@ struct DemoVisParams {
 std::vector<DemoLabel> groundTruthLabels(const std::vector<int>& actionIds,
                                          const std::map<int, std::string>& names);
 
-struct AvaDemoVideoOptions {
+struct DemoVideoOptions {
   std::string output;            ///< the file (its extension picks the container)
   double fps = 0;                ///< 0: the input's rate
   std::int64_t draw_radius = 0;  ///< frames either side of a keyframe that carry its drawing
@@ -79,7 +87,7 @@ struct AvaDemoVideoOptions {
 /// Writes every frame of `input` with `drawings` to options.output (H.264 when FFmpeg has
 /// libx264, else MPEG-4; an odd width or height loses its last column or row, as the encoders
 /// need even sizes). False with `error` naming the file; a partial file is removed.
-[[nodiscard]] bool writeAvaDemoVideo(AvaDemoInput& input, const std::vector<DemoDrawing>& drawings,
-                                     const AvaDemoVideoOptions& options, std::string* error);
+[[nodiscard]] bool writeDemoVideo(AvaDemoInput& input, const std::vector<DemoDrawing>& drawings,
+                                  const DemoVideoOptions& options, std::string* error);
 
 }  // namespace amp::data
