@@ -1,21 +1,23 @@
 #include "PredictPanel.h"
 
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <nlohmann/json.hpp>
 
+#include "PredictionTable.h"
+#include "VideoPlayer.h"
 #include "system/DeviceInfo.h"
 
 namespace amp::widgets {
@@ -24,15 +26,6 @@ namespace {
 const QColor kError("#d62728");
 const QColor kWarning("#b35c00");  // dark orange: readable on the light window
 
-QString csvField(QString s) {
-  if (s.contains(',') || s.contains('"') || s.contains('\n'))
-    s = '"' + s.replace('"', "\"\"") + '"';
-  return s;
-}
-
-QString percent(double p) {
-  return QStringLiteral("%1 %").arg(100.0 * p, 0, 'f', 1);
-}
 }  // namespace
 
 PredictPanel::PredictPanel(QWidget* parent)
@@ -47,8 +40,9 @@ PredictPanel::PredictPanel(QWidget* parent)
       predictButton_(new QPushButton(tr("Predict"))),
       cancelButton_(new QPushButton(tr("Cancel"))),
       exportButton_(new QPushButton(tr("Export CSV…"))),
+      playButton_(new QPushButton(tr("Play Video…"))),
       status_(new QLabel),
-      table_(new QTableWidget(0, ColumnCount)) {
+      table_(new PredictionTable) {
   config_->setPlaceholderText(tr("the config in the editor"));
   checkpoint_->setPlaceholderText(tr("TEST.CHECKPOINT_FILE_PATH, else the newest in OUTPUT_DIR"));
   labels_->setPlaceholderText(tr("DEMO.LABEL_FILE_PATH, else class numbers"));
@@ -60,8 +54,11 @@ PredictPanel::PredictPanel(QWidget* parent)
   boxes_->setToolTip(
       tr("Person boxes of the inputs' keyframes, an AVA CSV "
          "(video,second,x1,y1,x2,y2,action,score); each box's actions are predicted"));
-  output_->setPlaceholderText(tr("detection configs: DEMO.OUTPUT_FILE, else no video"));
-  output_->setToolTip(tr("Write the input again with each box and its actions drawn (one input)"));
+  output_->setPlaceholderText(tr("DEMO.OUTPUT_FILE, else no video (one input: the demo)"));
+  output_->setToolTip(
+      tr("Run PySlowFast's demo on the one input and write it again with the predictions drawn: "
+         "the classes of each window sliding over it (DEMO.BUFFER_SIZE, DEMO.CLIP_VIS_SIZE), or "
+         "each person box and its actions with a detection config"));
   auto browse = [this](QLineEdit* edit, const QString& title, const QString& filter) {
     auto* b = new QPushButton(tr("Browse…"));
     connect(b, &QPushButton::clicked, this, [this, edit, title, filter] {
@@ -92,7 +89,7 @@ PredictPanel::PredictPanel(QWidget* parent)
                   2);
   auto* saveVideo = new QPushButton(tr("Browse…"));
   connect(saveVideo, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Video with boxes"), output_->text(),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Demo video"), output_->text(),
                                                       tr("Videos (*.mp4 *.mkv)"));
     if (!path.isEmpty()) output_->setText(path);
   });
@@ -134,17 +131,11 @@ PredictPanel::PredictPanel(QWidget* parent)
   actions->addWidget(predictButton_);
   actions->addWidget(cancelButton_);
   actions->addWidget(exportButton_);
+  actions->addWidget(playButton_);
   actions->addStretch();
+  playButton_->setToolTip(tr("Watch the video the demo wrote"));
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-  table_->setHorizontalHeaderLabels(
-      {tr("Video"), tr("Top class"), tr("Probability"), tr("Top 5"), tr("Views"), tr("Seconds")});
-  table_->horizontalHeader()->setSectionResizeMode(Top5, QHeaderView::Stretch);
-  table_->verticalHeader()->hide();
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setWordWrap(false);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
@@ -161,6 +152,7 @@ PredictPanel::PredictPanel(QWidget* parent)
     if (const QString why = exportCsv(path); !why.isEmpty())
       QMessageBox::warning(this, tr("Export failed"), why);
   });
+  connect(playButton_, &QPushButton::clicked, this, [this] { playVideo(); });
   connect(job_, &CliJob::progress, this, [this](const QString& text) { setStatus(text); });
   connect(job_, &CliJob::finished, this, &PredictPanel::onFinished);
   setStatus(
@@ -234,13 +226,26 @@ void PredictPanel::predict() {
       return;
     }
   }
-  QStringList args = QStringList{"predict", "--json", "--cfg", cfgPath} + job_->threadArgs();
+  // A video to write makes it the demo (one input); otherwise the multi-view prediction of each.
+  const QString output = output_->text().trimmed();
+  if (!output.isEmpty() && videos_->count() != 1) {
+    setStatus(tr("Write video runs the demo on one input: keep one video, or clear Write video "
+                 "to predict %1.")
+                  .arg(videos_->count()),
+              true);
+    return;
+  }
+  QStringList args =
+      QStringList{output.isEmpty() ? "predict" : "demo", "--json", "--cfg", cfgPath} +
+      job_->threadArgs();
   if (!checkpoint_->text().trimmed().isEmpty())
     args << "--checkpoint" << checkpoint_->text().trimmed();
   if (!labels_->text().trimmed().isEmpty()) args << "--labels" << labels_->text().trimmed();
   if (!boxes_->text().trimmed().isEmpty()) args << "--boxes" << boxes_->text().trimmed();
-  if (!output_->text().trimmed().isEmpty()) args << "--output" << output_->text().trimmed();
-  args << videos();
+  if (output.isEmpty())
+    args << videos();
+  else
+    args << "--output" << output << "--input" << videos().front();
   // The model runs on this machine: without a CUDA device, on its CPU whatever NUM_GPUS the
   // config was trained with.
   if (!cudaPresent_) cudaPresent_ = !system::probeDevices().cuda_devices.empty();
@@ -260,212 +265,79 @@ void PredictPanel::onFinished(const CliJob::Result& result) {
     emit finished(false);
     return;
   }
-  // Exit code 1 with a report: some videos could not be read (each row says why).
+  // Exit code 1 with a report: some inputs could not be read (each row says why).
   const auto j = result.json();
-  if (!result.startError.isEmpty() || j.is_discarded() || !j.contains("videos") ||
-      !j["videos"].is_array()) {
-    setStatus(
-        result.ok() ? tr("ampstudio-cli predict printed nothing I can read.") : result.failure(),
-        true);
+  const PredictionTable::Shown shown =
+      result.startError.isEmpty() && !j.is_discarded() ? table_->show(j) : PredictionTable::Shown{};
+  if (shown.rows == 0 && shown.inputs == 0) {
+    setStatus(result.ok() ? tr("ampstudio-cli printed nothing I can read.") : result.failure(),
+              true);
     emit finished(false);
     return;
   }
-  json_ = result.out;
-  table_->clearSpans();
-  table_->setRowCount(0);
-  std::vector<std::pair<int, QString>> failures;
-  detection_ = j.value("detection", false);
-  table_->setHorizontalHeaderLabels(
-      detection_ ? QStringList{tr("Video · box"), tr("Top action"), tr("Probability"), tr("Top 5"),
-                               tr("Second"), tr("Seconds")}
-                 : QStringList{tr("Video"), tr("Top class"), tr("Probability"), tr("Top 5"),
-                               tr("Views"), tr("Seconds")});
-  const int boxes = detection_ ? showBoxes(j, failures) : 0;
-  for (const auto& v : detection_ ? nlohmann::json::array() : j["videos"]) {
-    const int row = table_->rowCount();
-    table_->insertRow(row);
-    const QString path = QString::fromStdString(v.value("video", std::string()));
-    auto* video = new QTableWidgetItem(QFileInfo(path).fileName());
-    video->setToolTip(path);
-    table_->setItem(row, Video, video);
-    const std::string error = v.value("error", std::string());
-    if (!error.empty()) {
-      failures.emplace_back(row, QString::fromStdString(error));
-      continue;
-    }
-    QStringList top5;
-    const auto top = v.value("top", nlohmann::json::array());
-    for (std::size_t k = 0; k < top.size(); ++k) {
-      const std::string name = top[k].value("name", std::string());
-      const QString label = name.empty() ? tr("class %1").arg(top[k].value("class", -1))
-                                         : QString::fromStdString(name);
-      const double p = top[k].value("probability", 0.0);
-      if (k == 0) {
-        auto* cls = new QTableWidgetItem(label);
-        cls->setToolTip(tr("class %1").arg(top[k].value("class", -1)));
-        table_->setItem(row, TopClass, cls);
-        auto* prob = new QTableWidgetItem(percent(p));
-        prob->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        table_->setItem(row, Probability, prob);
-      }
-      top5 << QStringLiteral("%1 %2").arg(label, percent(p));
-    }
-    table_->setItem(row, Top5, new QTableWidgetItem(top5.join(QStringLiteral(" · "))));
-    auto* views = new QTableWidgetItem(QString::number(v.value("views", 0)));
-    views->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    table_->setItem(row, Views, views);
-    auto* secs = new QTableWidgetItem(QString::number(v.value("seconds", 0.0), 'f', 2));
-    secs->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    table_->setItem(row, Seconds, secs);
+  outputs_ = shown.outputs;
+  const QString secs = QString::number(job_->elapsedMs() / 1000.0, 'f', 1);
+  const int failed = shown.failed;
+  QString text;
+  if (shown.kind == PredictionTable::Kind::Boxes) {
+    text = tr("Predicted the actions of %n box(es)", nullptr, shown.rows - failed) +
+           tr(" of %1 in %2 s").arg(what_, secs);
+    if (failed)
+      text += tr("; %1 of %2 inputs failed (see their rows)").arg(failed).arg(shown.inputs);
+  } else if (shown.kind == PredictionTable::Kind::Windows) {
+    text = failed
+               ? tr("The demo could not run on %1 (see its row)").arg(what_)
+               : tr("Classified %n window(s) of %1 in %2 s", nullptr, shown.rows).arg(what_, secs);
+  } else {
+    text = failed == 0 ? tr("Predicted %1 in %2 s").arg(what_, secs)
+                       : tr("Predicted %1 of %2 videos in %3 s; %4 could not be read (see their "
+                            "rows)")
+                             .arg(shown.rows - failed)
+                             .arg(shown.rows)
+                             .arg(secs)
+                             .arg(failed);
   }
-  for (int c : {int(Video), int(TopClass), int(Probability), int(Views), int(Seconds)})
-    table_->resizeColumnToContents(c);
-  // Why a video failed spans the row's other columns (after sizing them: a long reason would
-  // widen the class column).
-  for (const auto& [row, error] : failures) {
-    auto* why = new QTableWidgetItem(tr("cannot predict: %1").arg(error));
-    why->setForeground(kError);
-    why->setToolTip(error);
-    table_->setItem(row, TopClass, why);
-    table_->setSpan(row, TopClass, 1, ColumnCount - TopClass);
-  }
-  const int failed = static_cast<int>(failures.size());
-  if (detection_) {
-    const int inputs = static_cast<int>(j["videos"].size());
-    QString text = tr("Predicted the actions of %n box(es)", nullptr, boxes) +
-                   tr(" of %1 in %2 s").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1);
-    for (const auto& v : j["videos"])
-      if (v.contains("output"))
-        text += tr("; wrote %1").arg(QString::fromStdString(v.value("output", std::string())));
-    if (failed) text += tr("; %1 of %2 inputs failed (see their rows)").arg(failed).arg(inputs);
-    setStatus(text + ".", failed == inputs, failed > 0 && failed < inputs);
-    updateButtons();
-    emit finished(true);
-    return;
-  }
-  const int n = table_->rowCount();
-  setStatus(failed == 0
-                ? tr("Predicted %1 in %2 s.").arg(what_).arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
-                : tr("Predicted %1 of %2 videos in %3 s; %4 could not be read (see their rows).")
-                      .arg(n - failed)
-                      .arg(n)
-                      .arg(job_->elapsedMs() / 1000.0, 0, 'f', 1)
-                      .arg(failed),
-            failed == n, failed > 0 && failed < n);  // some predicted: a warning, not an error
+  for (const QString& o : outputs_) text += tr("; wrote %1 (Play Video…)").arg(o);
+  // Some predicted: a warning, not an error.
+  setStatus(text + ".", failed == shown.rows, failed > 0 && failed < shown.rows);
   updateButtons();
   emit finished(true);
 }
 
-int PredictPanel::showBoxes(const nlohmann::json& j,
-                            std::vector<std::pair<int, QString>>& failures) {
-  int boxes = 0;
-  auto right = [](const QString& text) {
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    return item;
-  };
-  for (const auto& v : j["videos"]) {
-    const QString path = QString::fromStdString(v.value("video", std::string()));
-    const QString name = QFileInfo(path).fileName();
-    if (v.contains("error") && !v.contains("keyframes")) {
-      const int row = table_->rowCount();
-      table_->insertRow(row);
-      table_->setItem(row, Video, new QTableWidgetItem(name));
-      failures.emplace_back(row, QString::fromStdString(v.value("error", std::string())));
-      continue;
-    }
-    for (const auto& k : v.value("keyframes", nlohmann::json::array())) {
-      int index = 0;
-      for (const auto& b : k.value("boxes", nlohmann::json::array())) {
-        const int row = table_->rowCount();
-        table_->insertRow(row);
-        ++boxes;
-        const auto box = b.value("box", std::vector<double>(4, 0.0));
-        auto* video = new QTableWidgetItem(tr("%1 · box %2").arg(name).arg(++index));
-        video->setToolTip(tr("%1\nbox x1 %2, y1 %3, x2 %4, y2 %5 (fractions of the frame)")
-                              .arg(path)
-                              .arg(box[0], 0, 'f', 3)
-                              .arg(box[1], 0, 'f', 3)
-                              .arg(box[2], 0, 'f', 3)
-                              .arg(box[3], 0, 'f', 3));
-        table_->setItem(row, Video, video);
-        QStringList top5;
-        const auto top = b.value("top", nlohmann::json::array());
-        for (std::size_t t = 0; t < top.size(); ++t) {
-          const std::string n = top[t].value("name", std::string());
-          const QString label = n.empty() ? tr("action %1").arg(top[t].value("action", -1))
-                                          : QString::fromStdString(n);
-          const double p = top[t].value("probability", 0.0);
-          if (t == 0) {
-            table_->setItem(row, TopClass, new QTableWidgetItem(label));
-            table_->setItem(row, Probability, right(percent(p)));
-          }
-          top5 << QStringLiteral("%1 %2").arg(label, percent(p));
-        }
-        table_->setItem(row, Top5, new QTableWidgetItem(top5.join(QStringLiteral(" · "))));
-        table_->setItem(row, Views, right(QString::number(k.value("second", 0))));
-        table_->setItem(row, Seconds, right(QString::number(v.value("seconds", 0.0), 'f', 2)));
-      }
-    }
-  }
-  return boxes;
+QString PredictPanel::exportCsv(const QString& path) const {
+  return table_->exportCsv(path);
 }
 
-QString PredictPanel::exportCsv(const QString& path) const {
-  const auto j =
-      nlohmann::json::parse(json_.constData(), json_.constData() + json_.size(), nullptr, false);
-  if (j.is_discarded()) return tr("Nothing predicted yet.");
-  QString text = detection_ ? "video,second,box,x1,y1,x2,y2,rank,action,name,probability\n"
-                            : "video,rank,class,name,probability,views,seconds,error\n";
-  for (const auto& v :
-       detection_ ? j.value("videos", nlohmann::json::array()) : nlohmann::json::array())
-    for (const auto& k : v.value("keyframes", nlohmann::json::array())) {
-      int index = 0;
-      for (const auto& b : k.value("boxes", nlohmann::json::array())) {
-        const auto box = b.value("box", std::vector<double>(4, 0.0));
-        ++index;
-        int rank = 1;
-        for (const auto& t : b.value("top", nlohmann::json::array()))
-          text += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,")
-                      .arg(csvField(QString::fromStdString(v.value("video", std::string()))))
-                      .arg(k.value("second", 0))
-                      .arg(index)
-                      .arg(box[0], 0, 'g', 6)
-                      .arg(box[1], 0, 'g', 6)
-                      .arg(box[2], 0, 'g', 6)
-                      .arg(box[3], 0, 'g', 6)
-                      .arg(rank++)
-                      .arg(t.value("action", -1)) +
-                  QStringLiteral("%1,%2\n")
-                      .arg(csvField(QString::fromStdString(t.value("name", std::string()))))
-                      .arg(t.value("probability", 0.0), 0, 'g', 8);
-      }
-    }
-  for (const auto& v :
-       detection_ ? nlohmann::json::array() : j.value("videos", nlohmann::json::array())) {
-    const QString video = csvField(QString::fromStdString(v.value("video", std::string())));
-    const QString tail =
-        QStringLiteral("%1,%2").arg(v.value("views", 0)).arg(v.value("seconds", 0.0), 0, 'f', 3);
-    if (v.contains("error")) {
-      text +=
-          QStringLiteral("%1,,,,,%2,%3\n")
-              .arg(video, tail, csvField(QString::fromStdString(v.value("error", std::string()))));
-      continue;
-    }
-    int rank = 1;
-    for (const auto& t : v.value("top", nlohmann::json::array()))
-      text += QStringLiteral("%1,%2,%3,%4,%5,%6,\n")
-                  .arg(video)
-                  .arg(rank++)
-                  .arg(t.value("class", -1))
-                  .arg(csvField(QString::fromStdString(t.value("name", std::string()))))
-                  .arg(t.value("probability", 0.0), 0, 'g', 8)
-                  .arg(tail);
+bool PredictPanel::detectionResult() const {
+  return table_->kind() == PredictionTable::Kind::Boxes;
+}
+
+QTableWidget* PredictPanel::table() const {
+  return table_;
+}
+
+void PredictPanel::playVideo() {
+  if (outputs_.isEmpty()) return;
+  auto* dialog = new QDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->setWindowTitle(QFileInfo(outputs_.front()).fileName());
+  auto* player = new VideoPlayer;
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+  auto* layout = new QVBoxLayout(dialog);
+  layout->addWidget(player, 1);
+  layout->addWidget(buttons);
+  QString error;
+  if (!player->open(outputs_.front(), &error)) {
+    setStatus(error, true);
+    delete dialog;
+    return;
   }
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(text.toUtf8()) < 0 || !f.commit())
-    return tr("%1: %2").arg(path, f.errorString());
-  return {};
+  player_ = player;
+  dialog->resize(std::max(480, player->image().width() + 40),
+                 std::max(360, player->image().height() + 110));
+  dialog->show();
+  player->play();
 }
 
 void PredictPanel::setStatus(const QString& text, bool error, bool warning) {
@@ -479,7 +351,8 @@ void PredictPanel::updateButtons() {
   const bool running = busy();
   predictButton_->setEnabled(!running && videos_->count() > 0);
   cancelButton_->setEnabled(running);
-  exportButton_->setEnabled(!running && !json_.isEmpty());
+  exportButton_->setEnabled(!running && !table_->empty());
+  playButton_->setEnabled(!running && !outputs_.isEmpty());
 }
 
 }  // namespace amp::widgets

@@ -8,16 +8,19 @@
 // process (CliJob), so a training run is not disturbed. With a detection (AVA) config it lists
 // the actions of every person box of a boxes CSV (DEMO.PREDS_BOXES), one row a box, and can write
 // the input again with the boxes and their actions drawn (PySlowFast's AVA demo with precomputed
-// boxes); inputs may then be folders of frames too.
+// boxes); inputs may then be folders of frames too. With "Write video" it runs `ampstudio-cli demo`
+// on one input instead: the classes of each window sliding over it (a row a window), written into
+// the video, which "Play Video…" shows (widgets/VideoPlayer).
+#include <QPointer>
 #include <QWidget>
 
 #include <functional>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "CliJob.h"
+#include "VideoPlayer.h"
 #include "config/Config.h"
 
 class QLabel;
@@ -27,12 +30,14 @@ class QPushButton;
 class QTableWidget;
 
 namespace amp::widgets {
+class PredictionTable;
+}  // namespace amp::widgets
+
+namespace amp::widgets {
 
 class PredictPanel : public QWidget {
   Q_OBJECT
  public:
-  enum Column { Video, TopClass, Probability, Top5, Views, Seconds, ColumnCount };
-
   explicit PredictPanel(QWidget* parent = nullptr);
 
   /// Where the editor's config comes from (used when the config field is empty); nullopt: errors.
@@ -53,8 +58,13 @@ class PredictPanel : public QWidget {
   void predict();
   void cancel();
   bool busy() const { return job_->busy(); }
-  /// Writes the results as CSV (video, rank, class, name, probability, views, seconds, error).
+  /// Writes the results as CSV (PredictionTable::exportCsv).
   QString exportCsv(const QString& path) const;
+  /// Opens a player on the video the last demo wrote (none: nothing happens).
+  void playVideo();
+  /// The videos the last prediction wrote; the player playVideo() opened last (may be gone).
+  const QStringList& writtenVideos() const { return outputs_; }
+  VideoPlayer* lastPlayer() const { return player_; }
 
   QLineEdit* configEdit() const { return config_; }
   QLineEdit* checkpointEdit() const { return checkpoint_; }
@@ -63,8 +73,8 @@ class PredictPanel : public QWidget {
   QLineEdit* boxesEdit() const { return boxes_; }
   QLineEdit* outputEdit() const { return output_; }
   /// Whether the last result was a detection config's (one row a box).
-  bool detectionResult() const { return detection_; }
-  QTableWidget* table() const { return table_; }
+  bool detectionResult() const;
+  QTableWidget* table() const;
   QLabel* status() const { return status_; }
   const QStringList& lastArguments() const { return job_->lastArguments(); }
   qint64 processId() const { return job_->processId(); }
@@ -76,8 +86,6 @@ class PredictPanel : public QWidget {
 
  private:
   void onFinished(const CliJob::Result& result);
-  /// Fills the table with one row a box; returns the boxes shown.
-  int showBoxes(const nlohmann::json& j, std::vector<std::pair<int, QString>>& failures);
   void setStatus(const QString& text, bool error = false, bool warning = false);
   void updateButtons();
 
@@ -92,11 +100,12 @@ class PredictPanel : public QWidget {
   QPushButton* predictButton_;
   QPushButton* cancelButton_;
   QPushButton* exportButton_;
+  QPushButton* playButton_;
   QLabel* status_;
-  QTableWidget* table_;
+  PredictionTable* table_;
   QString what_;
-  QByteArray json_;
-  bool detection_ = false;
+  QStringList outputs_;
+  QPointer<VideoPlayer> player_;
   std::optional<bool> cudaPresent_;
 };
 

@@ -105,12 +105,14 @@ nlohmann::json resultJson(const train::VideoDemoResult& r, const std::map<int, s
     j["write_seconds"] = r.write_seconds;
   }
   for (const auto& w : r.windows) {
-    nlohmann::json v = {{"first", w.window.first},
-                        {"middle", w.window.middle},
-                        {"draw", {w.window.draw_first, w.window.draw_last}},
-                        {"second", static_cast<double>(w.window.middle) / r.fps},
-                        {"predicted", w.window.predicted},
-                        {"top", nlohmann::json::array()}};
+    nlohmann::json v = {
+        {"first", w.window.first},
+        {"last", w.window.sampled.empty() ? w.window.first : w.window.sampled.back()},
+        {"middle", w.window.middle},
+        {"draw", {w.window.draw_first, w.window.draw_last}},
+        {"second", static_cast<double>(w.window.middle) / r.fps},
+        {"predicted", w.window.predicted},
+        {"top", nlohmann::json::array()}};
     for (const auto& [cls, p] : top(w.scores, k))
       v["top"].push_back({{"class", cls}, {"probability", p}, {"name", nameOf(cls, names)}});
     j["windows"].push_back(v);
@@ -220,8 +222,8 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--top", a->box.top, "Classes listed per window with --json (default 5)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", a->box.json,
-                "Print the result as JSON (input, output, fps, windows: first, middle, draw "
-                "range, second, top classes)");
+                "Print the result as JSON (input, output, fps, windows: first, last, middle, "
+                "draw range, second, top classes)");
   cmd->add_option("--threads", a->box.threads, "CPU threads (default: as training)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--boxes", a->box.boxes,

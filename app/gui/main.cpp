@@ -3,7 +3,9 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
+#include <QLineEdit>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTimer>
 #include <cstdio>
@@ -49,13 +51,18 @@ int main(int argc, char** argv) {
                                 "run-dir");
   QCommandLineOption predictVideo("predict-video",
                                   "A video for --predict-run (repeat it for several).", "video");
+  QCommandLineOption predictOutput(
+      "predict-output",
+      "With --predict-run and one --predict-video: run the demo, write this video with the "
+      "predictions drawn, and play it.",
+      "video");
   QCommandLineOption screenshot(
       "screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
   parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo,
-                     screenshot, delay, size});
+                     predictOutput, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -125,6 +132,13 @@ int main(int argc, char** argv) {
     guarded("predict", [&] {
       if (window.predictPanel()->useRun(parser.value(predictRun))) {
         window.predictPanel()->addVideos(parser.values(predictVideo));
+        if (parser.isSet(predictOutput)) {
+          window.predictPanel()->outputEdit()->setText(parser.value(predictOutput));
+          QObject::connect(window.predictPanel(), &amp::widgets::PredictPanel::finished,
+                           window.predictPanel(), [&window](bool ok) {
+                             if (ok) window.predictPanel()->playVideo();
+                           });
+        }
         if (!parser.values(predictVideo).isEmpty()) window.predictPanel()->predict();
       }
     });
@@ -132,13 +146,20 @@ int main(int argc, char** argv) {
 
   if (parser.isSet(screenshot)) {
     const QString png = parser.value(screenshot);
-    QTimer::singleShot(static_cast<int>(parser.value(delay).toDouble() * 1000), &window,
-                       [&window, png] {
-                         const bool ok = window.grab().save(png);
-                         window.controller()->stop();
-                         window.controller()->waitForEnd();
-                         QApplication::exit(ok ? 0 : 1);
-                       });
+    QTimer::singleShot(
+        static_cast<int>(parser.value(delay).toDouble() * 1000), &window, [&window, png] {
+          bool ok = window.grab().save(png);
+          // Dialogs the window opened (the demo's player) beside it: png-2.png ...
+          int n = 1;
+          for (QWidget* w : QApplication::topLevelWidgets())
+            if (w != &window && w->isVisible() && w->isWindow())
+              ok = w->grab().save(QString(png).replace(QRegularExpression("\\.png$"),
+                                                       QStringLiteral("-%1.png").arg(++n))) &&
+                   ok;
+          window.controller()->stop();
+          window.controller()->waitForEnd();
+          QApplication::exit(ok ? 0 : 1);
+        });
   }
   return app.exec();
 }

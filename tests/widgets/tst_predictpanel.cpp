@@ -18,6 +18,7 @@
 
 #include "CliPanelChecks.h"
 #include "PredictPanel.h"
+#include "PredictionTable.h"
 #include "runlog/RunDirectory.h"
 #include "support/AvaDemo.h"
 #include "support/DemoFixture.h"
@@ -84,21 +85,21 @@ class TestPredictPanel : public QObject {
     for (const QString& n : QString::fromUtf8(classes.readAll()).split('\n', Qt::SkipEmptyParts))
       names.insert(n);
     for (int row = 0; row < 2; ++row) {
-      QCOMPARE(t->item(row, widgets::PredictPanel::Video)->text(),
+      QCOMPARE(t->item(row, widgets::PredictionTable::Video)->text(),
                QFileInfo(videos[row]).fileName());
-      QVERIFY2(names.count(t->item(row, widgets::PredictPanel::TopClass)->text()),
+      QVERIFY2(names.count(t->item(row, widgets::PredictionTable::TopClass)->text()),
                qPrintable(t->item(row, 1)->text()));
-      QVERIFY(t->item(row, widgets::PredictPanel::Probability)->text().endsWith(" %"));
-      QCOMPARE(t->item(row, widgets::PredictPanel::Top5)->text().count(" · "), 4);
-      QVERIFY(t->item(row, widgets::PredictPanel::Top5)
+      QVERIFY(t->item(row, widgets::PredictionTable::Probability)->text().endsWith(" %"));
+      QCOMPARE(t->item(row, widgets::PredictionTable::Top5)->text().count(" · "), 4);
+      QVERIFY(t->item(row, widgets::PredictionTable::Top5)
                   ->text()
-                  .startsWith(t->item(row, widgets::PredictPanel::TopClass)->text() + " " +
-                              t->item(row, widgets::PredictPanel::Probability)->text()));
-      QVERIFY(t->item(row, widgets::PredictPanel::Views)->text().toInt() >= 1);
+                  .startsWith(t->item(row, widgets::PredictionTable::TopClass)->text() + " " +
+                              t->item(row, widgets::PredictionTable::Probability)->text()));
+      QVERIFY(t->item(row, widgets::PredictionTable::Views)->text().toInt() >= 1);
     }
     QVERIFY2(
-        t->item(2, widgets::PredictPanel::TopClass)->text().contains("cannot predict") &&
-            t->item(2, widgets::PredictPanel::TopClass)->text().contains("file does not exist"),
+        t->item(2, widgets::PredictionTable::TopClass)->text().contains("cannot predict") &&
+            t->item(2, widgets::PredictionTable::TopClass)->text().contains("file does not exist"),
         qPrintable(t->item(2, 1)->text()));
     QVERIFY2(panel.status()->text().contains("Predicted 2 of 3 videos") &&
                  panel.status()->text().contains("1 could not be read"),
@@ -116,9 +117,9 @@ class TestPredictPanel : public QObject {
     const QStringList first = lines[1].split(',');
     QCOMPARE(first[0], videos[0]);
     QCOMPARE(first[1], QString("1"));
-    QCOMPARE(first[3], t->item(0, widgets::PredictPanel::TopClass)->text());
+    QCOMPARE(first[3], t->item(0, widgets::PredictionTable::TopClass)->text());
     QCOMPARE(QStringLiteral("%1 %").arg(100.0 * first[4].toDouble(), 0, 'f', 1),
-             t->item(0, widgets::PredictPanel::Probability)->text());
+             t->item(0, widgets::PredictionTable::Probability)->text());
     QVERIFY(lines.last().startsWith(dir_.path() + "/missing.mp4,,,,,") &&
             lines.last().contains("file does not exist"));
   }
@@ -169,14 +170,15 @@ class TestPredictPanel : public QObject {
       expected += row.size() == 8 && row[0] == video && std::stod(row[7]) >= 0.9;
     QTableWidget* t = panel.table();
     QCOMPARE(t->rowCount(), expected);
-    QCOMPARE(t->horizontalHeaderItem(widgets::PredictPanel::TopClass)->text(),
+    QCOMPARE(t->horizontalHeaderItem(widgets::PredictionTable::TopClass)->text(),
              QString("Top action"));
-    QCOMPARE(t->item(0, widgets::PredictPanel::Video)->text(),
+    QCOMPARE(t->item(0, widgets::PredictionTable::Video)->text(),
              QString::fromStdString(video) + " · box 1");
-    QVERIFY(t->item(0, widgets::PredictPanel::Views)->text().toInt() >= 902);  // the second
-    QCOMPARE(t->item(0, widgets::PredictPanel::Top5)->text().count(" · "), 4);
-    QVERIFY2(t->item(0, widgets::PredictPanel::TopClass)->text().contains('_'),  // a label-map name
-             qPrintable(t->item(0, widgets::PredictPanel::TopClass)->text()));
+    QVERIFY(t->item(0, widgets::PredictionTable::Views)->text().toInt() >= 902);  // the second
+    QCOMPARE(t->item(0, widgets::PredictionTable::Top5)->text().count(" · "), 4);
+    QVERIFY2(
+        t->item(0, widgets::PredictionTable::TopClass)->text().contains('_'),  // a label-map name
+        qPrintable(t->item(0, widgets::PredictionTable::TopClass)->text()));
     QVERIFY2(panel.status()->text().contains(QString("%1 box").arg(expected)) &&
                  panel.status()->text().contains("wrote " + mp4),
              qPrintable(panel.status()->text()));
@@ -188,6 +190,48 @@ class TestPredictPanel : public QObject {
     const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 1 + 5 * expected);
     QVERIFY(lines[0].startsWith("video,second,box,"));
+  }
+
+  // Write video: the demo on the one input, a row a window, and the player on what it wrote.
+  void writesAndPlaysTheDemoVideo() {
+    widgets::PredictPanel panel;
+    QVERIFY(panel.useRun(run_));
+    panel.labelsEdit()->setText(QString::fromStdString(demo_.dataDir() + "/classes.txt"));
+    const QString mp4 = dir_.path() + "/demo.mp4";
+    panel.outputEdit()->setText(mp4);
+    panel.addVideos(testVideos(2));
+    panel.predict();  // two inputs: the demo takes one
+    QVERIFY2(!panel.busy() && panel.status()->text().contains("one input"),
+             qPrintable(panel.status()->text()));
+    panel.clearVideos();
+    panel.addVideos(testVideos(1));
+    QSignalSpy done(&panel, &widgets::PredictPanel::finished);
+    panel.predict();
+    QVERIFY(done.wait(120000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(panel.status()->text()));
+    QCOMPARE(panel.lastArguments().front(), QString("demo"));
+    QTableWidget* t = panel.table();
+    QCOMPARE(t->rowCount(), 1);  // 24 frames hold one window of 8 x 2 (DEMO.BUFFER_SIZE 0)
+    QCOMPARE(t->horizontalHeaderItem(widgets::PredictionTable::Video)->text(),
+             QString("Video · second"));
+    QVERIFY2(t->item(0, widgets::PredictionTable::Video)->text().endsWith(" · 0.53 s"),
+             qPrintable(t->item(0, widgets::PredictionTable::Video)->text()));
+    QCOMPARE(t->item(0, widgets::PredictionTable::Views)->text(), QString("0–15"));
+    QCOMPARE(panel.writtenVideos(), QStringList{mp4});
+    QVERIFY2(panel.status()->text().contains("wrote " + mp4), qPrintable(panel.status()->text()));
+    const QString csv = dir_.path() + "/windows.csv";
+    QCOMPARE(panel.exportCsv(csv), QString());
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readLine().startsWith("video,first,last,second,rank,class,name,probability"));
+    panel.playVideo();
+    QVERIFY(panel.lastPlayer());
+    QCOMPARE(panel.lastPlayer()->frameCount(), std::int64_t{24});
+    QCOMPARE(panel.lastPlayer()->image().width(), 84);
+    QVERIFY(panel.lastPlayer()->playing());
+    QSignalSpy shown(panel.lastPlayer(), &widgets::VideoPlayer::frameShown);
+    QVERIFY(shown.wait(5000));
+    QVERIFY(panel.lastPlayer()->frame() > 0);
   }
 
   void besideATrainingRunItYieldsAndCancels() {
