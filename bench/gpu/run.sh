@@ -20,6 +20,9 @@
 #              scaler, bfloat16; synthetic clips) on SlowFast 8x8 R50 (batch 32) and X3D-M (batch 32)
 #   channelslast  the same two with AMP.CHANNELS_LAST_3D
 #   actckpt    bench step on MViTv2-S 16x4, FP32 / AMP x MODEL.ACT_CHECKPOINT off / on
+#   ava        bench step on PySlowFast's AVA SlowFast 32x2 R50 (detection: the RoI head on 2 random
+#              person boxes a clip), batch 8 (its 64 over 8 GPUs), FP32 / float16 / bfloat16; not a
+#              default stage: PACK=$OUT/ava.tar.gz bench/gpu/run.sh /tmp/ava build ava
 #   maxbatch   the largest batch of SlowFast 8x8 R50 in FP32 and in float16 (doubling from 8,
 #              then bisection to 1/16)
 #   multigrid  bench multigrid-time on PySlowFast's SLOWFAST_8x8_R50_stepwise_multigrid.yaml (8
@@ -182,6 +185,11 @@ if begin actckpt; then
     --act-checkpoint both NUM_GPUS 1 2>&1 | tee "$out/bench-actckpt-mvitv2-s.txt" || status=1
 fi
 bench maxbatch slowfast-8x8-r50-maxbatch $sf 8 --precision both --max-batch
+if begin ava; then
+  log "bench step: AVA SlowFast 32x2 R50, batch 8, FP32 / float16 / bfloat16"
+  limited "$cli" bench step --cfg configs/AVA/SLOWFAST_32x2_R50_SHORT.yaml --batch 8 --iterations 10 --warmup 3 \
+    --precision all NUM_GPUS 1 2>&1 | tee "$out/bench-ava-slowfast-32x2-r50.txt" || status=1
+fi
 if begin multigrid; then
   log "bench multigrid-time: SlowFast 8x8 R50, PySlowFast's stepwise multigrid schedule, its 8 GPUs' per-GPU shapes timed on this one"
   limited "$cli" bench multigrid-time --cfg tests/data/multigrid/SLOWFAST_8x8_R50_stepwise_multigrid.yaml --samples 240000 \
