@@ -56,13 +56,15 @@ int main(int argc, char** argv) {
       "With --predict-run and one --predict-video: run the demo, write this video with the "
       "predictions drawn, and play it.",
       "video");
+  QCommandLineOption predictBoxes(
+      "predict-boxes", "With --predict-run on a detection run: the person boxes (AVA CSV).", "csv");
   QCommandLineOption screenshot(
       "screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
   parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo,
-                     predictOutput, screenshot, delay, size});
+                     predictOutput, predictBoxes, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -132,6 +134,8 @@ int main(int argc, char** argv) {
     guarded("predict", [&] {
       if (window.predictPanel()->useRun(parser.value(predictRun))) {
         window.predictPanel()->addVideos(parser.values(predictVideo));
+        if (parser.isSet(predictBoxes))
+          window.predictPanel()->boxesEdit()->setText(parser.value(predictBoxes));
         if (parser.isSet(predictOutput)) {
           window.predictPanel()->outputEdit()->setText(parser.value(predictOutput));
           QObject::connect(window.predictPanel(), &amp::widgets::PredictPanel::finished,
