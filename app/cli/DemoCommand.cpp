@@ -74,16 +74,6 @@ class ProgressLine {
   std::chrono::steady_clock::time_point started_, shown_;
 };
 
-std::vector<std::pair<int, float>> top(const std::vector<float>& scores, int k) {
-  std::vector<std::pair<int, float>> r;
-  for (std::size_t i = 0; i < scores.size(); ++i) r.emplace_back(static_cast<int>(i), scores[i]);
-  const std::size_t n = std::min(r.size(), static_cast<std::size_t>(std::max(1, k)));
-  std::partial_sort(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(n), r.end(),
-                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  r.resize(n);
-  return r;
-}
-
 std::string nameOf(int k, const std::map<int, std::string>& names) {
   const auto it = names.find(k);
   return it != names.end() ? it->second : std::string();
@@ -113,7 +103,7 @@ nlohmann::json resultJson(const train::VideoDemoResult& r, const std::map<int, s
         {"second", static_cast<double>(w.window.middle) / r.fps},
         {"predicted", w.window.predicted},
         {"top", nlohmann::json::array()}};
-    for (const auto& [cls, p] : top(w.scores, k))
+    for (const auto& [cls, p] : topScores(w.scores, k))
       v["top"].push_back({{"class", cls}, {"probability", p}, {"name", nameOf(cls, names)}});
     j["windows"].push_back(v);
   }
@@ -130,7 +120,7 @@ void printResult(const train::VideoDemoResult& r, const std::map<int, std::strin
       std::cout << "(skipped: DEMO.NUM_CLIPS_SKIP)\n";
       continue;
     }
-    const auto best = top(w.scores, 3);
+    const auto best = topScores(w.scores, 3);
     for (std::size_t i = 0; i < best.size(); ++i) {
       const std::string name = nameOf(best[i].first, names);
       std::cout << (i ? ", " : "")

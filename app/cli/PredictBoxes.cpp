@@ -38,16 +38,6 @@ std::map<int, std::string> classNames(const config::Config& c, std::string label
   return names;
 }
 
-std::vector<std::pair<int, float>> topActions(const std::vector<float>& scores, int top) {
-  std::vector<std::pair<int, float>> r;
-  for (std::size_t k = 0; k < scores.size(); ++k) r.emplace_back(static_cast<int>(k), scores[k]);
-  const std::size_t n = std::min(r.size(), static_cast<std::size_t>(std::max(1, top)));
-  std::partial_sort(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(n), r.end(),
-                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  r.resize(n);
-  return r;
-}
-
 std::string nameOf(const std::map<int, std::string>& names, int k) {
   const auto it = names.find(k);
   return it != names.end() ? it->second : std::string();
@@ -69,7 +59,7 @@ nlohmann::json predictionJson(const train::BoxPrediction& p,
         {"second", k.second}, {"frame", k.frame}, {"boxes", nlohmann::json::array()}};
     for (const auto& b : k.boxes) {
       nlohmann::json bj = {{"box", b.box}, {"top", nlohmann::json::array()}};
-      for (const auto& [cls, prob] : topActions(b.scores, top))
+      for (const auto& [cls, prob] : topScores(b.scores, top))
         bj["top"].push_back({{"class", cls},
                              {"action", cls + 1},
                              {"name", nameOf(names, cls)},
@@ -100,7 +90,7 @@ void printPrediction(const train::BoxPrediction& p, const std::map<int, std::str
       std::cout << "    box " << i + 1 << " [" << std::fixed << std::setprecision(3) << b.box[0]
                 << " " << b.box[1] << " " << b.box[2] << " " << b.box[3] << "]:";
       const char* sep = " ";
-      for (const auto& [cls, prob] : topActions(b.scores, top)) {
+      for (const auto& [cls, prob] : topScores(b.scores, top)) {
         const std::string name = nameOf(names, cls);
         std::cout << sep << (name.empty() ? "action " + std::to_string(cls + 1) : name) << " "
                   << std::setprecision(2) << prob;
@@ -163,6 +153,16 @@ bool writeVideo(const config::Config& c, const train::BoxPrediction& p,
 }
 
 }  // namespace
+
+std::vector<std::pair<int, float>> topScores(const std::vector<float>& scores, int top) {
+  std::vector<std::pair<int, float>> r;
+  for (std::size_t k = 0; k < scores.size(); ++k) r.emplace_back(static_cast<int>(k), scores[k]);
+  const std::size_t n = std::min(r.size(), static_cast<std::size_t>(std::max(1, top)));
+  std::partial_sort(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(n), r.end(),
+                    [](const auto& a, const auto& b) { return a.second > b.second; });
+  r.resize(n);
+  return r;
+}
 
 int runPredictBoxes(const config::Config& c, const PredictBoxesArgs& a,
                     const std::vector<std::string>& inputs) {

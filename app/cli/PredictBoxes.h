@@ -3,6 +3,7 @@
 // keyframe's clip (PySlowFast's AVA demo with precomputed boxes), printed or as JSON, optionally
 // written as AVA detections and as the video with the boxes and their actions drawn.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/Config.h"
@@ -18,6 +19,9 @@ struct PredictBoxesArgs {
   bool json = false;
   int threads = 0;
 };
+
+/// The `top` largest of `scores` (at least one) as (index, score), best first.
+std::vector<std::pair<int, float>> topScores(const std::vector<float>& scores, int top);
 
 /// Runs the box prediction on `inputs` (video files or frame folders). Exit code: 0, 1 when an
 /// input fails (the others still run), 2 for bad arguments.
