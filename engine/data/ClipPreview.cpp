@@ -172,11 +172,14 @@ bool previewClips(const config::Config& runCfg, Split split, int epoch, int firs
       p.height = batch->height;
       p.width = batch->width;
       p.shape = shape;
-      p.fast = denormalise(batch->fast.data() + static_cast<std::size_t>(j) * fastSize, p.frames,
-                           p.height, p.width, params);
-      if (slowSize)
-        p.slow = denormalise(batch->slow.data() + static_cast<std::size_t>(j) * slowSize,
-                             p.slow_frames, p.height, p.width, params);
+      const float* fast = batch->fast.data() + static_cast<std::size_t>(j) * fastSize;
+      p.input_fast.assign(fast, fast + fastSize);
+      p.fast = denormalise(fast, p.frames, p.height, p.width, params);
+      if (slowSize) {
+        const float* slow = batch->slow.data() + static_cast<std::size_t>(j) * slowSize;
+        p.input_slow.assign(slow, slow + slowSize);
+        p.slow = denormalise(slow, p.slow_frames, p.height, p.width, params);
+      }
       if (list.ava) {
         if (!addAvaKeyframe(*list.ava, sample, *batch, j, params.ava.bgr, p, error)) return false;
       } else if (!sample.frames.empty()) {  // a frame folder: its first frame file, decoded as BGR

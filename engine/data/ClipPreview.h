@@ -42,6 +42,10 @@ struct PreviewClip {
   int height = 0, width = 0;
   std::vector<std::uint8_t> fast;  ///< T x height x width x 3, RGB, normalisation undone
   std::vector<std::uint8_t> slow;  ///< slow pathway, the same layout (SlowFast only)
+  /// The clip as the model gets it: C x T x height x width floats, normalised (and channels
+  /// reversed with DATA.REVERSE_INPUT_CHANNEL), fast then (SlowFast) slow pathway. Grad-CAM
+  /// runs the model on these rather than on the rounded bytes above.
+  std::vector<float> input_fast, input_slow;
   /// The first source frame (AVA: the keyframe, whose boxes these are) at info.decoded size, RGB.
   std::vector<std::uint8_t> full;
   /// AVA: the keyframe's second and its boxes; -1 and none for the other datasets.

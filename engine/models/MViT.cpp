@@ -12,6 +12,7 @@
 
 #include "config/Config.h"
 #include "models/ActivationCheckpoint.h"
+#include "models/ActivationTap.h"
 #include "models/MViTAttention.h"
 #include "models/ResNetHelper.h"
 #include "models/ResNetRoIHead.h"
@@ -81,7 +82,8 @@ struct BlockArgs {
 };
 
 // MultiScaleBlock: norm1, pooling attention (+ pooled skip), norm2, MLP, width projection.
-class MultiScaleBlockImpl : public torch::nn::Module {
+// A TapPoint: Grad-CAM may target its tokens ("blocks/15"), put back on their grid.
+class MultiScaleBlockImpl : public torch::nn::Module, public TapPoint {
  public:
   explicit MultiScaleBlockImpl(BlockArgs b) : dim_(b.attn.dim), dimOut_(b.dimOut), b_(b) {
     norm1_ = register_module("norm1", layerNorm(dim_));
@@ -119,7 +121,7 @@ class MultiScaleBlockImpl : public torch::nn::Module {
     auto xMlp = mlp_(xNorm);
     if (!b_.dimMulInAtt && proj_) x = run(proj_, xNorm);
     x = x + dropPath(xMlp, b_.dropPath, is_training());
-    return {x, thwNew};
+    return {ActivationTap::pass(*this, x, thwNew, b_.attn.hasCls), thwNew};
   }
 
  private:

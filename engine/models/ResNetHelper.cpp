@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "models/ActivationTap.h"
+
 namespace amp::models {
 namespace {
 using torch::nn::Conv3d;
@@ -102,7 +104,7 @@ torch::Tensor ResBlockImpl::forward(torch::Tensor x) {
   // training=True, so nothing is ever dropped; the studio does the same (the rate is unused).
   auto f = branch2_(x);
   x = branch1_ ? branch1Bn_(run(branch1_, x)) + f : x + f;
-  return models::relu(x, inplaceRelu_);
+  return ActivationTap::pass(*this, models::relu(x, inplaceRelu_));
 }
 
 NonlocalImpl::NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax,
@@ -137,7 +139,7 @@ torch::Tensor NonlocalImpl::forward(const torch::Tensor& x) {
   else
     affinity = affinity / static_cast<double>(affinity.size(2));
   auto y = torch::einsum("ntg,ncg->nct", {affinity, g}).reshape({n, dimInner_, t, h, w});
-  return x + bn_(run(out_, y));
+  return ActivationTap::pass(*this, x + bn_(run(out_, y)));
 }
 
 ResStageImpl::ResStageImpl(const StageArgs& a, FinalBnRegistry& finals) {

@@ -1,6 +1,7 @@
 #pragma once
 // Residual building blocks of PySlowFast's slowfast/models/resnet_helper.py, with the same
 // module names so state dicts map one to one.
+#include "models/ActivationTap.h"
 #include "models/Net.h"
 
 namespace amp::models {
@@ -42,7 +43,8 @@ class TransformImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Transform);
 
-class ResBlockImpl : public torch::nn::Module {
+/// A TapPoint: Grad-CAM may target its output ("s5/pathway0_res2").
+class ResBlockImpl : public torch::nn::Module, public TapPoint {
  public:
   ResBlockImpl(TransformImpl::Kind kind, const TransformArgs& a, FinalBnRegistry& finals);
   torch::Tensor forward(torch::Tensor x);
@@ -56,7 +58,7 @@ class ResBlockImpl : public torch::nn::Module {
 TORCH_MODULE(ResBlock);
 
 /// Non-local block (Wang et al.): embedded gaussian ("softmax") or "dot_product" affinity.
-class NonlocalImpl : public torch::nn::Module {
+class NonlocalImpl : public torch::nn::Module, public TapPoint {
  public:
   NonlocalImpl(int64_t dim, int64_t dimInner, std::vector<int64_t> pool, bool softmax,
                FinalBnRegistry& finals);

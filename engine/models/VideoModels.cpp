@@ -6,6 +6,7 @@
 
 #include "config/Config.h"
 #include "models/ActivationCheckpoint.h"
+#include "models/ActivationTap.h"
 #include "models/MViT.h"
 #include "models/ResNetRoIHead.h"
 
@@ -51,7 +52,7 @@ std::vector<int64_t> stageDepths(int64_t depth) {
 
 // One pathway's stem: ResNetBasicStem (conv, bn, relu, max pool) or X3DStem (conv_xy, then
 // the channel-wise temporal conv, bn, relu).
-class PathwayStemImpl : public torch::nn::Module {
+class PathwayStemImpl : public torch::nn::Module, public TapPoint {
  public:
   PathwayStemImpl(bool x3d, int64_t dimIn, int64_t dimOut, const std::vector<int64_t>& k,
                   const std::vector<int64_t>& pad) {
@@ -68,7 +69,8 @@ class PathwayStemImpl : public torch::nn::Module {
   torch::Tensor forward(torch::Tensor x) {
     if (convXy_) x = run(convXy_, x);
     x = models::relu(bn_(run(conv_, x)));
-    return convXy_ ? x : torch::max_pool3d(x, {1, 3, 3}, {1, 2, 2}, {0, 1, 1});
+    return ActivationTap::pass(*this,
+                               convXy_ ? x : torch::max_pool3d(x, {1, 3, 3}, {1, 2, 2}, {0, 1, 1}));
   }
 
  private:
