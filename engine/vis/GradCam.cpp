@@ -170,13 +170,15 @@ bool GradCam::run(const data::PreviewClip& clip, GradCamResult& out, std::string
     out.target_class = static_cast<int>(maps.targets.at(0));
     out.target_is_label = byLabel;
     out.target_is_prediction = m.options.target_class < 0 && !byLabel;
-    const auto scores = maps.scores[0];
-    out.target_score = scores[out.target_class].item<double>();
-    const auto k = std::min<std::int64_t>(5, scores.size(0));
-    const auto top = scores.topk(k);
-    for (std::int64_t i = 0; i < k; ++i)
-      out.top.emplace_back(static_cast<int>(std::get<1>(top)[i].item<std::int64_t>()),
-                           std::get<0>(top)[i].item<double>());
+    const auto scores = maps.scores[0].contiguous();
+    const float* score = scores.data_ptr<float>();
+    out.target_score = score[out.target_class];
+    // Ties (an untrained model's equal outputs) in class order, as argmax picks the top-1.
+    std::vector<int> order(static_cast<std::size_t>(scores.size(0)));
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return score[a] > score[b]; });
+    for (std::size_t i = 0; i < order.size() && i < 5; ++i)
+      out.top.emplace_back(order[i], score[order[i]]);
     out.precision = m.policy.mixed ? m.policy.name : "fp32";
     for (std::size_t p = 0; p < maps.maps.size(); ++p) {
       const auto map = maps.maps[p][0].contiguous();

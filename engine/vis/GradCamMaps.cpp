@@ -50,7 +50,8 @@ CamMaps gradCamMaps(models::VideoNetImpl& net, const models::ActivationTap& tap,
   if (targets.size() == 1 && n > 1) targets.assign(static_cast<std::size_t>(n), targets[0]);
   if (static_cast<std::int64_t>(targets.size()) != n)
     throw std::invalid_argument("Grad-CAM: one target class per clip");
-  const auto top1 = preds.detach().argmax(1).to(torch::kCPU);
+  // The float scores' first maximum: the class GradCam reports first among equal outputs.
+  const auto top1 = preds.detach().to(torch::kFloat).to(torch::kCPU).argmax(1);
   for (std::int64_t i = 0; i < n; ++i) {
     auto& target = targets[static_cast<std::size_t>(i)];
     if (target < 0) target = top1[i].item<std::int64_t>();

@@ -256,7 +256,8 @@ class TestGradCam : public QObject {
     QVERIFY2(cam->run(clip, r, &error), error.c_str());
     QCOMPARE(r.precision, std::string("bf16"));  // TRAIN.MIXED_PRECISION on the CPU
     QVERIFY(r.target_is_prediction);
-    // the top-1 score (an untrained model ties classes: whichever of them, its score is the top)
+    // the top-1 class (an untrained model ties classes: the first of them, in both)
+    QCOMPARE(r.target_class, r.top.at(0).first);
     QCOMPARE(r.target_score, r.top.at(0).second);
     QCOMPARE(r.maps.size(), size_t{1});
     QCOMPARE(r.maps[0].values.size(), size_t{8 * 64 * 64});
