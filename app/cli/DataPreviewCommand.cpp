@@ -10,6 +10,7 @@
 
 #include "CliConfig.h"
 #include "Commands.h"
+#include "PreviewGradCam.h"
 #include "data/ClipPreview.h"
 #include "data/ImageWriter.h"
 #include "metrics/AvaLabelNames.h"
@@ -22,6 +23,7 @@ struct PreviewArgs {
   int epoch = 0, clip = 0, count = 1;
   bool json = false;
   std::vector<std::string> overrides;
+  PreviewGradCamArgs gradCam;
 };
 
 int runPreview(const PreviewArgs& a) {
@@ -32,6 +34,12 @@ int runPreview(const PreviewArgs& a) {
                                                : data::Split::Test;
   std::vector<data::PreviewClip> clips;
   std::string error;
+  // Grad-CAM's model first: a wrong layer or checkpoint is reported before any clip is decoded.
+  std::unique_ptr<PreviewGradCam> gradCam;
+  if (a.gradCam.on && !(gradCam = PreviewGradCam::open(*cfg, a.gradCam, &error))) {
+    std::cerr << "data preview --grad-cam: " << error << "\n";
+    return 2;
+  }
   if (!data::previewClips(*cfg, split, a.epoch, a.clip, a.count, clips, &error)) {
     std::cerr << "data preview: " << error << "\n";
     return 1;
@@ -70,6 +78,12 @@ int runPreview(const PreviewArgs& a) {
     const std::string path = (std::filesystem::path(a.out) / name).string();
     if (!data::writePng(path, sheet.rgb.data(), sheet.width, sheet.height, &error)) {
       std::cerr << "data preview: " << error << "\n";
+      return 1;
+    }
+    nlohmann::json cam;
+    if (gradCam &&
+        !gradCam->write(c, path.substr(0, path.size() - 4) + "_gradcam.png", cam, &error)) {
+      std::cerr << "data preview --grad-cam: " << c.path << ": " << error << "\n";
       return 1;
     }
     const auto& r = c.info.region;
@@ -114,6 +128,7 @@ int runPreview(const PreviewArgs& a) {
            {"clip_size", {c.height, c.width}},
            {"shape", c.shape}});
       if (c.second >= 0) list.back()["second"] = c.second, list.back()["boxes"] = ava;
+      if (gradCam) list.back()["grad_cam"] = cam;
       continue;
     }
     // AVA's labels are per box (below); its clip's single label means nothing.
@@ -140,6 +155,7 @@ int runPreview(const PreviewArgs& a) {
                 << " in the clip: " << actions(c.boxes[k].labels) << "\n";
     }
     if (!c.shape.empty()) std::cout << "  " << c.shape << "\n";
+    if (gradCam) std::cout << PreviewGradCam::describe(cam);
     if (!c.info.augment_ops.empty()) {
       std::cout << "  RandAugment";
       for (const auto& op : c.info.augment_ops)
@@ -179,6 +195,7 @@ void addDataPreviewCommand(CLI::App& dataCmd, int& exitCode) {
   preview->add_option("--count", args->count, "Clips from --clip on (default 1)")
       ->check(CLI::PositiveNumber);
   preview->add_flag("--json", args->json, "Print the clips' sampling as one JSON list");
+  addPreviewGradCamOptions(*preview, args->gradCam);
   acceptOverrides(preview);
   preview->callback([args, preview, &exitCode] {
     args->overrides = overridesOf(preview);
