@@ -17,10 +17,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "GradCamControls.h"
 #include "checkpoint/ImportedRun.h"
 #include "configfile/ConfigLoader.h"
+#include "data/ClassNames.h"
 #include "metrics/AvaLabelNames.h"
+#include "runlog/CheckpointFiles.h"
 #include "runlog/RunDirectory.h"
+#include "vis/ColourMap.h"
+#include "vis/GradCamSheet.h"
 
 namespace amp::widgets {
 namespace {
@@ -103,6 +108,32 @@ QString describe(const data::PreviewClip& c, data::Split split, int copies) {
   return text;
 }
 
+// "class 3 growing (predicted, 0.41) at s5/pathway0_res2": what a clip's map is of.
+QString camText(const vis::GradCamResult& r, const std::map<int, std::string>& names) {
+  const auto name = names.find(r.target_class);
+  QStringList layers;
+  for (const auto& m : r.maps) layers << QString::fromStdString(m.layer);
+  QString text =
+      QObject::tr("class %1%2 (%3, %4) at %5")
+          .arg(r.target_class)
+          .arg(name == names.end() ? QString() : " " + QString::fromStdString(name->second))
+          .arg(r.target_is_prediction ? QObject::tr("predicted")
+               : r.target_is_label    ? QObject::tr("the clip's label")
+                                      : QObject::tr("chosen"))
+          .arg(r.target_score, 0, 'f', 2)
+          .arg(layers.join(" + "));
+  for (const auto& m : r.maps)
+    if (m.flat)
+      text += QObject::tr("; %1 shows no positive evidence for it")
+                  .arg(QString::fromStdString(m.layer));
+  return text;
+}
+
+bool sameOptions(const vis::GradCamOptions& a, const vis::GradCamOptions& b) {
+  return a.checkpoint == b.checkpoint && a.layers == b.layers && a.target_class == b.target_class &&
+         a.true_label == b.true_label;
+}
+
 }  // namespace
 
 ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
@@ -116,7 +147,8 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
       status_(new QLabel),
       scroll_(new QScrollArea),
       content_(new QWidget),
-      list_(new QVBoxLayout(content_)) {
+      list_(new QVBoxLayout(content_)),
+      gradCam_(new GradCamControls) {
   split_->addItems({tr("train"), tr("val"), tr("test")});
   split_->setToolTip(
       tr("train: with the training augmentation; val: one clip per video; test: every view of the "
@@ -152,12 +184,18 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
   source_label_->hide();
   back_->hide();
   layout->addLayout(source);
+  layout->addWidget(gradCam_);
   layout->addWidget(status_);
   layout->addWidget(scroll_, 1);
   connect(show_, &QPushButton::clicked, this, &ClipPreviewPanel::showClip);
   connect(next, &QPushButton::clicked, this, &ClipPreviewPanel::nextClip);
   connect(prev, &QPushButton::clicked, this, &ClipPreviewPanel::previousClip);
   connect(back_, &QPushButton::clicked, this, &ClipPreviewPanel::showEditorConfig);
+  // A Grad-CAM choice made while the toggle is off waits for the toggle; turned off, the clip
+  // is shown again without the maps (and without a Grad-CAM error in the status line).
+  connect(gradCam_, &GradCamControls::changed, this, [this] {
+    if (gradCam_->on() || camRequested_) showClip();
+  });
 }
 
 bool ClipPreviewPanel::showRun(const QString& runDir) {
@@ -188,6 +226,10 @@ bool ClipPreviewPanel::showRun(const QString& runDir) {
     runConfig_ = std::move(loaded.config);
   }
   runDir_ = runDir;
+  QStringList checkpoints;
+  for (const auto& file : runlog::listCheckpointFiles(dir.dir(), runConfig_->getString("TASK")))
+    checkpoints << QString::fromStdString(file);
+  gradCam_->setCheckpoints(checkpoints);
   source_label_->setText(
       tr("Clips of run <b>%1</b> (%2)")
           .arg(QFileInfo(runDir).fileName().toHtmlEscaped(), from.toHtmlEscaped()));
@@ -200,6 +242,7 @@ bool ClipPreviewPanel::showRun(const QString& runDir) {
 void ClipPreviewPanel::showEditorConfig() {
   runConfig_.reset();
   runDir_.clear();
+  gradCam_->setCheckpoints({});
   source_label_->hide();
   back_->hide();
   showClip();
@@ -232,8 +275,17 @@ void ClipPreviewPanel::showClip() {
   status_->setText(tr("Decoding ..."));
   const data::Split split = splitOf(split_->currentIndex());
   const int epoch = epoch_->value(), clip = clip_->value();
-  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation,
-                         yield = trainingActive_] {
+  // The config's colour map becomes the menu's choice when the config changes it.
+  if (const auto map = cfg->getString("TENSORBOARD.MODEL_VIS.GRAD_CAM.COLORMAP");
+      map != configColourMap_) {
+    configColourMap_ = map;
+    gradCam_->setColourMap(map);
+  }
+  const bool camOn = gradCam_->on();
+  camRequested_ = camOn;
+  if (camOn) status_->setText(tr("Decoding and computing Grad-CAM ..."));
+  worker_ = std::thread([this, cfg = *cfg, split, epoch, clip, generation, yield = trainingActive_,
+                         camOn, camOptions = gradCam_->options()] {
     // Beside a training run: this thread (only) yields the cores to it.
     // 10 steps nicer than the studio, as the CLI jobs are (nice(10)); 19 is the floor.
     const auto tid = static_cast<id_t>(::gettid());
@@ -254,12 +306,16 @@ void ClipPreviewPanel::showClip() {
     if (ok && !clips.empty() && clips.front().second >= 0) {
       if (auto read = metrics::avaLabelNames(cfg, &namesProblem)) names = std::move(*read);
     }
+    CamOutcome cam;
+    if (ok && camOn) cam = runGradCam(cfg, camOptions, clips);
+    if (!camOn) cam_.reset();  // Grad-CAM off: its model's memory goes, here off the GUI thread
     QMetaObject::invokeMethod(
         this,
         [this, generation, clips = std::move(clips),
          error = QString::fromStdString(ok ? "" : error), names = std::move(names),
-         namesProblem = QString::fromStdString(namesProblem)]() mutable {
-          showResult(generation, std::move(clips), error, std::move(names), namesProblem);
+         namesProblem = QString::fromStdString(namesProblem), cam = std::move(cam)]() mutable {
+          showResult(generation, std::move(clips), error, std::move(names), namesProblem,
+                     std::move(cam));
         },
         Qt::QueuedConnection);
   });
@@ -267,7 +323,7 @@ void ClipPreviewPanel::showClip() {
 
 void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip> clips,
                                   const QString& error, std::map<int, std::string> actionNames,
-                                  const QString& namesProblem) {
+                                  const QString& namesProblem, CamOutcome cam) {
   if (generation != generation_) return;  // a newer request is on its way
   pending_ = false;
   for (auto* w : images_) w->deleteLater();
@@ -275,6 +331,12 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
   sheets_.clear();
   boxTexts_.clear();
   clips_ = std::move(clips);
+  camResults_ = std::move(cam.results);
+  if (!cam.layerChoices.empty()) gradCam_->setLayerChoices(cam.layerChoices);
+  if (cam.classes > 0) gradCam_->setClasses(cam.classes);
+  gradCam_->setLegendCaption(
+      camResults_.empty() ? QString()
+                          : tr("Grad-CAM of %1").arg(camText(camResults_.front(), cam.names)));
   if (!error.isEmpty()) {
     status_->setText(error.toHtmlEscaped());
     emit previewReady();
@@ -297,10 +359,17 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
            : "<br>" + QString::fromStdString(clips_.front().shape).toHtmlEscaped()) +
       (namesProblem.isEmpty()
            ? QString()
-           : "<br>" + tr("Boxes show action ids only: %1").arg(namesProblem).toHtmlEscaped()));
+           : "<br>" + tr("Boxes show action ids only: %1").arg(namesProblem).toHtmlEscaped()) +
+      (cam.error.isEmpty() ? QString()
+                           : "<br>" + tr("Grad-CAM: %1").arg(cam.error).toHtmlEscaped()));
+  std::string colourProblem;
+  const vis::ColourMap* colours = vis::findColourMap(gradCam_->colourMap(), &colourProblem);
   int at = 0;
   for (const auto& c : clips_) {
-    const auto sheet = data::contactSheet(c, /*drawBoxes=*/false);  // drawn with their labels
+    const std::size_t shown = static_cast<std::size_t>(at / 2);
+    const bool heat = shown < camResults_.size() && colours;
+    const auto sheet = heat ? vis::gradCamSheet(c, camResults_[shown], *colours, gradCam_->alpha())
+                            : data::contactSheet(c, /*drawBoxes=*/false);  // boxes drawn below
     std::vector<QString> texts;
     for (std::size_t k = 0; k < c.boxes.size(); ++k)
       texts.push_back(boxText(c.boxes[k], k, actionNames));
@@ -309,6 +378,10 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
                  QImage::Format_RGB888);
     sheets_.push_back(image.copy());  // owns its pixels
     QString about = describe(c, split, static_cast<int>(clips_.size()));
+    if (heat)
+      about += "<br>" + tr("Grad-CAM: the frames under the map of %1")
+                            .arg(camText(camResults_[shown], cam.names))
+                            .toHtmlEscaped();
     for (std::size_t k = 0; k < texts.size(); ++k)
       about += QString("<br><span style=\"color:%1\">&#9632;</span> box %2")
                    .arg(boxColour(k).name(), texts[k].toHtmlEscaped());
@@ -324,6 +397,46 @@ void ClipPreviewPanel::showResult(int generation, std::vector<data::PreviewClip>
   }
   layoutSheets();
   emit previewReady();
+}
+
+ClipPreviewPanel::CamOutcome ClipPreviewPanel::runGradCam(
+    const config::Config& cfg, const vis::GradCamOptions& options,
+    const std::vector<data::PreviewClip>& clips) {
+  CamOutcome out;
+  std::string error;
+  try {  // an exception leaving the worker would end the studio
+    if (!cam_ || !camConfig_ || *camConfig_ != cfg || !sameOptions(camOptions_, options)) {
+      cam_.reset();  // the old model's memory goes before the new one is built
+      cam_ = vis::GradCam::open(cfg, options, &error);
+      camConfig_ = cfg;
+      camOptions_ = options;
+    }
+    if (cam_) {
+      const int pathways = cfg.getString("MODEL.ARCH") == "slowfast" ? 2 : 1;
+      out.layerChoices = vis::layerChoices(cam_->availableLayers(), pathways);
+      out.classes = cam_->classes();
+      for (const auto& clip : clips) {
+        vis::GradCamResult r;
+        if (!cam_->run(clip, r, &error)) {
+          out.results.clear();
+          break;
+        }
+        out.results.push_back(std::move(r));
+      }
+    }
+  } catch (const std::exception& e) {
+    error = e.what();
+    cam_.reset();
+  }
+  if (!error.empty()) out.error = QString::fromStdString(error);
+  // Class names as predict shows them; a names file that is not there costs the names only.
+  if (const std::string labels = cfg.getString("DEMO.LABEL_FILE_PATH"); !labels.empty()) {
+    std::string ignored;
+    if (QFileInfo::exists(QString::fromStdString(labels)) &&
+        !data::readClassNames(labels, out.names, ignored))
+      out.names.clear();
+  }
+  return out;
 }
 
 void ClipPreviewPanel::layoutSheets() {

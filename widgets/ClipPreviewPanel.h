@@ -11,6 +11,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 
 #include "config/Config.h"
 #include "data/ClipPreview.h"
+#include "vis/GradCam.h"
 
 class QComboBox;
 class QLabel;
@@ -27,6 +29,8 @@ class QSpinBox;
 class QVBoxLayout;
 
 namespace amp::widgets {
+
+class GradCamControls;
 
 class ClipPreviewPanel : public QWidget {
   Q_OBJECT
@@ -66,6 +70,11 @@ class ClipPreviewPanel : public QWidget {
   /// AVA: the text drawn beside each box of each shown clip ("1: 12 stand, 80 watch (a person)"),
   /// names from the label map (AVA.LABEL_MAP_FILE), ids alone when it cannot be read.
   const std::vector<std::vector<QString>>& boxTexts() const { return boxTexts_; }
+  /// The Grad-CAM row (toggle, checkpoint, target, layer, colours, legend).
+  GradCamControls* gradCam() const { return gradCam_; }
+  /// With Grad-CAM on: each shown clip's maps (empty when off or when it failed: the status
+  /// line says why); the sheets then show the maps over the frames.
+  const std::vector<vis::GradCamResult>& gradCamResults() const { return camResults_; }
 
  signals:
   void previewReady();
@@ -74,8 +83,21 @@ class ClipPreviewPanel : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// What the worker's Grad-CAM made of the clips, for showResult.
+  struct CamOutcome {
+    std::vector<vis::GradCamResult> results;
+    std::vector<std::vector<std::string>> layerChoices;
+    int classes = 0;
+    std::map<int, std::string> names;  ///< class names (DEMO.LABEL_FILE_PATH)
+    QString error;
+  };
   void showResult(int generation, std::vector<data::PreviewClip> clips, const QString& error,
-                  std::map<int, std::string> actionNames, const QString& namesProblem);
+                  std::map<int, std::string> actionNames, const QString& namesProblem,
+                  CamOutcome cam);
+  /// On the worker thread: Grad-CAM of `clips`, the model loaded again only when the config or
+  /// the options changed since the last time.
+  CamOutcome runGradCam(const config::Config& cfg, const vis::GradCamOptions& options,
+                        const std::vector<data::PreviewClip>& clips);
   void layoutSheets();
   /// The shown sheet `i` at width `w`, AVA's boxes drawn on it with their actions.
   QPixmap sheetPixmap(std::size_t i, int w) const;
@@ -99,6 +121,15 @@ class ClipPreviewPanel : public QWidget {
   std::vector<QImage> sheets_;
   std::vector<std::vector<QString>> boxTexts_;
   std::vector<QLabel*> images_;
+  GradCamControls* gradCam_;
+  std::vector<vis::GradCamResult> camResults_;
+  bool camRequested_ = false;    ///< the last preview asked for Grad-CAM
+  std::string configColourMap_;  ///< the last config's GRAD_CAM.COLORMAP, applied to the menu
+  // The worker's Grad-CAM model, kept between previews (used on the worker thread only, one
+  // worker at a time), with what it was opened from.
+  std::shared_ptr<vis::GradCam> cam_;
+  std::optional<config::Config> camConfig_;
+  vis::GradCamOptions camOptions_;
   std::thread worker_;
   int generation_ = 0;
   bool pending_ = false;

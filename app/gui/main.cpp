@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "ClipPreviewPanel.h"
+#include "GradCamControls.h"
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
 #include "PredictPanel.h"
@@ -58,13 +60,17 @@ int main(int argc, char** argv) {
       "video");
   QCommandLineOption predictBoxes(
       "predict-boxes", "With --predict-run on a detection run: the person boxes (AVA CSV).", "csv");
+  QCommandLineOption gradCam("grad-cam",
+                             "Clips tab: show the clip under Grad-CAM's heat map, with the "
+                             "config's checkpoint (TEST.CHECKPOINT_FILE_PATH, else OUTPUT_DIR's "
+                             "newest).");
   QCommandLineOption screenshot(
       "screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
   parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo,
-                     predictOutput, predictBoxes, screenshot, delay, size});
+                     predictOutput, predictBoxes, gradCam, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -120,6 +126,10 @@ int main(int argc, char** argv) {
     guarded("compare the runs",
             [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
   if (parser.isSet(tab)) window.showTab(parser.value(tab));
+  if (parser.isSet(gradCam)) {
+    window.showTab("clips");
+    window.clipPreview()->gradCam()->setOn(true);  // shows the clip, under its map
+  }
   if (parser.isSet(audit) || parser.isSet(auditRun)) {
     window.showTab("precision");
     guarded("audit the precision", [&] {

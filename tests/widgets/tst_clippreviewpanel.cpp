@@ -3,13 +3,17 @@
 // dataset says what is wrong instead of showing a stale picture.
 #include <QtTest>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTemporaryDir>
 
 #include "ClipPreviewPanel.h"
+#include "GradCamControls.h"
 #include "NiceOf.h"
 #include "configfile/ConfigWriter.h"
 #include "metrics/AvaLabelNames.h"
@@ -187,6 +191,69 @@ class TestClipPreviewPanel : public QObject {
       return l->text().contains("keyframe second " + QString::number(clip.second)) &&
              l->text().contains("box " + panel.boxTexts()[0][0].toHtmlEscaped());
     }));
+  }
+
+  // Grad-CAM on the shown clip: the toggle with a run's checkpoint puts each clip's frames under
+  // the map of the predicted class and shows the legend; the layer and class menus act; a broken
+  // checkpoint is said in the status line, never a crash; off again, the plain sheets are back.
+  void gradCamToggle() {
+    const QString run = dir_.path() + "/camrun";
+    const QString why = demo_.trainRun(run, {"X3D.DIM_C5", "32"});
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    widgets::ClipPreviewPanel panel;
+    panel.resize(1200, 800);
+    std::optional<config::Config> editor = demo_.config();
+    panel.setConfigSource([&] { return editor; });
+    QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
+    QVERIFY(panel.showRun(run));
+    QVERIFY(ready.wait(20000));
+    QVERIFY(panel.gradCamResults().empty());
+    const QImage plain = panel.sheets().at(0);
+    auto* cam = panel.gradCam();
+    QCOMPARE(cam->checkpointBox()->currentData().toString(),
+             run + "/checkpoints/checkpoint_epoch_00001.pyth");  // the run's newest
+    QVERIFY(cam->legend()->isHidden());
+    cam->toggle()->setChecked(true);
+    QVERIFY(ready.wait(60000));
+    QVERIFY2(panel.gradCamResults().size() == panel.clips().size(),
+             qPrintable(panel.status()->text()));
+    const auto& r = panel.gradCamResults().front();
+    QCOMPARE(r.maps.at(0).layer, std::string("s5/pathway0_res2"));
+    QVERIFY(r.target_is_prediction);
+    QCOMPARE(panel.sheets().at(0).size(), plain.size());
+    QVERIFY(panel.sheets().at(0) != plain);  // the frames under the map
+    QVERIFY(!cam->legend()->isHidden());
+    QVERIFY2(
+        cam->legend()->caption().startsWith(QString("Grad-CAM of class %1").arg(r.target_class)),
+        qPrintable(cam->legend()->caption()));
+    // The layer menu lists the model's blocks once the model is loaded; choosing one acts.
+    const int layer = cam->layerBox()->findText("s3/pathway0_res1");
+    QVERIFY2(layer > 0, qPrintable(QString::number(cam->layerBox()->count())));
+    cam->layerBox()->setCurrentIndex(layer);
+    QVERIFY(ready.wait(60000));
+    QCOMPARE(panel.gradCamResults().at(0).maps.at(0).layer, std::string("s3/pathway0_res1"));
+    cam->targetBox()->setCurrentIndex(2);  // a chosen class
+    QVERIFY(ready.wait(60000));
+    cam->classBox()->setValue(4);
+    QVERIFY(ready.wait(60000));
+    QCOMPARE(panel.gradCamResults().at(0).target_class, 4);
+    // A file that is not a checkpoint: said, with the file's name.
+    const QString junk = dir_.path() + "/junk.pyth";
+    QFile f(junk);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("not a checkpoint");
+    f.close();
+    cam->setCheckpoints({junk});
+    panel.showClip();
+    QVERIFY(ready.wait(60000));
+    QVERIFY(panel.gradCamResults().empty());
+    QVERIFY2(panel.status()->text().contains("Grad-CAM: ") &&
+                 panel.status()->text().contains("junk.pyth"),
+             qPrintable(panel.status()->text()));
+    QVERIFY(!panel.sheets().empty());  // the clip is still shown
+    cam->toggle()->setChecked(false);
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(panel.sheets().at(0), plain);
   }
 
   void problemsAreSaid() {
