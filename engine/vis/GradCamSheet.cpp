@@ -40,20 +40,24 @@ data::ContactSheet gradCamSheet(const data::PreviewClip& clip, const GradCamResu
 
 bool addLegend(data::ContactSheet& sheet, const ColourMap& colours, const std::string& caption,
                std::string* error) {
-  constexpr int kGap = 4, kStrip = 22, kBarHeight = 12, kFontPixels = 13;
-  const int width = std::max(sheet.width, 200);
+  constexpr int kGap = 4, kRow = 20, kBarHeight = 12, kFontPixels = 13, kMinWidth = 200;
+  auto font = data::TextFont::open(kFontPixels, error);
+  // Two rows under the sheet: the bar with its ends labelled, then the caption, the picture
+  // widened (grey) when the caption is longer than the sheet is wide.
+  const int labelWidth = font ? font->width("0") + 4 : 0;
+  const int captionWidth = font ? font->width(caption) + 8 : 0;
+  const int width = std::max({sheet.width, kMinWidth, captionWidth});
+  const int rows = font ? 2 : 1;
   data::ContactSheet out;
   out.width = width;
-  out.height = sheet.height + kGap + kStrip;
+  out.height = sheet.height + kGap + rows * kRow;
   out.rgb.assign(static_cast<std::size_t>(out.width) * out.height * 3, 32);  // the sheet's grey
   for (int y = 0; y < sheet.height; ++y)
     std::copy_n(sheet.rgb.data() + static_cast<std::size_t>(y) * sheet.width * 3, sheet.width * 3,
                 out.rgb.data() + static_cast<std::size_t>(y) * out.width * 3);
-  auto font = data::TextFont::open(kFontPixels, error);
   const int top = sheet.height + kGap;
-  const int labelWidth = font ? font->width("0") + 4 : 0;
-  const int barLeft = labelWidth, barWidth = std::min(256, width / 3);
-  const int barTop = top + (kStrip - kBarHeight) / 2;
+  const int barLeft = labelWidth, barWidth = std::min(256, std::max(sheet.width, kMinWidth) / 2);
+  const int barTop = top + (kRow - kBarHeight) / 2;
   for (int x = 0; x < barWidth; ++x) {
     const auto c = colours.bytesAt((x + 0.5f) / barWidth);
     for (int y = barTop; y < barTop + kBarHeight; ++y)
@@ -64,10 +68,10 @@ bool addLegend(data::ContactSheet& sheet, const ColourMap& colours, const std::s
   if (!font) return false;
   data::FrameCanvas canvas(sheet.rgb.data(), sheet.width, sheet.height);
   const data::Rgb text{230, 230, 230};
-  const int textTop = top + (kStrip - font->lineHeight()) / 2;
+  const int textTop = top + (kRow - font->lineHeight()) / 2;
   canvas.text(*font, 0, textTop, "0", text);
-  const int after = canvas.text(*font, barLeft + barWidth + 3, textTop, "1", text);
-  canvas.text(*font, after + 12, textTop, caption, text);
+  canvas.text(*font, barLeft + barWidth + 3, textTop, "1", text);
+  canvas.text(*font, 0, textTop + kRow, caption, text);
   return true;
 }
 

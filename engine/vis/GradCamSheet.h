@@ -32,9 +32,9 @@ std::vector<std::uint8_t> heatOverlay(const std::vector<std::uint8_t>& frames,
 data::ContactSheet gradCamSheet(const data::PreviewClip& clip, const GradCamResult& result,
                                 const ColourMap& colours, double alpha);
 
-/// Adds a strip under `sheet`: the colour bar from 0 (left) to 1 with "0" and "1" at its ends
-/// and `caption` beside it. The text needs a font (data::TextFont): false with `error` when none
-/// is found, the strip then drawn with the bar alone.
+/// Adds a legend under `sheet`: the colour bar from 0 (left) to 1 with "0" and "1" at its ends,
+/// and `caption` on a row of its own (the picture widened when the caption is wider). The text
+/// needs a font (data::TextFont): false with `error` when none is found, the bar then alone.
 [[nodiscard]] bool addLegend(data::ContactSheet& sheet, const ColourMap& colours,
                              const std::string& caption, std::string* error);
 

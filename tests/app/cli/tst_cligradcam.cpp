@@ -71,8 +71,8 @@ class TestCliGradCam : public QObject {
       QCOMPARE(cam["colormap"].toString(), QString("viridis"));
       const QImage plain(c["png"].toString()), heat(cam["png"].toString());
       QVERIFY(!plain.isNull() && !heat.isNull());
-      QCOMPARE(heat.width(), std::max(plain.width(), 200));
-      QVERIFY(heat.height() > plain.height());  // the legend strip
+      QVERIFY(heat.width() >= plain.width());   // wider when the legend's caption is
+      QVERIFY(heat.height() > plain.height());  // the legend under the sheet
       // The source frame at the top is the same; the clip's frames are under the map.
       QCOMPARE(heat.pixelColor(5, 5), plain.pixelColor(5, 5));
       const int frameY = plain.height() - 10;

@@ -150,8 +150,15 @@ class TestColourMap : public QObject {
     std::string error;
     const bool text = vis::addLegend(withLegend, v, "class 3", &error);
     QVERIFY2(text || !error.empty(), "no text and no reason");
-    QCOMPARE(withLegend.width, std::max(sheet.width, 200));
+    QVERIFY(withLegend.width >= std::max(sheet.width, 200));
     QVERIFY(withLegend.height > sheet.height);
+    for (int y = 0; y < sheet.height; ++y)  // the sheet itself is unchanged, top left
+      for (int x = 0; x < sheet.width; ++x) QVERIFY(pixel(withLegend, x, y) == pixel(sheet, x, y));
+    if (text) {  // a caption wider than the sheet widens the picture to hold it
+      auto wide = sheet;
+      QVERIFY(vis::addLegend(wide, v, std::string(120, 'M'), &error));
+      QVERIFY(wide.width > std::max(sheet.width, 200));
+    }
   }
 };
 
