@@ -23,8 +23,14 @@ torch::Tensor localizationMap(const torch::Tensor& activation, const torch::Tens
                                 .align_corners(false));
   const auto flat = map.reshape({n, -1});
   const auto low = std::get<0>(flat.min(1, /*keepdim=*/true));
-  const auto high = std::get<0>(flat.max(1, /*keepdim=*/true));
-  return ((flat - low) / (high - low + 1e-6)).reshape({n, frames, height, width});
+  const auto range = std::get<0>(flat.max(1, /*keepdim=*/true)) - low;
+  // PySlowFast divides by range + 1e-6, a guard against a zero range that also dims the maps of
+  // confident predictions: their softmax gradients are tiny, the range can be 1e-6 and the map's
+  // top then reaches half the colour map. Here a zero range gives zeros and any other range
+  // scales to exactly [0, 1].
+  const auto scaled =
+      torch::where(range > 0, (flat - low) / range.clamp_min(1e-30), torch::zeros_like(flat));
+  return scaled.reshape({n, frames, height, width});
 }
 
 torch::Tensor onGrid(const models::ActivationTap::Output& out, const torch::Tensor& t) {

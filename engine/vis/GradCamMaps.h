@@ -3,7 +3,8 @@
 // the score of the target class is differentiated with respect to a layer's output A; each
 // channel c of each of the layer's frames t gets the weight w_ct = mean over height and width of
 // dScore/dA_ct; the map is ReLU(sum_c w_ct A_ct), upsampled trilinearly to the pathway's input
-// T x H x W and scaled to [0, 1] per clip ((m - min) / (max - min + 1e-6)). Internal to the engine
+// T x H x W and scaled to [0, 1] per clip ((m - min) / (max - min); PySlowFast adds 1e-6 to the
+// divisor, which dims confident predictions' maps: see localizationMap). Internal to the engine
 // (LibTorch types); vis/GradCam.h is the front ends' way in.
 //
 //   models::ActivationTap tap(layers);                      // one layer per pathway
