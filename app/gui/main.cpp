@@ -1,11 +1,13 @@
 // ampstudio: the desktop studio.
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QIcon>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTimer>
 #include <cstdio>
@@ -64,13 +66,15 @@ int main(int argc, char** argv) {
                              "Clips tab: show the clip under Grad-CAM's heat map, with the "
                              "config's checkpoint (TEST.CHECKPOINT_FILE_PATH, else OUTPUT_DIR's "
                              "newest).");
+  QCommandLineOption clip(
+      "clip", "Clips tab: show this clip, SPLIT:POSITION (e.g. val:2; epoch 0).", "split:position");
   QCommandLineOption screenshot(
       "screenshot", "Save a PNG of the window after --screenshot-delay seconds, then quit.", "png");
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
   parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo,
-                     predictOutput, predictBoxes, gradCam, screenshot, delay, size});
+                     predictOutput, predictBoxes, gradCam, clip, screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -126,6 +130,19 @@ int main(int argc, char** argv) {
     guarded("compare the runs",
             [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
   if (parser.isSet(tab)) window.showTab(parser.value(tab));
+  if (parser.isSet(clip)) {
+    const QStringList at = parser.value(clip).split(':');
+    auto* panel = window.clipPreview();
+    const int split = panel->splitBox()->findText(at.value(0));
+    if (at.size() != 2 || split < 0) {
+      std::fprintf(stderr, "ampstudio: --clip takes SPLIT:POSITION, e.g. val:2\n");
+      return 2;
+    }
+    window.showTab("clips");
+    panel->splitBox()->setCurrentIndex(split);
+    panel->clipBox()->setValue(at.value(1).toInt());
+    if (!parser.isSet(gradCam)) panel->showClip();
+  }
   if (parser.isSet(gradCam)) {
     window.showTab("clips");
     window.clipPreview()->gradCam()->setOn(true);  // shows the clip, under its map
