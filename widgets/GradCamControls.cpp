@@ -163,6 +163,7 @@ void GradCamControls::setOn(bool on) {
 vis::GradCamOptions GradCamControls::options() const {
   vis::GradCamOptions o;
   o.checkpoint = checkpoint_->currentData().toString().toStdString();
+  o.checkpoint_source = tr("Checkpoint").toStdString();
   o.true_label = target_->currentIndex() == 1;
   o.target_class = target_->currentIndex() == 2 ? class_->value() : -1;
   const QStringList layers = layer_->currentData().toStringList();

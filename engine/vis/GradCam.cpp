@@ -101,9 +101,9 @@ std::unique_ptr<GradCam> GradCam::open(const config::Config& runCfg, const GradC
     if (const auto why = train::unsupportedTask(cfg, false)) return fail(*why);
     impl->checkpoint = o.checkpoint.empty() ? train::testCheckpoint(cfg) : o.checkpoint;
     if (impl->checkpoint.empty())
-      return fail(
-          "--checkpoint: no checkpoint given, and neither TEST.CHECKPOINT_FILE_PATH, OUTPUT_DIR "
-          "nor TRAIN.CHECKPOINT_FILE_PATH has one");
+      return fail(o.checkpoint_source +
+                  ": no checkpoint given, and neither TEST.CHECKPOINT_FILE_PATH, OUTPUT_DIR (" +
+                  cfg.getString("OUTPUT_DIR") + ") nor TRAIN.CHECKPOINT_FILE_PATH has one");
     impl->device = train::trainingDevice(cfg, 0);
     impl->policy = train::PrecisionPolicy::fromConfig(cfg);
     impl->net = models::buildVideoNet(cfg);

@@ -34,6 +34,8 @@ struct GradCamOptions {
   /// The weights; "": the test's checkpoint (TEST.CHECKPOINT_FILE_PATH, else the newest of
   /// OUTPUT_DIR, else TRAIN.CHECKPOINT_FILE_PATH).
   std::string checkpoint;
+  /// What the front end calls the checkpoint's choice, for messages ("--checkpoint").
+  std::string checkpoint_source = "--checkpoint";
   /// One layer per pathway ("s5/pathway0_res2"); empty: TENSORBOARD.MODEL_VIS.GRAD_CAM.LAYER_LIST,
   /// and when that is empty too the last residual block of each pathway (MViT: its last block).
   std::vector<std::string> layers;

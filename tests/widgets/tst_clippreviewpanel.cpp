@@ -202,7 +202,8 @@ class TestClipPreviewPanel : public QObject {
     QVERIFY2(why.isEmpty(), qPrintable(why));
     widgets::ClipPreviewPanel panel;
     panel.resize(1200, 800);
-    std::optional<config::Config> editor = demo_.config();
+    std::optional<config::Config> editor =
+        demo_.config({"OUTPUT_DIR", dir_.path().toStdString() + "/no-checkpoints"});
     panel.setConfigSource([&] { return editor; });
     QSignalSpy ready(&panel, &widgets::ClipPreviewPanel::previewReady);
     QVERIFY(panel.showRun(run));
@@ -254,6 +255,13 @@ class TestClipPreviewPanel : public QObject {
     cam->toggle()->setChecked(false);
     QVERIFY(ready.wait(20000));
     QCOMPARE(panel.sheets().at(0), plain);
+    // The editor's config, whose OUTPUT_DIR has no checkpoint: said in the studio's words.
+    panel.showEditorConfig();
+    QVERIFY(ready.wait(20000));
+    cam->toggle()->setChecked(true);
+    QVERIFY(ready.wait(20000));
+    QVERIFY2(panel.status()->text().contains("Grad-CAM: Checkpoint: no checkpoint given"),
+             qPrintable(panel.status()->text()));
   }
 
   void problemsAreSaid() {
