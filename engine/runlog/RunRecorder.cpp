@@ -107,6 +107,16 @@ void RunRecorder::toTensorBoard(const std::vector<runlog::TensorBoardScalar>& sc
           step, epoch);
 }
 
+void RunRecorder::imagesToTensorBoard(const std::vector<runlog::TensorBoardImage>& images,
+                                      std::int64_t tbStep, std::int64_t step, double epoch) {
+  if (!tensorBoardOpen() || images.empty()) return;
+  if (!tensorBoard_.addImages(images, tbStep, runlog::unixTimeNow(), &tensorBoardError_))
+    event("tensorboard",
+          "TENSORBOARD.ENABLE: event file writing stopped: " + tensorBoardError_ +
+              " (metrics.jsonl goes on)",
+          step, epoch);
+}
+
 void RunRecorder::close(runlog::RunStatus status, const std::string& error, const char* stateName) {
   meta.status = status;
   meta.error = error;

@@ -59,6 +59,12 @@ class RunRecorder {
   void openTensorBoard(const config::Config& userConfig, bool wanted);
   void toTensorBoard(const std::vector<runlog::TensorBoardScalar>& scalars, std::int64_t tbStep,
                      std::int64_t step, double epoch);
+  /// PySlowFast's figures (images) at `tbStep`, under toTensorBoard's rules.
+  void imagesToTensorBoard(const std::vector<runlog::TensorBoardImage>& images, std::int64_t tbStep,
+                           std::int64_t step, double epoch);
+  /// Whether event files are being written (TensorBoard wanted, this rank writes, no error yet):
+  /// figures are only drawn then.
+  bool tensorBoardOpen() const { return tensorBoard_.isOpen() && tensorBoardError_.empty(); }
 
   /// The run's last word: its status and error in run.json and the text log; the logs closed.
   void close(runlog::RunStatus status, const std::string& error, const char* stateName);

@@ -126,6 +126,26 @@ bool TensorBoardWriter::add(const std::vector<TensorBoardScalar>& scalars, std::
   return append(bytes, error);
 }
 
+bool TensorBoardWriter::addImages(const std::vector<TensorBoardImage>& images, std::int64_t step,
+                                  double wallTime, std::string* error) {
+  std::string bytes;
+  for (const auto& i : images) {
+    tb::Event e;
+    e.set_wall_time(wallTime);
+    e.set_step(step);
+    auto* v = e.mutable_summary()->add_value();
+    v->set_tag(i.tag);
+    auto* image = v->mutable_image();
+    image->set_height(i.height);
+    image->set_width(i.width);
+    image->set_colorspace(3);
+    image->set_encoded_image_string(i.png);
+    appendRecord(bytes, e.SerializeAsString());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  return append(bytes, error);
+}
+
 bool TensorBoardWriter::isOpen() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return file_.isOpen();
@@ -191,10 +211,15 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
     ev.wall_time = e.wall_time();
     ev.step = e.step();
     if (e.what_case() == tb::Event::kFileVersion) ev.file_version = e.file_version();
-    if (e.what_case() == tb::Event::kSummary)
-      for (const auto& v : e.summary().value())
+    if (e.what_case() == tb::Event::kSummary) {
+      for (const auto& v : e.summary().value()) {
         if (v.value_case() == tb::SummaryValue::kSimpleValue)
           ev.scalars.push_back({v.tag(), v.simple_value()});
+        else if (v.value_case() == tb::SummaryValue::kImage)
+          ev.images.push_back(
+              {v.tag(), v.image().width(), v.image().height(), v.image().encoded_image_string()});
+      }
+    }
     out.events.push_back(std::move(ev));
     at += 12 + len + 4;
   }
@@ -221,6 +246,11 @@ bool TensorBoardWriter::open(const std::string&, double, std::string* error) {
 }
 bool TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t, double,
                             std::string* error) {
+  if (error) *error = *tensorBoardSupport();
+  return false;
+}
+bool TensorBoardWriter::addImages(const std::vector<TensorBoardImage>&, std::int64_t, double,
+                                  std::string* error) {
   if (error) *error = *tensorBoardSupport();
   return false;
 }

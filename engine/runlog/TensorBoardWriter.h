@@ -26,6 +26,14 @@ struct TensorBoardScalar {
   double value = 0;  ///< stored as a float, as SummaryWriter.add_scalar does
 };
 
+/// An image summary, as SummaryWriter.add_figure writes a matplotlib figure: a PNG of an RGB
+/// picture (PySlowFast's confusion matrices and histograms).
+struct TensorBoardImage {
+  std::string tag;  ///< e.g. "Confusion Matrix"
+  int width = 0, height = 0;
+  std::string png;  ///< the encoded PNG bytes
+};
+
 class TensorBoardWriter {
  public:
   TensorBoardWriter();
@@ -42,6 +50,9 @@ class TensorBoardWriter {
   /// One Event per scalar at `step`, appended with one write(2). False with `error`.
   [[nodiscard]] bool add(const std::vector<TensorBoardScalar>& scalars, std::int64_t step,
                          double wallTime, std::string* error);
+  /// One Event per image at `step`, appended with one write(2). False with `error`.
+  [[nodiscard]] bool addImages(const std::vector<TensorBoardImage>& images, std::int64_t step,
+                               double wallTime, std::string* error);
   void close();
   /// The file's path (set by open). The writer's calls may come from several threads; open and
   /// close are not to race with them.
@@ -66,6 +77,7 @@ struct TensorBoardEvent {
   std::int64_t step = 0;
   std::string file_version;                ///< set on the file-version record only
   std::vector<TensorBoardScalar> scalars;  ///< the simple values of a summary
+  std::vector<TensorBoardImage> images;    ///< the images of a summary
 };
 
 struct TensorBoardFile {

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <tuple>
 
+#include "metrics/ConfusionRecord.h"
 #include "metrics/MeanAveragePrecision.h"
 #include "train/DetectionEval.h"
+#include "train/EvalAnalysis.h"
 #include "train/MultiViewTest.h"
 #include "train/PerClassAp.h"
 #include "train/PreciseBn.h"
@@ -14,6 +16,11 @@
 #include "util/FaultInjection.h"
 
 namespace amp::train {
+
+EvalAnalysis& Trainer::Impl::evalAnalysis() {
+  if (!analysis) analysis = std::make_unique<EvalAnalysis>(c, rec);
+  return *analysis;
+}
 
 // PySlowFast's run_net: train when TRAIN.ENABLE, then the multi-view test when TEST.ENABLE, in
 // FP32 on the model as trained (the last checkpoint) unless TEST.CHECKPOINT_FILE_PATH names
@@ -82,6 +89,17 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     e.values.insert(
         {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err}});
     rec.record(e);
+    // The confusion matrix of the videos' ensembled scores (PySlowFast's plot_eval on
+    // test_meter.video_preds): summed views are divided into their mean, a max is a probability.
+    auto confusion = metrics::recordFromScores(
+        r.video_scores.data(), r.video_labels, r.video_paths,
+        static_cast<int>(c.getInt("MODEL.NUM_CLASSES")),
+        tc.getString("DATA.ENSEMBLE_METHOD") == "max" ? 1.0 : r.views_per_video);
+    confusion.split = "test";
+    confusion.unit = "video";
+    confusion.views_per_video = r.views_per_video;
+    confusion.checkpoint = weights;
+    evalAnalysis().record(std::move(confusion), atStep, atEpoch, 0);
     char line[240];
     std::snprintf(line, sizeof line,
                   "test: top-1 error %.2f%%, top-5 %.2f%% over %d videos x %d views (%d temporal "
@@ -124,6 +142,11 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
   std::vector<double>
       batchCounts;  // per batch: clips wrong at top-1, at top-5, clips (TensorBoard)
   const std::string headAct = t.cfg_.getString("MODEL.HEAD_ACT");
+  // Per video of the list: clips seen, then the last clip's top-1, its score, the true class's
+  // score and rank; summed over the ranks (each clip is seen by one), for the confusion matrix.
+  auto perVideo =
+      torch::zeros({static_cast<std::int64_t>(valList.videos.size()), 5}, torch::kDouble);
+  auto pv = perVideo.accessor<double, 2>();
   while (auto vb = valLoader->next()) {
     if (t.stopRequested_) break;
     auto inputs = batchTensors(*vb, device, channelsLast);
@@ -143,6 +166,22 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
     correct1 += (100.0 - e1) * labels.size(0) / 100.0;
     correct5 += (100.0 - e5) * labels.size(0) / 100.0;
     n += static_cast<double>(labels.size(0));
+    {
+      const auto p = probs.to(torch::kCPU, torch::kDouble);
+      const auto truth = labels.to(torch::kCPU).unsqueeze(1);
+      const auto [score, pred] = p.max(1);
+      const auto trueScore = p.gather(1, truth);
+      const auto rank = (p > trueScore).sum(1);
+      for (int i = 0; i < vb->size; ++i) {
+        const auto v = static_cast<std::int64_t>(vb->videos[static_cast<std::size_t>(i)]);
+        if (v < 0 || v >= perVideo.size(0)) continue;
+        pv[v][0] = pv[v][0] == 0 ? 1 : 2;  // more than one clip: not one sample's row
+        pv[v][1] = static_cast<double>(pred[i].item<std::int64_t>());
+        pv[v][2] = score[i].item<double>();
+        pv[v][3] = trueScore[i][0].item<double>();
+        pv[v][4] = static_cast<double>(rank[i].item<std::int64_t>() + 1);
+      }
+    }
     if (tensorBoardWanted)
       batchCounts.insert(batchCounts.end(),
                          {e1 * labels.size(0) / 100.0, e5 * labels.size(0) / 100.0,
@@ -155,6 +194,7 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
   const bool stopped = stopAgreed();  // a rank stopped inside: no result for the set
   // Each rank evaluated its own share: the counts add up to one process's over the whole set.
   std::tie(correct1, correct5, n, lossSum) = ddp->sum(correct1, correct5, n, lossSum);
+  ddp->sumInPlace(perVideo, "validation predictions per video");
   if (tensorBoardWanted) {
     // PySlowFast: each batch's errors averaged over the ranks, at len(val_loader) * cur_epoch +
     // cur_iter. Ranks' shares differ by at most one clip; batch i pools rank r's batch i.
@@ -181,12 +221,32 @@ void Trainer::Impl::validate(int epoch, int tbEpoch) {
     v.values = {{"top1_err", top1}, {"top5_err", top5}, {"min_top1_err", bestTop1}};
     if (headAct != "sigmoid") v.values["loss"] = lossSum / n;
     rec.record(v);
+    recordValConfusion(perVideo, epoch, tbEpoch);
     char line[160];
     std::snprintf(line, sizeof line,
                   "epoch %d/%d: val top-1 error %.2f%%, top-5 %.2f%%, best top-1 %.2f%%", epoch + 1,
                   maxEpoch, top1, top5, bestTop1);
     rec.log(line);
   }
+}
+
+// The validation's confusion matrix, one sample per clip as PySlowFast's ValMeter keeps its
+// all_preds (a validation draws one clip per video). A video seen more than once (no loader here
+// does: ranks share the videos without padding) is left out rather than counted wrongly.
+void Trainer::Impl::recordValConfusion(const torch::Tensor& perVideo, int epoch, int tbEpoch) {
+  const int classes = static_cast<int>(c.getInt("MODEL.NUM_CLASSES"));
+  metrics::ConfusionRecord r;
+  r.split = "val";
+  r.unit = "clip";
+  r.matrix = metrics::ConfusionMatrix(classes);
+  const auto pv = perVideo.accessor<double, 2>();
+  for (std::int64_t v = 0; v < perVideo.size(0); ++v) {
+    if (pv[v][0] != 1) continue;
+    const auto& s = valList.videos[static_cast<std::size_t>(v)];
+    metrics::addSample(r, s.frames.empty() ? s.path : s.name, s.label, static_cast<int>(pv[v][1]),
+                       pv[v][2], pv[v][3], static_cast<int>(pv[v][4]));
+  }
+  evalAnalysis().record(std::move(r), step, epoch + 1, tbEpoch);
 }
 
 // A multi-label run's validation (PySlowFast's ValMeter with DATA.MULTI_LABEL): the head's

@@ -20,6 +20,7 @@
 #include "multigrid/Schedule.h"
 #include "runlog/RunRecorder.h"
 #include "train/DataParallel.h"
+#include "train/EvalAnalysis.h"
 #include "train/LossExplosion.h"
 #include "train/Mixup.h"
 #include "train/TrainStep.h"
@@ -98,6 +99,9 @@ struct Trainer::Impl {
   const multigrid::Phase* phase = nullptr;
   int skippedInARow = 0;
   std::unique_ptr<LossExplosionGuard> explosion;
+  /// Single-label evaluations' confusion matrices and figures (made at the first evaluation).
+  std::unique_ptr<EvalAnalysis> analysis;
+  EvalAnalysis& evalAnalysis();
 
   void run();
   void prepare();
@@ -118,6 +122,7 @@ struct Trainer::Impl {
   void checkpoint(int epochsDone, std::int64_t iterInEpoch);
   bool stopAgreed();
   void validate(int epoch, int tbEpoch);
+  void recordValConfusion(const torch::Tensor& perVideo, int epoch, int tbEpoch);
   void validateMultiLabel(int epoch, int tbEpoch);
   void validateDetection(int epoch, int tbEpoch);
   bool waitWhilePaused();

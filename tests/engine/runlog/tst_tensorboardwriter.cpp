@@ -103,6 +103,32 @@ class TestTensorBoardWriter : public QObject {
     QCOMPARE(f.events[4].scalars[0].value, static_cast<double>(1e-4f));  // stored as a float
   }
 
+  void anImageIsASummaryImageOfItsPng() {
+    QTemporaryDir dir;
+    TensorBoardWriter w;
+    QVERIFY(w.open(dir.path().toStdString(), 1.5, nullptr));
+    QVERIFY(w.addImages({{"i", 2, 1, "P"}}, 3, 1.5, nullptr));
+    w.close();
+    // wall_time 1.5, step 3, summary { value { tag "i", image (field 4) { height 1, width 2,
+    // colorspace 3 (RGB), encoded_image_string "P" } } }: summary.proto's Summary.Image.
+    const std::string payload = std::string(
+        "\x09\x00\x00\x00\x00\x00\x00\xF8\x3F\x10\x03\x2A\x10\x0A\x0E\x0A\x01\x69\x22\x09"
+        "\x08\x01\x10\x02\x18\x03\x22\x01\x50",
+        29);
+    const std::string bytes = readBytes(w.path());
+    QVERIFY(bytes.size() > payload.size() + 4);
+    QCOMPARE(bytes.substr(bytes.size() - 4 - payload.size(), payload.size()), payload);
+    const auto f = readTensorBoardFile(w.path());
+    QCOMPARE(f.error, std::string());
+    QCOMPARE(f.events.size(), std::size_t{2});
+    QCOMPARE(f.events[1].images.size(), std::size_t{1});
+    QCOMPARE(f.events[1].images[0].tag, std::string("i"));
+    QCOMPARE(f.events[1].images[0].width, 2);
+    QCOMPARE(f.events[1].images[0].height, 1);
+    QCOMPARE(f.events[1].images[0].png, std::string("P"));
+    QVERIFY(f.events[1].scalars.empty());
+  }
+
   void filesAreNamedAsTensorBoardsAndNeverReused() {
     QTemporaryDir dir;
     const std::string logDir = dir.path().toStdString() + "/a/b";  // created

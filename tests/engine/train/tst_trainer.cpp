@@ -4,14 +4,17 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "data/DemoDataGenerator.h"
+#include "metrics/ConfusionRecord.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardWriter.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
 
@@ -31,10 +34,36 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
   void runsAnEpochAndWritesTheRunDirectory() {
     const std::string out = dir_.path().toStdString() + "/run-ok";
     // BN.USE_PRECISE_STATS: one recomputation before the epoch's checkpoint and validation, over
-    // min(BN.NUM_BATCHES_PRECISE, batches per epoch) = 3 batches
-    train::Trainer t(
-        demoConfig(out, {"BN.USE_PRECISE_STATS", "True", "BN.NUM_BATCHES_PRECISE", "3"}),
-        "demo.yaml");
+    // min(BN.NUM_BATCHES_PRECISE, batches per epoch) = 3 batches. PySlowFast's TensorBoard
+    // figures of the evaluations: the confusion matrix, a parent's, and top-2 histograms of a
+    // subset of two classes.
+    const std::string cats = dir_.path().toStdString() + "/categories.json",
+                      subset = dir_.path().toStdString() + "/histogram-classes.txt";
+    std::ofstream(cats) << R"({"moving": ["moving_left", "moving_right"]})";
+    std::ofstream(subset) << "moving_left\nblinking\n";
+    train::Trainer t(demoConfig(out, {"BN.USE_PRECISE_STATS",
+                                      "True",
+                                      "BN.NUM_BATCHES_PRECISE",
+                                      "3",
+                                      "TENSORBOARD.ENABLE",
+                                      "True",
+                                      "TENSORBOARD.CONFUSION_MATRIX.ENABLE",
+                                      "True",
+                                      "TENSORBOARD.CONFUSION_MATRIX.FIGSIZE",
+                                      "[3, 3]",
+                                      "TENSORBOARD.CLASS_NAMES_PATH",
+                                      dataDir() + "/classes.txt",
+                                      "TENSORBOARD.CATEGORIES_PATH",
+                                      cats,
+                                      "TENSORBOARD.HISTOGRAM.ENABLE",
+                                      "True",
+                                      "TENSORBOARD.HISTOGRAM.TOPK",
+                                      "2",
+                                      "TENSORBOARD.HISTOGRAM.FIGSIZE",
+                                      "[3, 2]",
+                                      "TENSORBOARD.HISTOGRAM.SUBSET_PATH",
+                                      subset}),
+                     "demo.yaml");
     std::atomic<int> trainEvents{0}, valEvents{0}, testEvents{0}, preciseBn{0}, preciseBatches{0};
     t.setEventSink([&](const runlog::MetricEvent& e) {
       if (e.kind == runlog::kind::kTrain) ++trainEvents;
@@ -74,6 +103,75 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
     QCOMPARE(steps, (std::vector<std::int64_t>{1, 2, 3, 4}));
     QVERIFY(std::filesystem::exists(
         out + "/checkpoints/checkpoint_epoch_00001.pyth"));  // TRAIN.CHECKPOINT_PERIOD 1
+    checkAnalysis(out, events);
+  }
+
+  // What a single-label run keeps of its evaluations: the analysis files, the per-class top-1
+  // accuracy lines, and PySlowFast's figures in TensorBoard.
+  void checkAnalysis(const std::string& out, const std::vector<runlog::MetricEvent>& events) {
+    std::string error;
+    const auto files = metrics::listConfusionFiles(out);
+    QCOMPARE(files.size(), std::size_t(2));  // the test, the validation of epoch 1
+    const auto test = metrics::readConfusionRecord(files[0].path, &error);
+    QVERIFY2(test, error.c_str());
+    QCOMPARE(test->split, std::string("test"));
+    QCOMPARE(test->unit, std::string("video"));
+    QCOMPARE(test->views_per_video, 2);  // the demo's TEST.NUM_ENSEMBLE_VIEWS
+    QCOMPARE(test->names.size(), std::size_t(8));
+    QCOMPARE(test->names[1], std::string("moving_left"));
+    QCOMPARE(test->parents.size(), std::size_t(1));
+    QCOMPARE(test->parents[0].second, (std::vector<int>{1, 0}));
+    const auto val = metrics::readConfusionRecord(files[1].path, &error);
+    QVERIFY2(val, error.c_str());
+    QCOMPARE(val->split, std::string("val"));
+    QCOMPARE(val->unit, std::string("clip"));
+    // Every sample counted once, every wrong one listed with its true and predicted class.
+    for (const auto* r : {&*test, &*val}) {
+      std::int64_t wrong = 0;
+      for (int k = 0; k < 8; ++k) QVERIFY(r->matrix.samples(k) > 0);
+      wrong = r->matrix.total() - r->matrix.correct();
+      QCOMPARE(static_cast<std::int64_t>(r->mistakes.size()), wrong);
+      for (const auto& m : r->mistakes) {
+        QVERIFY(m.truth != m.pred);
+        QVERIFY(m.score >= m.true_score);
+        QVERIFY(m.true_rank >= 1);
+        QVERIFY(std::filesystem::exists(m.video));
+      }
+    }
+    // The test's matrix agrees with its top-1 error; each evaluation has its per-class line.
+    double testTop1 = -1;
+    int valLines = 0, testLines = 0;
+    for (const auto& e : events) {
+      if (e.kind == runlog::kind::kTest) testTop1 = *e.value("top1_err");
+      if (e.kind != runlog::kind::kPerClass) continue;
+      QVERIFY(e.perClass);
+      QCOMPARE(e.perClass->metric, std::string("top1_acc"));
+      QCOMPARE(e.perClass->classes.size(), std::size_t(8));
+      (e.perClass->split == "val" ? valLines : testLines) += 1;
+    }
+    QCOMPARE(valLines, 1);
+    QCOMPARE(testLines, 1);
+    QCOMPARE(100.0 * (1.0 - static_cast<double>(test->matrix.correct()) / test->matrix.total()),
+             testTop1);
+    // TensorBoard: per evaluation the matrix, the parent's, and one histogram per subset class.
+    std::vector<std::string> tags;
+    for (const auto& entry : std::filesystem::directory_iterator(out + "/runs-kinetics"))
+      for (const auto& ev : runlog::readTensorBoardFile(entry.path().string()).events)
+        for (const auto& img : ev.images) {
+          tags.push_back(img.tag + "@" + std::to_string(ev.step));
+          QCOMPARE(img.png.substr(1, 3), std::string("PNG"));
+        }
+    std::sort(tags.begin(), tags.end());
+    const std::vector<std::string> expected = {
+        "Confusion Matrices Grouped by Parent Classes/moving@0",
+        "Confusion Matrices Grouped by Parent Classes/moving@0",
+        "Confusion Matrix@0",
+        "Confusion Matrix@0",
+        "Top 2 predictions by classes/blinking@0",
+        "Top 2 predictions by classes/blinking@0",
+        "Top 2 predictions by classes/moving_left@0",
+        "Top 2 predictions by classes/moving_left@0"};  // validation at epoch 0, the test at 0
+    QCOMPARE(tags, expected);
   }
 
   void stopTakesEffectWithinAnIteration() {
