@@ -10,6 +10,7 @@ void addAuditCommand(CLI::App& app, int& exitCode);
 void addDataCommands(CLI::App& app, int& exitCode);
 void addDataCheckCommand(CLI::App& app, int& exitCode);
 void addDataPreviewCommand(CLI::App& dataCmd, int& exitCode);
+void addAnalyzeCommand(CLI::App& app, int& exitCode);
 void addEvalCommand(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
 void addBenchDataCommand(CLI::App& bench, int& exitCode);

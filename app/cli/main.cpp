@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   amp::cli::addDataCheckCommand(app, exitCode);
   amp::cli::addBenchCommands(app, exitCode);
   amp::cli::addAuditCommand(app, exitCode);
+  amp::cli::addAnalyzeCommand(app, exitCode);
   amp::cli::addEvalCommand(app, exitCode);
   amp::cli::addInfoCommand(app, exitCode);
   amp::cli::addModelCommand(app, exitCode);
