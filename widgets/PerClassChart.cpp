@@ -9,7 +9,7 @@ namespace amp::widgets {
 
 PerClassChart::PerClassChart(QWidget* parent)
     : QWidget(parent), plot_(new QCustomPlot), group_(new QCPBarsGroup(plot_)) {
-  plot_->yAxis->setLabel(tr("Δ AP vs baseline (points)"));
+  setMetric(tr("AP"));
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   plot_->setMinimumHeight(160);
@@ -17,6 +17,10 @@ PerClassChart::PerClassChart(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
+}
+
+void PerClassChart::setMetric(const QString& metric) {
+  plot_->yAxis->setLabel(tr("Δ %1 vs baseline (points)").arg(metric));
 }
 
 void PerClassChart::showBars(const QStringList& classes, const std::vector<Bars>& bars) {

@@ -33,6 +33,8 @@ class PerClassChart : public QWidget {
   void showBars(const QStringList& classes, const std::vector<Bars>& bars);
   /// Bars drawn, over all runs (tests).
   int barCount() const;
+  /// What the differences are of: "AP" (multi-label, AVA) or "Top-1" (single-label accuracy).
+  void setMetric(const QString& metric);
   QCustomPlot* plot() const { return plot_; }
 
  private:

@@ -82,7 +82,7 @@ PerClassView::PerClassView(QWidget* parent)
   note_->setWordWrap(true);
   note_->hide();
   splitCombo_->addItems({tr("Last validation"), tr("Test")});
-  splitCombo_->setToolTip(tr("Which evaluation's per-class AP the table shows"));
+  splitCombo_->setToolTip(tr("Which evaluation's per-class figures the table shows"));
   filter_->setPlaceholderText(tr("Filter classes by number or name"));
   filter_->setClearButtonEnabled(true);
   auto* copyMd = new QPushButton(tr("Copy as Markdown"));
@@ -207,13 +207,31 @@ void PerClassView::rebuild() {
       if (!row.positives && k < p.positives.size()) row.positives = p.positives[k];
     }
   }
+  // What the figures are: the baseline's metric, else the first run's that has figures. Runs that
+  // measure classes differently (AP against top-1) are said, not silently subtracted.
+  std::string metric;
+  QStringList otherMetric;
+  for (const int i : order)
+    if (const runlog::PerClassEntry* f = figuresOf(runs_[static_cast<std::size_t>(i)], split_)) {
+      if (metric.empty())
+        metric = f->values.metric;
+      else if (f->values.metric != metric)
+        otherMetric << runs_[static_cast<std::size_t>(i)].name;
+    }
+  metric_ = metric == "top1_acc" ? tr("Top-1") : tr("AP");
+  const QString what = metric == "top1_acc" ? tr("top-1 accuracy") : tr("average precision");
+  chart_->setMetric(metric_);
   // Say why columns are empty rather than leave a reader to guess.
   QStringList lines;
   const QString evaluation = split_ == Split::Val ? tr("validation") : tr("test");
   for (const QString& name : missing)
-    lines << tr("Run %1 has no per-class AP of its %2: a single-label run, one not %3 yet, or "
-                "one recorded before per-class figures were.")
+    lines << tr("Run %1 has no per-class figures of its %2: one not %3 yet, or one recorded "
+                "before per-class figures were.")
                  .arg(name, evaluation, split_ == Split::Val ? tr("validated") : tr("tested"));
+  if (!otherMetric.isEmpty())
+    lines << tr("%1 measured classes otherwise (AP against top-1 accuracy): their differences "
+                "compare different figures.")
+                 .arg(otherMetric.join(", "));
   const bool baseHas = n > 0 && figuresOf(runs_[static_cast<std::size_t>(baseline_)], split_);
   if (n > 1 && !baseHas && static_cast<int>(missing.size()) < n)
     lines << tr(
@@ -223,7 +241,7 @@ void PerClassView::rebuild() {
   note_->setVisible(!lines.isEmpty());
 
   QStringList columns = {tr("Class"), tr("Name"), tr("Positives")};
-  for (const auto& r : runs_) columns << tr("AP %1").arg(r.name);
+  for (const auto& r : runs_) columns << tr("%1 %2").arg(metric_, r.name);
   const QString base = n > 0 ? runs_[static_cast<std::size_t>(baseline_)].name : QString();
   for (int i = 0; i < n; ++i)
     if (i != baseline_) columns << tr("Δ %1").arg(runs_[static_cast<std::size_t>(i)].name);
@@ -238,21 +256,21 @@ void PerClassView::rebuild() {
   items_->setHorizontalHeaderLabels(columns);
   auto* positives = items_->horizontalHeaderItem(kPositivesColumn);
   positives->setToolTip(
-      tr("Positive samples of the class (multi-label) or its ground-truth boxes "
-         "(AVA) in the evaluated set, as the baseline counted them"));
+      tr("Samples of the class (single-label: its videos or validation clips), its positive "
+         "samples (multi-label) or its ground-truth boxes (AVA) in the evaluated set, as the "
+         "baseline counted them"));
   for (int i = 0; i < n; ++i) {
     const RunFigures& r = runs_[static_cast<std::size_t>(i)];
     auto* h = items_->horizontalHeaderItem(kFirstRunColumn + i);
     h->setForeground(r.color);
     if (const runlog::PerClassEntry* f = figuresOf(r, split_))
-      h->setToolTip(tr("%1: average precision in percent, epoch %2, step %3")
-                        .arg(r.name)
-                        .arg(f->epoch)
-                        .arg(f->step));
+      h->setToolTip(
+          tr("%1: %2 in percent, epoch %3, step %4").arg(r.name, what).arg(f->epoch).arg(f->step));
     if (const int c = diffColumn(i); c >= 0) {
       items_->horizontalHeaderItem(c)->setForeground(r.color);
       items_->horizontalHeaderItem(c)->setToolTip(
-          tr("AP of %1 minus AP of the baseline %2, in percentage points").arg(r.name, base));
+          tr("%1 of %2 minus that of the baseline %3, in percentage points")
+              .arg(metric_, r.name, base));
     }
   }
   items_->horizontalHeaderItem(largestDiffColumn())

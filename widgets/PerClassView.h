@@ -1,10 +1,12 @@
 #pragma once
-// The Compare view's "Per class" tab: each class's average precision in every run (the run
-// directory's `per_class` lines, docs/run-format.md) beside its difference from the baseline run,
+// The Compare view's "Per class" tab: each class's figure in every run (the run directory's
+// `per_class` lines, docs/run-format.md: average precision of multi-label and AVA runs, top-1
+// accuracy of single-label ones, each labelled as what it is) beside its difference from the
+// baseline run,
 // sorted by the largest difference, so the question "which classes did mixed precision change
 // against FP32?" is answered by the first rows. A filter box narrows it to classes by number or
-// name; runs without per-class figures (single-label runs, runs recorded before them) are named
-// in a line above the table rather than shown as empty columns.
+// name; runs without per-class figures (runs recorded before them) are named in a line above the
+// table rather than shown as empty columns.
 //
 //   auto* view = new PerClassView;
 //   view->setRuns({{"fp32", Qt::blue, fp32.latestPerClass("val"), fp32.latestPerClass("test")},
@@ -68,6 +70,9 @@ class PerClassView : public QWidget {
   int largestDiffColumn() const;
   /// The line above the table: which runs have no per-class figures, and why that may be.
   QString note() const;
+  /// What the figures are, from the baseline's line (else the first run's that has one): "AP"
+  /// (`metric` ap) or "Top-1" (`metric` top1_acc, single-label accuracy).
+  QString metricLabel() const { return metric_; }
   /// The rows as shown, as a Markdown table and as CSV (numbers as shown).
   QString markdown() const;
   QString csv() const;
@@ -80,6 +85,7 @@ class PerClassView : public QWidget {
   Split split_ = Split::Val;
   bool splitChosen_ = false;  ///< the user picked a split: no longer chosen by what runs have
   QStringList columns_;       ///< the last headers, to keep the sort across reloads
+  QString metric_;            ///< metricLabel()
   QLabel* note_;
   QComboBox* splitCombo_;
   QLineEdit* filter_;

@@ -190,7 +190,7 @@ class TestComparisonPanel : public QObject {
 
   // The Per class tab: two Charades runs' per_class lines (written here as the trainer writes
   // them) side by side, the differences against the baseline, the classes that moved most
-  // first; a single-label run is named as having none.
+  // first; a single-label run recorded without per-class lines is named as having none.
   void perClassTabComparesRunsClassByClass() {
     QTemporaryDir dir;
     const QString fp32 = dir.path() + "/fp32", amp = dir.path() + "/amp",
@@ -240,7 +240,8 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(text(3, ampDiff), QString("–"));  // no AP in either run
     QVERIFY(std::isnan(m->index(3, ampAp).data(Qt::UserRole).toDouble()));
     QCOMPARE(text(0, view->diffColumn(2)), QString("–"));  // the Kinetics run has none
-    QVERIFY2(view->note().contains("Run k400-fp32 has no per-class AP"), qPrintable(view->note()));
+    QVERIFY2(view->note().contains("Run k400-fp32 has no per-class figures"),
+             qPrintable(view->note()));
     QVERIFY(!view->note().contains("charades"));
 
     // Against the AMP run as baseline the signs turn and the order stays.

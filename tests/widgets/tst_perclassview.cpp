@@ -84,8 +84,30 @@ class TestPerClassView : public QObject {
              QString("–"));  // class 80: no ground truth, no AP
     view.setSplit(PerClassView::Split::Val);
     QCOMPARE(view.model()->rowCount(), 0);
-    QVERIFY2(view.note().contains("Run tested has no per-class AP of its validation"),
+    QVERIFY2(view.note().contains("Run tested has no per-class figures of its validation"),
              qPrintable(view.note()));
+  }
+
+  void singleLabelRunsCompareTopOneAccuracy() {
+    PerClassView view;
+    auto fp32 = entry("test", {1.0, 0.75, 0.5}), amp = entry("test", {1.0, 0.5, 0.5});
+    fp32.values.metric = amp.values.metric = "top1_acc";
+    view.setRuns({{"fp32", Qt::blue, nullptr, &fp32}, {"amp", Qt::red, nullptr, &amp}}, 0);
+    QCOMPARE(view.metricLabel(), QString("Top-1"));
+    QCOMPARE(view.model()->headerData(PerClassView::kFirstRunColumn, Qt::Horizontal).toString(),
+             QString("Top-1 fp32"));
+    QCOMPARE(view.chart()->plot()->yAxis->label(), QString("Δ Top-1 vs baseline (points)"));
+    QCOMPARE(view.model()->index(0, view.diffColumn(1)).data().toString(), QString("-25.00"));
+    QVERIFY2(view.note().isEmpty(), qPrintable(view.note()));
+    // An AP run beside them is named: its differences would compare other figures.
+    const auto charades = entry("test", {0.3, 0.3, 0.3});
+    view.setRuns({{"fp32", Qt::blue, nullptr, &fp32}, {"charades", Qt::red, nullptr, &charades}},
+                 0);
+    QVERIFY2(view.note().contains("charades measured classes otherwise"), qPrintable(view.note()));
+    // An AP baseline labels the columns AP.
+    view.setRuns({{"charades", Qt::red, nullptr, &charades}}, 0);
+    QCOMPARE(view.metricLabel(), QString("AP"));
+    QCOMPARE(view.chart()->plot()->yAxis->label(), QString("Δ AP vs baseline (points)"));
   }
 
   void aReloadKeepsTheReadersSort() {
