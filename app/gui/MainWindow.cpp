@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "AnalysisPanel.h"
 #include "ClipPreviewPanel.h"
 #include "ComparisonPanel.h"
 #include "ConfigEditorPanel.h"
@@ -51,6 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
       configStack_(new QStackedWidget),
       dashboard_(new widgets::DashboardPanel),
       compare_(new widgets::ComparisonPanel),
+      analysis_(new widgets::AnalysisPanel),
       preview_(new widgets::ClipPreviewPanel),
       audit_(new widgets::PrecisionAuditPanel),
       predict_(new widgets::PredictPanel),
@@ -74,6 +76,7 @@ MainWindow::MainWindow(QWidget* parent)
        {std::tuple<QWidget*, const char*, QString>{configStack_, "config", tr("Config")},
         {dashboard_, "dashboard", tr("Dashboard")},
         {compare_, "compare", tr("Compare")},
+        {analysis_, "analysis", tr("Analysis")},
         {preview_, "clips", tr("Clips")},
         {audit_, "precision", tr("Precision")},
         {predict_, "predict", tr("Predict")}}) {
@@ -87,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
           [this](int i) {  // the first visit shows the first clip
             if (tabs_->widget(i) == preview_ && preview_->clips().empty() && !preview_->busy())
               preview_->showClip();
+            if (tabs_->widget(i) == analysis_) analysis_->reload();  // newer validations
           });
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
@@ -180,6 +184,7 @@ MainWindow::MainWindow(QWidget* parent)
             dashboard_->setRunState(widgets::TrainingController::stateName(s), error);
             runs_->refresh();
             compare_->reload();
+            if (QDir(analysis_->runDir()) == QDir(controller_->runDir())) analysis_->reload();
             updateRunActions();
             statusBar()->showMessage(statusText_->runEnded(s, error), 15000);
           });
@@ -203,9 +208,19 @@ MainWindow::MainWindow(QWidget* parent)
     showTab("predict");
     predict_->useRun(dir);
   });
-  connect(runs_, &widgets::RunListPanel::selectionChanged, this, [](const QStringList& dirs) {
-    if (dirs.size() == 1) QSettings().setValue("session/run", QDir(dirs.front()).absolutePath());
+  connect(runs_, &widgets::RunListPanel::selectionChanged, this, [this](const QStringList& dirs) {
+    if (dirs.size() != 1) return;
+    QSettings().setValue("session/run", QDir(dirs.front()).absolutePath());
+    analysis_->showRun(dirs.front());  // the Analysis tab shows the run selected
   });
+  connect(analysis_, &widgets::AnalysisPanel::predictRequested, this,
+          [this](const QString& dir, const QString& video) {
+            showTab("predict");
+            if (predict_->useRun(dir)) {
+              predict_->addVideos({video});
+              predict_->predict();
+            }
+          });
   connect(runs_, &widgets::RunListPanel::compareRequested, this, &MainWindow::compareRuns);
   connect(runs_, &widgets::RunListPanel::clipsRequested, this, [this](const QString& dir) {
     showTab("clips");
@@ -357,6 +372,7 @@ bool MainWindow::followRun(const QString& dir) {
     return false;
   }
   QSettings().setValue("session/run", QDir(dir).absolutePath());
+  analysis_->showRun(dir);
   showTab("dashboard");
   return true;
 }

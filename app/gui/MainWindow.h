@@ -16,6 +16,7 @@ class QStackedWidget;
 class QTabWidget;
 
 namespace amp::widgets {
+class AnalysisPanel;
 class ClipPreviewPanel;
 class PrecisionAuditPanel;
 class PredictPanel;
@@ -56,13 +57,15 @@ class MainWindow : public QMainWindow {
   bool startDemo(const QString& config);
   /// Whether the Config tab shows the start page (no config opened, started or edited yet).
   bool startPageShown() const;
-  void showTab(const QString& name);  ///< "config", "dashboard", "compare", "clips" or "precision"
+  /// "config", "dashboard", "compare", "analysis", "clips", "precision" or "predict".
+  void showTab(const QString& name);
   void compareRuns(const QStringList& dirs);
   bool followRun(const QString& dir);
 
   widgets::ConfigEditorPanel* editor() const { return editor_; }
   widgets::DashboardPanel* dashboard() const { return dashboard_; }
   widgets::ComparisonPanel* comparison() const { return compare_; }
+  widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::ClipPreviewPanel* clipPreview() const { return preview_; }
   widgets::PrecisionAuditPanel* precisionAudit() const { return audit_; }
   widgets::PredictPanel* predictPanel() const { return predict_; }
@@ -93,6 +96,7 @@ class MainWindow : public QMainWindow {
   QStackedWidget* configStack_;
   widgets::DashboardPanel* dashboard_;
   widgets::ComparisonPanel* compare_;
+  widgets::AnalysisPanel* analysis_;
   widgets::ClipPreviewPanel* preview_;
   widgets::PrecisionAuditPanel* audit_;
   widgets::PredictPanel* predict_;

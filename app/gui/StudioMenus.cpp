@@ -50,10 +50,11 @@ StudioMenus::StudioMenus(QMainWindow* window)
   const std::pair<QString, QString> tabs[] = {{tr("&Config"), "config"},
                                               {tr("&Dashboard"), "dashboard"},
                                               {tr("Co&mpare"), "compare"},
+                                              {tr("&Analysis of a run"), "analysis"},
                                               {tr("C&lips the model sees"), "clips"},
                                               {tr("&Precision audit"), "precision"},
                                               {tr("P&redict videos"), "predict"}};
-  int key = Qt::Key_1;  // Ctrl+1 ... Ctrl+6 in the order of the tabs
+  int key = Qt::Key_1;  // Ctrl+1 ... Ctrl+7 in the order of the tabs
   for (const auto& [text, name] : tabs)
     view->addAction(text, QKeySequence(Qt::CTRL | Qt::Key(key++)), this,
                     [this, name = name] { emit tabRequested(name); });

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "AnalysisPanel.h"
 #include "ClipPreviewPanel.h"
 #include "GradCamControls.h"
 #include "MainWindow.h"
@@ -44,7 +45,11 @@ int main(int argc, char** argv) {
       "run-dir");
   QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
   QCommandLineOption tab(
-      "tab", "Start on this tab: config, dashboard, compare, clips, precision or predict.", "name");
+      "tab",
+      "Start on this tab: config, dashboard, compare, analysis, clips, precision or predict.",
+      "name");
+  QCommandLineOption analyze(
+      "analyze", "Show this run's confusion matrix and mistakes (Analysis tab).", "run-dir");
   QCommandLineOption audit("audit", "Audit the precision of the opened config (Precision tab).");
   QCommandLineOption auditRun(
       "audit-run", "Audit the precision of this run's newest checkpoint (Precision tab).",
@@ -73,8 +78,9 @@ int main(int argc, char** argv) {
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
-  parser.addOptions({demo, runs, follow, compare, tab, audit, auditRun, predictRun, predictVideo,
-                     predictOutput, predictBoxes, gradCam, clip, screenshot, delay, size});
+  parser.addOptions({demo, runs, follow, compare, tab, analyze, audit, auditRun, predictRun,
+                     predictVideo, predictOutput, predictBoxes, gradCam, clip, screenshot, delay,
+                     size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -117,7 +123,7 @@ int main(int argc, char** argv) {
   if (!opened) return 1;
   // Where the last session left off: its config and selected run (unless told what to open).
   if (config.isEmpty() && !parser.isSet(demo) && !parser.isSet(follow) && !parser.isSet(compare) &&
-      !parser.isSet(screenshot))
+      !parser.isSet(analyze) && !parser.isSet(screenshot))
     guarded("restore the last session", [&window] { window.restoreSession(); });
   window.show();
   if (parser.isSet(demo)) {
@@ -129,6 +135,10 @@ int main(int argc, char** argv) {
   if (parser.isSet(compare))
     guarded("compare the runs",
             [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
+  if (parser.isSet(analyze)) {
+    window.analysisPanel()->showRun(parser.value(analyze));
+    window.showTab("analysis");
+  }
   if (parser.isSet(tab)) window.showTab(parser.value(tab));
   if (parser.isSet(clip)) {
     const QStringList at = parser.value(clip).split(':');

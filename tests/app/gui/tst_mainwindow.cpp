@@ -14,17 +14,20 @@
 #include <QTemporaryDir>
 #include <thread>
 
+#include "AnalysisPanel.h"
 #include "ClipPreviewPanel.h"
 #include "ConfigEditorPanel.h"
 #include "ConfigTemplates.h"
 #include "DemoDataJob.h"
 #include "MainWindow.h"
+#include "MistakesTable.h"
 #include "PrecisionAuditPanel.h"
 #include "PredictPanel.h"
 #include "PreflightRunner.h"
 #include "RunListPanel.h"
 #include "StartPage.h"
 #include "TrainingController.h"
+#include "metrics/ConfusionRecord.h"
 #include "runlog/RunDirectory.h"
 #include "support/DemoFixture.h"
 
@@ -234,6 +237,24 @@ class TestMainWindow : public QObject {
   // The Runs list's context actions: a run's clips (from its saved config) and the precision
   // audit of its newest checkpoint (here none yet: a fresh initialisation), and Predict, each on
   // its tab.
+  // The Analysis tab shows the run selected in the run list (one run: two or more compare).
+  void theAnalysisTabShowsTheSelectedRun() {
+    const QString run = dir_.filePath("runs/analysed");
+    metrics::ConfusionRecord r;
+    r.matrix = metrics::ConfusionMatrix(2);
+    metrics::addSample(r, "a.mp4", 0, 1, 0.8, 0.2, 2);
+    std::string error;
+    QVERIFY(metrics::writeConfusionRecord(
+        r, metrics::confusionFilePath(run.toStdString(), "test", 0), &error));
+    gui::MainWindow window;
+    emit window.runList()->selectionChanged({run});
+    QCOMPARE(window.analysisPanel()->runDir(), run);
+    QVERIFY(window.analysisPanel()->record());
+    QCOMPARE(window.analysisPanel()->mistakes()->rows(), 1);
+    window.showTab("analysis");
+    QCOMPARE(window.findChild<QTabWidget*>()->currentWidget(), window.analysisPanel());
+  }
+
   void aRunsClipsAndPrecisionOpenFromTheRunList() {
     qputenv("AMPSTUDIO_CLI", AMPSTUDIO_CLI_PATH);
     const QString run = dir_.filePath("runs/audited");
