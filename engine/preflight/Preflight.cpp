@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "config/BatchLayout.h"
+#include "metrics/ClassGroups.h"
 #include "runlog/RunLock.h"
 
 namespace amp::preflight {
@@ -162,8 +163,29 @@ void checkDevice(const config::Config& cfg, const std::string& file, const Machi
                 std::to_string(machine.cpu_cores));
 }
 
+// PySlowFast's class names and groups of the evaluation figures: a file that cannot be used is
+// warned at its key before the run (the run goes on with class numbers and no groups).
+void checkClassGroups(const config::Config& cfg, const std::string& file,
+                      config::Diagnostics& out) {
+  bool set = false;
+  for (const char* key :
+       {"TENSORBOARD.CLASS_NAMES_PATH", "TENSORBOARD.CATEGORIES_PATH",
+        "TENSORBOARD.CONFUSION_MATRIX.SUBSET_PATH", "TENSORBOARD.HISTOGRAM.SUBSET_PATH"})
+    set = set || !cfg.getString(key).empty();
+  std::string why;
+  if (!set || metrics::readClassGroups(cfg, &why)) return;
+  const auto colon = why.find(": ");  // "KEY: file: what"
+  const std::string key =
+      colon == std::string::npos ? "TENSORBOARD.CLASS_NAMES_PATH" : why.substr(0, colon);
+  warning(out, cfg, file, key,
+          (colon == std::string::npos ? why : why.substr(colon + 2)) +
+              "; the confusion matrices and analysis files then go without these names or "
+              "groups");
+}
+
 void checkFiles(const config::Config& cfg, const std::string& file, config::Diagnostics& out) {
   checkOutputDir(cfg, file, out);
+  checkClassGroups(cfg, file, out);
   checkCheckpoint(cfg, file, "TRAIN.CHECKPOINT_FILE_PATH", "TRAIN.ENABLE", out);
   checkCheckpoint(cfg, file, "TEST.CHECKPOINT_FILE_PATH", "TEST.ENABLE", out);
 }

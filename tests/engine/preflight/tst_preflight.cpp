@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <filesystem>
+#include <fstream>
 
 #include "configfile/ConfigLoader.h"
 #include "preflight/Preflight.h"
@@ -310,6 +311,27 @@ class TestPreflight : public QObject {
         demo({"TRAIN.CHECKPOINT_FILE_PATH", path("no.pyth"), "TRAIN.ENABLE", "False"}), "demo.yaml",
         out);
     QVERIFY2(!find(out, "TRAIN.CHECKPOINT_FILE_PATH"), all(out).c_str());
+  }
+
+  void filesOfClassGroupsThatCannotBeUsedAreWarned() {
+    config::Diagnostics out;
+    std::ofstream(path("names.json")) << R"({"moving_left": 0})";
+    std::ofstream(path("cats.json")) << R"({"moving": ["moving_left")";  // torn
+    preflight::checkFiles(demo({"TENSORBOARD.CLASS_NAMES_PATH", path("names.json"),
+                                "TENSORBOARD.CATEGORIES_PATH", path("cats.json")}),
+                          "demo.yaml", out);
+    const auto* w = find(out, "TENSORBOARD.CATEGORIES_PATH");
+    QVERIFY2(w && !w->isError() && w->message.find(path("cats.json")) != std::string::npos,
+             all(out).c_str());
+    out.clear();
+    preflight::checkFiles(demo({"TENSORBOARD.CONFUSION_MATRIX.SUBSET_PATH", path("none.txt"),
+                                "TENSORBOARD.CLASS_NAMES_PATH", path("names.json")}),
+                          "demo.yaml", out);
+    QVERIFY2(find(out, "TENSORBOARD.CONFUSION_MATRIX.SUBSET_PATH"), all(out).c_str());
+    out.clear();
+    preflight::checkFiles(demo({"TENSORBOARD.CLASS_NAMES_PATH", path("names.json")}), "demo.yaml",
+                          out);
+    QVERIFY2(!find(out, "TENSORBOARD.CLASS_NAMES_PATH"), all(out).c_str());
   }
 
   void memoryWarningHasTheNumbers() {
