@@ -25,6 +25,75 @@ using namespace amp;
 class TestTrainer : public testsupport::DemoTrainingSuite {
   Q_OBJECT
 
+ private:
+  // What a single-label run keeps of its evaluations: the analysis files, the per-class top-1
+  // accuracy lines, and PySlowFast's figures in TensorBoard.
+  void checkAnalysis(const std::string& out, const std::vector<runlog::MetricEvent>& events) {
+    std::string error;
+    const auto files = metrics::listConfusionFiles(out);
+    QCOMPARE(files.size(), std::size_t(2));  // the test, the validation of epoch 1
+    const auto test = metrics::readConfusionRecord(files[0].path, &error);
+    QVERIFY2(test, error.c_str());
+    QCOMPARE(test->split, std::string("test"));
+    QCOMPARE(test->unit, std::string("video"));
+    QCOMPARE(test->views_per_video, 2);  // the demo's TEST.NUM_ENSEMBLE_VIEWS
+    QCOMPARE(test->names.size(), std::size_t(8));
+    QCOMPARE(test->names[1], std::string("moving_left"));
+    QCOMPARE(test->parents.size(), std::size_t(1));
+    QCOMPARE(test->parents[0].second, (std::vector<int>{1, 0}));
+    const auto val = metrics::readConfusionRecord(files[1].path, &error);
+    QVERIFY2(val, error.c_str());
+    QCOMPARE(val->split, std::string("val"));
+    QCOMPARE(val->unit, std::string("clip"));
+    // Every sample counted once, every wrong one listed with its true and predicted class.
+    for (const auto* r : {&*test, &*val}) {
+      std::int64_t wrong = 0;
+      for (int k = 0; k < 8; ++k) QVERIFY(r->matrix.samples(k) > 0);
+      wrong = r->matrix.total() - r->matrix.correct();
+      QCOMPARE(static_cast<std::int64_t>(r->mistakes.size()), wrong);
+      for (const auto& m : r->mistakes) {
+        QVERIFY(m.truth != m.pred);
+        QVERIFY(m.score >= m.true_score);
+        QVERIFY(m.true_rank >= 1);
+        QVERIFY(std::filesystem::exists(m.video));
+      }
+    }
+    // The test's matrix agrees with its top-1 error; each evaluation has its per-class line.
+    double testTop1 = -1;
+    int valLines = 0, testLines = 0;
+    for (const auto& e : events) {
+      if (e.kind == runlog::kind::kTest) testTop1 = *e.value("top1_err");
+      if (e.kind != runlog::kind::kPerClass) continue;
+      QVERIFY(e.perClass);
+      QCOMPARE(e.perClass->metric, std::string("top1_acc"));
+      QCOMPARE(e.perClass->classes.size(), std::size_t(8));
+      (e.perClass->split == "val" ? valLines : testLines) += 1;
+    }
+    QCOMPARE(valLines, 1);
+    QCOMPARE(testLines, 1);
+    QCOMPARE(100.0 * (1.0 - static_cast<double>(test->matrix.correct()) / test->matrix.total()),
+             testTop1);
+    // TensorBoard: per evaluation the matrix, the parent's, and one histogram per subset class.
+    std::vector<std::string> tags;
+    for (const auto& entry : std::filesystem::directory_iterator(out + "/runs-kinetics"))
+      for (const auto& ev : runlog::readTensorBoardFile(entry.path().string()).events)
+        for (const auto& img : ev.images) {
+          tags.push_back(img.tag + "@" + std::to_string(ev.step));
+          QCOMPARE(img.png.substr(1, 3), std::string("PNG"));
+        }
+    std::sort(tags.begin(), tags.end());
+    const std::vector<std::string> expected = {
+        "Confusion Matrices Grouped by Parent Classes/moving@0",
+        "Confusion Matrices Grouped by Parent Classes/moving@0",
+        "Confusion Matrix@0",
+        "Confusion Matrix@0",
+        "Top 2 predictions by classes/blinking@0",
+        "Top 2 predictions by classes/blinking@0",
+        "Top 2 predictions by classes/moving_left@0",
+        "Top 2 predictions by classes/moving_left@0"};  // validation at epoch 0, the test at 0
+    QCOMPARE(tags, expected);
+  }
+
  private slots:
   void initTestCase() {
     std::string error;
@@ -104,74 +173,6 @@ class TestTrainer : public testsupport::DemoTrainingSuite {
     QVERIFY(std::filesystem::exists(
         out + "/checkpoints/checkpoint_epoch_00001.pyth"));  // TRAIN.CHECKPOINT_PERIOD 1
     checkAnalysis(out, events);
-  }
-
-  // What a single-label run keeps of its evaluations: the analysis files, the per-class top-1
-  // accuracy lines, and PySlowFast's figures in TensorBoard.
-  void checkAnalysis(const std::string& out, const std::vector<runlog::MetricEvent>& events) {
-    std::string error;
-    const auto files = metrics::listConfusionFiles(out);
-    QCOMPARE(files.size(), std::size_t(2));  // the test, the validation of epoch 1
-    const auto test = metrics::readConfusionRecord(files[0].path, &error);
-    QVERIFY2(test, error.c_str());
-    QCOMPARE(test->split, std::string("test"));
-    QCOMPARE(test->unit, std::string("video"));
-    QCOMPARE(test->views_per_video, 2);  // the demo's TEST.NUM_ENSEMBLE_VIEWS
-    QCOMPARE(test->names.size(), std::size_t(8));
-    QCOMPARE(test->names[1], std::string("moving_left"));
-    QCOMPARE(test->parents.size(), std::size_t(1));
-    QCOMPARE(test->parents[0].second, (std::vector<int>{1, 0}));
-    const auto val = metrics::readConfusionRecord(files[1].path, &error);
-    QVERIFY2(val, error.c_str());
-    QCOMPARE(val->split, std::string("val"));
-    QCOMPARE(val->unit, std::string("clip"));
-    // Every sample counted once, every wrong one listed with its true and predicted class.
-    for (const auto* r : {&*test, &*val}) {
-      std::int64_t wrong = 0;
-      for (int k = 0; k < 8; ++k) QVERIFY(r->matrix.samples(k) > 0);
-      wrong = r->matrix.total() - r->matrix.correct();
-      QCOMPARE(static_cast<std::int64_t>(r->mistakes.size()), wrong);
-      for (const auto& m : r->mistakes) {
-        QVERIFY(m.truth != m.pred);
-        QVERIFY(m.score >= m.true_score);
-        QVERIFY(m.true_rank >= 1);
-        QVERIFY(std::filesystem::exists(m.video));
-      }
-    }
-    // The test's matrix agrees with its top-1 error; each evaluation has its per-class line.
-    double testTop1 = -1;
-    int valLines = 0, testLines = 0;
-    for (const auto& e : events) {
-      if (e.kind == runlog::kind::kTest) testTop1 = *e.value("top1_err");
-      if (e.kind != runlog::kind::kPerClass) continue;
-      QVERIFY(e.perClass);
-      QCOMPARE(e.perClass->metric, std::string("top1_acc"));
-      QCOMPARE(e.perClass->classes.size(), std::size_t(8));
-      (e.perClass->split == "val" ? valLines : testLines) += 1;
-    }
-    QCOMPARE(valLines, 1);
-    QCOMPARE(testLines, 1);
-    QCOMPARE(100.0 * (1.0 - static_cast<double>(test->matrix.correct()) / test->matrix.total()),
-             testTop1);
-    // TensorBoard: per evaluation the matrix, the parent's, and one histogram per subset class.
-    std::vector<std::string> tags;
-    for (const auto& entry : std::filesystem::directory_iterator(out + "/runs-kinetics"))
-      for (const auto& ev : runlog::readTensorBoardFile(entry.path().string()).events)
-        for (const auto& img : ev.images) {
-          tags.push_back(img.tag + "@" + std::to_string(ev.step));
-          QCOMPARE(img.png.substr(1, 3), std::string("PNG"));
-        }
-    std::sort(tags.begin(), tags.end());
-    const std::vector<std::string> expected = {
-        "Confusion Matrices Grouped by Parent Classes/moving@0",
-        "Confusion Matrices Grouped by Parent Classes/moving@0",
-        "Confusion Matrix@0",
-        "Confusion Matrix@0",
-        "Top 2 predictions by classes/blinking@0",
-        "Top 2 predictions by classes/blinking@0",
-        "Top 2 predictions by classes/moving_left@0",
-        "Top 2 predictions by classes/moving_left@0"};  // validation at epoch 0, the test at 0
-    QCOMPARE(tags, expected);
   }
 
   void stopTakesEffectWithinAnIteration() {
