@@ -79,6 +79,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void wireMenus();
+  void wireRunList();  ///< MainWindowRuns.cpp
   void updateTitle();
   void updateRunActions();
   void updateValidity();
