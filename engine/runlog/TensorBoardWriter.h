@@ -71,25 +71,6 @@ class TensorBoardWriter {
 std::string tensorBoardLogDir(const std::string& outputDir, const std::string& logDir,
                               const std::string& dataset);
 
-/// One record of an events file as read back.
-struct TensorBoardEvent {
-  double wall_time = 0;
-  std::int64_t step = 0;
-  std::string file_version;                ///< set on the file-version record only
-  std::vector<TensorBoardScalar> scalars;  ///< the simple values of a summary
-  std::vector<TensorBoardImage> images;    ///< the images of a summary
-};
-
-struct TensorBoardFile {
-  std::vector<TensorBoardEvent> events;  ///< the whole records, in order
-  /// "" when every byte was read; else what stopped the reading: a torn last record (a writer
-  /// killed mid-write: TensorBoard stops there too) or a checksum that does not match.
-  std::string error;
-};
-
-/// Reads every record of an events file, checking both CRCs of each.
-TensorBoardFile readTensorBoardFile(const std::string& path);
-
 /// CRC-32C (Castagnoli) of `size` bytes, and its masked form as event files store it.
 std::uint32_t crc32c(const void* data, std::size_t size);
 std::uint32_t maskedCrc32c(const void* data, std::size_t size);

@@ -12,6 +12,7 @@
 
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardReader.h"
 #include "runlog/TensorBoardWriter.h"
 
 using amp::testing::makeDemoData;

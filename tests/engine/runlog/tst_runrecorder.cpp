@@ -10,6 +10,7 @@
 #include "runlog/MetricsReader.h"
 #include "runlog/RunRecord.h"
 #include "runlog/RunRecorder.h"
+#include "runlog/TensorBoardReader.h"
 #include "runlog/TensorBoardWriter.h"
 
 using amp::runlog::MetricEvent;

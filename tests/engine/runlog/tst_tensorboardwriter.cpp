@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardReader.h"
 #include "runlog/TensorBoardWriter.h"
 
 using namespace amp::runlog;

@@ -14,6 +14,7 @@
 #include "metrics/ConfusionRecord.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardReader.h"
 #include "runlog/TensorBoardWriter.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"

@@ -12,6 +12,7 @@
 
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/TensorBoardReader.h"
 #include "runlog/TensorBoardWriter.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
