@@ -167,8 +167,11 @@ AnalysisPanel::AnalysisPanel(QWidget* parent)
       selectCell(static_cast<int>(row), static_cast<int>(col));
     }
   });
-  connect(mistakes_, &MistakesTable::videoActivated, this,
+  connect(mistakes_, &MistakesTable::predictRequested, this,
           [this](const QString& video) { emit predictRequested(runDir_, video); });
+  connect(mistakes_, &MistakesTable::previewRequested, this, [this](const QString& video) {
+    if (record_) emit clipRequested(runDir_, QString::fromStdString(record_->split), video);
+  });
   showNothing(
       tr("Select a run in the Runs list to see where it is right and wrong: the "
          "confusion matrix, each class's accuracy and the mistakes of its test and "

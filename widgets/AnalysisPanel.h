@@ -66,6 +66,9 @@ class AnalysisPanel : public QWidget {
  signals:
   /// A mistake's video, to predict again with the run's checkpoint.
   void predictRequested(const QString& runDir, const QString& video);
+  /// A mistake's clip to preview (the Clips tab, where Grad-CAM shows what the model looked at):
+  /// `split` "val" or "test", the evaluation's.
+  void clipRequested(const QString& runDir, const QString& split, const QString& video);
 
  private:
   bool load(const QString& path);

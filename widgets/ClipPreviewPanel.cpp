@@ -21,6 +21,8 @@
 #include "checkpoint/ImportedRun.h"
 #include "configfile/ConfigLoader.h"
 #include "data/ClassNames.h"
+#include "data/ClipPreview.h"
+#include "data/Dataset.h"
 #include "metrics/AvaLabelNames.h"
 #include "runlog/CheckpointFiles.h"
 #include "runlog/RunDirectory.h"
@@ -199,6 +201,35 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
 }
 
 bool ClipPreviewPanel::showRun(const QString& runDir) {
+  if (!loadRun(runDir)) return false;
+  showClip();
+  return true;
+}
+
+bool ClipPreviewPanel::showSample(const QString& runDir, const QString& split,
+                                  const QString& video) {
+  if (!loadRun(runDir)) return false;
+  data::Split s = data::Split::Test;
+  std::string error;
+  int position = -1;
+  if (!data::splitFromName(split.toStdString(), s))
+    error = "no split '" + split.toStdString() + "'";
+  else
+    position = data::previewPosition(*runConfig_, s, video.toStdString(), &error);
+  if (position < 0) {
+    status_->setText(
+        tr("Cannot preview %1: %2").arg(video, QString::fromStdString(error)).toHtmlEscaped());
+    return false;
+  }
+  // The clip as that evaluation saw it: validation and test draw the same clips in every epoch.
+  split_->setCurrentIndex(s == data::Split::Val ? 1 : 2);
+  epoch_->setValue(0);
+  clip_->setValue(position);
+  showClip();
+  return true;
+}
+
+bool ClipPreviewPanel::loadRun(const QString& runDir) {
   const runlog::RunDirectory dir(runDir.toStdString());
   QString from = tr("its config.yaml");
   if (dir.isPySlowFast()) {  // the config in its newest checkpoint (keys of another PySlowFast
@@ -235,7 +266,6 @@ bool ClipPreviewPanel::showRun(const QString& runDir) {
           .arg(QFileInfo(runDir).fileName().toHtmlEscaped(), from.toHtmlEscaped()));
   source_label_->show();
   back_->show();
-  showClip();
   return true;
 }
 

@@ -45,6 +45,10 @@ class ClipPreviewPanel : public QWidget {
   /// Shows the clips of a run instead: its saved config.yaml (what it trained on), until
   /// showEditorConfig(). False with the reason in the status line when it cannot be read.
   bool showRun(const QString& runDir);
+  /// Shows one sample of a run's validation or test ("val", "test"): the Analysis tab's mistake
+  /// `video` (its path as the list names it) at its first view. False with the reason in the
+  /// status line when the run's list does not hold it.
+  bool showSample(const QString& runDir, const QString& split, const QString& video);
   void showEditorConfig();
   /// The run whose clips are shown ("" for the editor's config).
   const QString& runDir() const { return runDir_; }
@@ -98,6 +102,8 @@ class ClipPreviewPanel : public QWidget {
   /// the options changed since the last time.
   CamOutcome runGradCam(const config::Config& cfg, const vis::GradCamOptions& options,
                         const std::vector<data::PreviewClip>& clips);
+  /// The run's config (showRun without the preview). False with the reason in the status line.
+  bool loadRun(const QString& runDir);
   void layoutSheets();
   /// The shown sheet `i` at width `w`, AVA's boxes drawn on it with their actions.
   QPixmap sheetPixmap(std::size_t i, int w) const;

@@ -1,6 +1,9 @@
 #include "MistakesTable.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -84,7 +87,18 @@ MistakesTable::MistakesTable(QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setToolTip(tr("Double-click a video to predict it again with the run's checkpoint"));
+  table_->setToolTip(
+      tr("Double-click a video to preview its clip; right-click to predict it again with the "
+         "run's checkpoint"));
+  table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  auto* preview = new QAction(tr("Preview the Clip"), table_);
+  auto* predict = new QAction(tr("Predict Again"), table_);
+  auto* copy = new QAction(tr("Copy Path"), table_);
+  table_->addActions({preview, predict, copy});
+  connect(preview, &QAction::triggered, this, &MistakesTable::previewCurrent);
+  connect(predict, &QAction::triggered, this, &MistakesTable::predictCurrent);
+  connect(copy, &QAction::triggered, this,
+          [this] { QGuiApplication::clipboard()->setText(currentVideo()); });
   trueCombo_->setToolTip(tr("Only mistakes of this true class"));
   predCombo_->setToolTip(tr("Only mistakes predicted as this class"));
   text_->setPlaceholderText(tr("Filter videos by path"));
@@ -95,9 +109,7 @@ MistakesTable::MistakesTable(QWidget* parent)
     connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &MistakesTable::applyFilters);
   }
   connect(text_, &QLineEdit::textChanged, this, &MistakesTable::applyFilters);
-  connect(table_, &QTableView::activated, this, [this](const QModelIndex& i) {
-    emit videoActivated(proxy_->index(i.row(), kVideoColumn).data().toString());
-  });
+  connect(table_, &QTableView::activated, this, &MistakesTable::previewCurrent);
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("True:")));
   top->addWidget(trueCombo_);
@@ -171,6 +183,19 @@ void MistakesTable::applyFilters() {
                                            predCombo_->currentData().toInt(), text_->text());
   count_->setText(rows() == total_ ? tr("%1 mistakes").arg(total_)
                                    : tr("%1 of %2 mistakes").arg(rows()).arg(total_));
+}
+
+QString MistakesTable::currentVideo() const {
+  const QModelIndex at = table_->currentIndex();
+  return at.isValid() ? proxy_->index(at.row(), kVideoColumn).data().toString() : QString();
+}
+
+void MistakesTable::previewCurrent() {
+  if (const QString video = currentVideo(); !video.isEmpty()) emit previewRequested(video);
+}
+
+void MistakesTable::predictCurrent() {
+  if (const QString video = currentVideo(); !video.isEmpty()) emit predictRequested(video);
 }
 
 QString MistakesTable::csv() const {

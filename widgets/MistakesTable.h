@@ -3,13 +3,14 @@
 // evaluation with its true and predicted class, the predicted class's score, the true class's
 // score and rank, the worst first (the most confident mistakes). Filters by true class, by
 // predicted class (a click on a matrix cell sets both) and by text in the path. Double-click (or
-// Enter) on a row asks for the video to be predicted again (the studio's Predict tab).
+// Enter) on a row asks for its clip to be previewed (the Clips tab, with Grad-CAM at hand); the
+// context menu also predicts the video again (the Predict tab) or copies its path.
 //
 //   auto* mistakes = new MistakesTable;
 //   mistakes->setRecord(&record);             // kept by the caller while shown
 //   mistakes->setCell(3, 5);                  // true class 3 taken for 5
 //   mistakes->rows();                         // how many are listed now
-//   connect(mistakes, &MistakesTable::videoActivated, this, [](const QString& video) { ... });
+//   connect(mistakes, &MistakesTable::previewRequested, this, [](const QString& video) { ... });
 #include <QString>
 #include <QWidget>
 
@@ -48,9 +49,16 @@ class MistakesTable : public QWidget {
   QTableView* table() const { return table_; }
   /// The rows as shown, as CSV.
   QString csv() const;
+  /// The current row's video ("" when none).
+  QString currentVideo() const;
+
+ public slots:
+  void previewCurrent();
+  void predictCurrent();
 
  signals:
-  void videoActivated(const QString& video);
+  void previewRequested(const QString& video);
+  void predictRequested(const QString& video);
 
  private:
   void applyFilters();

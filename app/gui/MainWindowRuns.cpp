@@ -39,6 +39,11 @@ void MainWindow::wireRunList() {
               predict_->predict();
             }
           });
+  connect(analysis_, &widgets::AnalysisPanel::clipRequested, this,
+          [this](const QString& dir, const QString& split, const QString& video) {
+            showTab("clips");
+            preview_->showSample(dir, split, video);
+          });
   connect(runs_, &widgets::RunListPanel::compareRequested, this, &MainWindow::compareRuns);
   connect(runs_, &widgets::RunListPanel::clipsRequested, this, [this](const QString& dir) {
     showTab("clips");

@@ -16,6 +16,26 @@
 
 namespace amp::data {
 
+int previewPosition(const config::Config& cfg, Split split, const std::string& video,
+                    std::string* error) {
+  if (split == Split::Train) {
+    if (error) *error = "the training split is shuffled per epoch: find its clips by position";
+    return -1;
+  }
+  SampleList list;
+  if (!readSampleList(cfg, split, list, error)) return -1;
+  for (std::size_t i = 0; i < list.videos.size(); ++i) {
+    const Sample& s = list.videos[i];
+    if ((s.frames.empty() ? s.path : s.name) != video) continue;
+    const int views = split == Split::Test ? ClipParams::fromConfig(cfg).viewsPerTestVideo() : 1;
+    return static_cast<int>(i) * views;
+  }
+  if (error)
+    *error = list.listPath + " does not list '" + video +
+             "' (its data changed since the evaluation?): it cannot be previewed";
+  return -1;
+}
+
 std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width,
                                       const ClipParams& p) {
   std::vector<std::uint8_t> out(static_cast<std::size_t>(frames) * height * width * 3);

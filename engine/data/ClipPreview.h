@@ -63,6 +63,14 @@ struct PreviewClip {
 [[nodiscard]] bool previewClips(const config::Config& cfg, Split split, int epoch, int first,
                                 int count, std::vector<PreviewClip>& out, std::string* error);
 
+/// The first position of `video` in `split`'s epoch, for previewClips: an analysis file's mistake
+/// (its sample path, or a frame dataset's video name) shown as the loader gives it. Test: its
+/// first view (the list index x the views per video, the test loader's order); validation: its
+/// index (the validation loader does not shuffle). -1 with `error` when the split's list does not
+/// hold it (the data moved since the evaluation) or for the shuffled training split.
+int previewPosition(const config::Config& cfg, Split split, const std::string& video,
+                    std::string* error);
+
 /// Normalised C x T x H x W floats back to T x H x W x 3 RGB bytes: x * std + mean, x 255,
 /// rounded and clamped; DATA.REVERSE_INPUT_CHANNEL undone.
 std::vector<std::uint8_t> denormalise(const float* clip, int frames, int height, int width,

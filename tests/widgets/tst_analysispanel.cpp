@@ -6,6 +6,7 @@
 
 #include <qcustomplot.h>
 #include <QAbstractItemModel>
+#include <QAction>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTableView>
@@ -109,12 +110,21 @@ class TestAnalysisPanel : public QObject {
     // A diagonal cell: the class's mistakes, whatever they were taken for.
     panel.selectCell(2, 2);
     QCOMPARE(panel.mistakes()->rows(), 1);
-    // Enter on a mistake asks for it to be predicted again with the run's checkpoint.
+    // Enter on a mistake asks for its clip as that evaluation saw it; the context menu's Predict
+    // Again for the video with the run's checkpoint.
+    QSignalSpy clip(&panel, &AnalysisPanel::clipRequested);
     QSignalSpy predict(&panel, &AnalysisPanel::predictRequested);
     QTableView* table = panel.mistakes()->table();
     table->setFocus();
     table->setCurrentIndex(table->model()->index(0, 0));
     QTest::keyClick(table, Qt::Key_Return);
+    QCOMPARE(clip.count(), 1);
+    QCOMPARE(clip.at(0).at(1).toString(), QString("test"));
+    QCOMPARE(clip.at(0).at(2).toString(), QString("swim_1.mp4"));
+    QCOMPARE(predict.count(), 0);
+    const auto actions = table->actions();
+    QCOMPARE(actions.size(), 3);
+    actions.at(1)->trigger();
     QCOMPARE(predict.count(), 1);
     QCOMPARE(predict.at(0).at(1).toString(), QString("swim_1.mp4"));
     // Exports, as the other charts: PNG and PDF of the matrix.

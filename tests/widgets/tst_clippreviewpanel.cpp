@@ -16,6 +16,7 @@
 #include "GradCamControls.h"
 #include "NiceOf.h"
 #include "configfile/ConfigWriter.h"
+#include "data/Dataset.h"
 #include "metrics/AvaLabelNames.h"
 #include "runlog/RunDirectory.h"
 #include "support/AvaDemo.h"
@@ -120,7 +121,8 @@ class TestClipPreviewPanel : public QObject {
     const QString run = dir_.path() + "/run";
     QVERIFY(QDir().mkpath(run));
     std::optional<config::Config> runCfg =
-        demo_.config({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]"});
+        demo_.config({"DATA.TRAIN_CROP_SIZE", "48", "DATA.TRAIN_JITTER_SCALES", "[56, 64]",
+                      "DATA.TEST_CROP_SIZE", "48"});
     QVERIFY(runCfg);
     QVERIFY(config::saveConfigFile(*runCfg, runlog::RunDirectory(run.toStdString()).configPath(),
                                    nullptr));
@@ -141,6 +143,20 @@ class TestClipPreviewPanel : public QObject {
     QVERIFY(panel.runDir().isEmpty());
     QCOMPARE(panel.clips().front().crop, static_cast<int>(editor->getInt("DATA.TRAIN_CROP_SIZE")));
     QCOMPARE(panel.lastWorkerNice(), testing::nicerThanThisTest(0));
+    // An Analysis-tab mistake: the test clip of that video, at its first view.
+    data::SampleList list;
+    std::string error;
+    QVERIFY2(data::readSampleList(*runCfg, data::Split::Test, list, &error), error.c_str());
+    const QString video = QString::fromStdString(list.videos.back().path);
+    QVERIFY(panel.showSample(run, "test", video));
+    QVERIFY(ready.wait(20000));
+    QCOMPARE(panel.splitBox()->currentText(), QString("test"));
+    QVERIFY2(!panel.clips().empty(), qPrintable(panel.status()->text()));
+    QCOMPARE(QString::fromStdString(panel.clips().front().path), video);
+    QVERIFY(!panel.showSample(run, "test", "moved.mp4"));
+    QVERIFY2(panel.status()->text().contains("does not list"), qPrintable(panel.status()->text()));
+    panel.showEditorConfig();
+    QVERIFY(ready.wait(20000));
     QVERIFY(!panel.showRun(dir_.path() + "/no-run"));  // no config.yaml: said, the editor's stays
     QVERIFY2(panel.status()->text().contains("no-run"), qPrintable(panel.status()->text()));
     QVERIFY(panel.runDir().isEmpty());

@@ -10,6 +10,7 @@
 
 #include "configfile/ConfigLoader.h"
 #include "data/ClipPreview.h"
+#include "data/Dataset.h"
 #include "data/DemoDataGenerator.h"
 #include "data/ImageWriter.h"
 #include "data/KineticsCsv.h"
@@ -226,6 +227,28 @@ class TestClipPreview : public QObject {
     QVERIFY(!data::writePng("/proc/no-such-dir/sheet.png", rgb.data(), 5, 3, &error));
     QVERIFY2(error.find("/proc/no-such-dir/sheet.png") != std::string::npos, error.c_str());
     QVERIFY(!data::encodePng(rgb.data(), 0, 3, bytes, &error));
+  }
+
+  // An analysis file's mistake (a sample's path) back to its clip: the test's first view of the
+  // video, the validation's only clip.
+  void aSampleIsFoundByItsPath() {
+    const config::Config c = demo({"TEST.NUM_ENSEMBLE_VIEWS", "2", "TEST.NUM_SPATIAL_CROPS", "3"});
+    data::SampleList list;
+    std::string error;
+    QVERIFY2(data::readSampleList(c, data::Split::Test, list, &error), error.c_str());
+    QVERIFY(list.videos.size() >= 3);
+    const std::string third = list.videos[2].path;
+    QCOMPARE(data::previewPosition(c, data::Split::Test, third, &error), 2 * 6);
+    std::vector<data::PreviewClip> out;
+    QVERIFY2(data::previewClips(c, data::Split::Test, 0, 12, 1, out, &error), error.c_str());
+    QCOMPARE(out.front().path, third);
+    QCOMPARE(out.front().view, 0);
+    QVERIFY2(data::readSampleList(c, data::Split::Val, list, &error), error.c_str());
+    QCOMPARE(data::previewPosition(c, data::Split::Val, list.videos[1].path, &error), 1);
+    QCOMPARE(data::previewPosition(c, data::Split::Val, "gone.mp4", &error), -1);
+    QVERIFY2(error.find("val.csv does not list 'gone.mp4'") != std::string::npos, error.c_str());
+    QCOMPARE(data::previewPosition(c, data::Split::Train, third, &error), -1);
+    QVERIFY2(error.find("shuffled") != std::string::npos, error.c_str());
   }
 
   void aClipOutsideTheEpochIsNamed() {
