@@ -3,9 +3,12 @@
 #include <algorithm>
 
 #include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
@@ -171,6 +174,9 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
   bar->addWidget(prev);
   bar->addWidget(next);
   bar->addWidget(show_);
+  auto* save = new QPushButton(tr("Save PNG…"));
+  save->setToolTip(tr("Save the sheets as shown (boxes, Grad-CAM maps) for a paper or a talk"));
+  bar->addWidget(save);
   bar->addStretch(1);
   status_->setWordWrap(true);
   status_->setText(tr("What the model sees: pick a clip and press Show."));
@@ -190,6 +196,15 @@ ClipPreviewPanel::ClipPreviewPanel(QWidget* parent)
   layout->addWidget(status_);
   layout->addWidget(scroll_, 1);
   connect(show_, &QPushButton::clicked, this, &ClipPreviewPanel::showClip);
+  connect(save, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save the clip's sheets"),
+        QStringLiteral("clip-%1-%2.png").arg(split_->currentText()).arg(clip_->value()),
+        tr("PNG images (*.png)"));
+    QString error;
+    if (!path.isEmpty() && exportSheets(path, &error).isEmpty())
+      QMessageBox::warning(this, tr("Save PNG"), error);
+  });
   connect(next, &QPushButton::clicked, this, &ClipPreviewPanel::nextClip);
   connect(prev, &QPushButton::clicked, this, &ClipPreviewPanel::previousClip);
   connect(back_, &QPushButton::clicked, this, &ClipPreviewPanel::showEditorConfig);
@@ -467,6 +482,28 @@ ClipPreviewPanel::CamOutcome ClipPreviewPanel::runGradCam(
       out.names.clear();
   }
   return out;
+}
+
+QStringList ClipPreviewPanel::exportSheets(const QString& path, QString* error) const {
+  QStringList written;
+  if (sheets_.empty()) {
+    if (error) *error = tr("No clip is shown: press Show first.");
+    return written;
+  }
+  const QFileInfo info(path);
+  for (std::size_t i = 0; i < sheets_.size(); ++i) {
+    const QString file =
+        sheets_.size() == 1
+            ? path
+            : info.dir().filePath(
+                  QStringLiteral("%1_%2.png").arg(info.completeBaseName()).arg(i + 1));
+    if (!sheetPixmap(i, sheets_[i].width() * 2).save(file, "PNG")) {
+      if (error) *error = tr("Cannot write %1").arg(file);
+      return {};
+    }
+    written << file;
+  }
+  return written;
 }
 
 void ClipPreviewPanel::layoutSheets() {

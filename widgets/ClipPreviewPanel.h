@@ -63,6 +63,11 @@ class ClipPreviewPanel : public QWidget {
   void nextClip();
   void previousClip();
 
+  /// Writes the shown sheets as PNG at twice their size, as shown (boxes, Grad-CAM): `path`
+  /// itself for one sheet, path_1.png, path_2.png ... for each copy of a repeated-augmentation
+  /// clip. The paths written; empty with `error` when there is nothing shown or a file fails.
+  QStringList exportSheets(const QString& path, QString* error) const;
+
   QComboBox* splitBox() const { return split_; }
   QSpinBox* epochBox() const { return epoch_; }
   QSpinBox* clipBox() const { return clip_; }

@@ -239,6 +239,17 @@ class TestClipPreviewPanel : public QObject {
     QVERIFY(r.target_is_prediction);
     QCOMPARE(panel.sheets().at(0).size(), plain.size());
     QVERIFY(panel.sheets().at(0) != plain);  // the frames under the map
+    // Saved as shown, at twice the size: the map's colours, not the plain frames.
+    QTemporaryDir out;
+    QString error;
+    const QStringList saved = panel.exportSheets(out.filePath("cam.png"), &error);
+    QVERIFY2(saved == QStringList{out.filePath("cam.png")}, qPrintable(error));
+    const QImage back(saved.front());
+    QCOMPARE(back.size(), panel.sheets().at(0).size() * 2);
+    QVERIFY(back.scaled(plain.size(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation)
+                .convertToFormat(plain.format()) != plain);
+    QVERIFY(panel.exportSheets("/proc/no-such/cam.png", &error).isEmpty());
+    QVERIFY2(error.contains("/proc/no-such/cam.png"), qPrintable(error));
     QVERIFY(!cam->legend()->isHidden());
     QVERIFY2(
         cam->legend()->caption().startsWith(QString("Grad-CAM of class %1").arg(r.target_class)),
