@@ -24,7 +24,7 @@ namespace amp::cli {
 namespace {
 
 struct ConfusionArgs {
-  std::string run, split, csv, png, parent;
+  std::string run, file, split, csv, png, parent;
   int epoch = 0;
   int top = 10;
   bool json = false, rates = false, subset = false;
@@ -32,6 +32,7 @@ struct ConfusionArgs {
 
 // The analysis file asked for: --split/--epoch, else the test's, else the newest validation's.
 std::string pickFile(const ConfusionArgs& a, std::string& error) {
+  if (!a.file.empty()) return a.file;  // e.g. written by test --analysis
   const auto files = metrics::listConfusionFiles(a.run);
   if (files.empty()) {
     error = a.run +
@@ -202,13 +203,20 @@ void addAnalyzeCommand(CLI::App& app, int& exitCode) {
       "confusion",
       "Confusion matrix of a single-label run's test or validation: per-class accuracy worst "
       "first, the most confused pairs, the matrix as CSV or PNG (PySlowFast's figure)");
-  c->add_option("--run", args->run, "Run directory (OUTPUT_DIR)")->required();
-  c->add_option("--split", args->split,
-                "test or val (default: the test's, else the newest "
-                "validation's)")
-      ->check(CLI::IsMember({"test", "val"}));
-  c->add_option("--epoch", args->epoch, "The validation of this epoch (1-based)")
-      ->check(CLI::PositiveNumber);
+  auto* run = c->add_option("--run", args->run, "Run directory (OUTPUT_DIR)");
+  auto* file =
+      c->add_option("--file", args->file,
+                    "An analysis file instead of a run's (e.g. written by test --analysis)");
+  run->excludes(file);
+  file->excludes(run);
+  auto* split = c->add_option("--split", args->split,
+                              "test or val (default: the test's, else the newest "
+                              "validation's)")
+                    ->check(CLI::IsMember({"test", "val"}));
+  auto* epoch = c->add_option("--epoch", args->epoch, "The validation of this epoch (1-based)")
+                    ->check(CLI::PositiveNumber);
+  file->excludes(split);
+  file->excludes(epoch);
   c->add_option("--top", args->top, "Most confused pairs to list (default 10)")
       ->check(CLI::NonNegativeNumber);
   c->add_option("--csv", args->csv, "Write the matrix as CSV (counts; --rates: shares of the row)");
@@ -219,7 +227,14 @@ void addAnalyzeCommand(CLI::App& app, int& exitCode) {
   c->add_option("--parent", args->parent,
                 "Only the children of this parent of the run's TENSORBOARD.CATEGORIES_PATH");
   c->add_flag("--json", args->json, "Print the result as one JSON object");
-  c->callback([args, &exitCode] { exitCode = runConfusion(*args); });
+  c->callback([args, &exitCode] {
+    if (args->run.empty() && args->file.empty()) {
+      std::cerr << "analyze confusion: give --run RUN_DIR or --file ANALYSIS.json\n";
+      exitCode = 2;
+      return;
+    }
+    exitCode = runConfusion(*args);
+  });
 }
 
 }  // namespace amp::cli

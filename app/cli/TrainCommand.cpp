@@ -17,6 +17,8 @@
 #include "RunText.h"
 #include "config/BatchLayout.h"
 #include "dist/DistEnv.h"
+#include "metrics/ClassGroups.h"
+#include "metrics/ConfusionRecord.h"
 #include "train/Tester.h"
 #include "train/Trainer.h"
 #include "util/Duration.h"
@@ -185,8 +187,39 @@ int runTrain(const std::string& path, std::vector<std::string> overrides,
                                                            : 1;
 }
 
+// `path` with "_<clips>clips" before its extension, for one of several TEST.NUM_TEMPORAL_CLIPS.
+std::string perClipCountPath(const std::string& path, int clips) {
+  const auto dot = path.find_last_of('.'), slash = path.find_last_of('/');
+  const std::string tag = "_" + std::to_string(clips) + "clips";
+  return dot != std::string::npos && (slash == std::string::npos || dot > slash)
+             ? path.substr(0, dot) + tag + path.substr(dot)
+             : path + tag;
+}
+
+// The analysis file of a single-label test (what the trainer's test leaves in analysis/): the
+// confusion matrix of the videos' ensembled scores and every mistake, with the config's class
+// names and groups, for `ampstudio-cli analyze confusion --file` and the studio.
+bool writeTestAnalysis(const config::Config& cfg, const train::TestResult& r,
+                       const std::string& path, std::string* error) {
+  auto record = metrics::recordFromScores(
+      r.video_scores.data(), r.video_labels, r.video_paths,
+      static_cast<int>(cfg.getInt("MODEL.NUM_CLASSES")),
+      cfg.getString("DATA.ENSEMBLE_METHOD") == "max" ? 1.0 : r.views_per_video);
+  record.split = "test";
+  record.unit = "video";
+  record.views_per_video = r.views_per_video;
+  record.checkpoint = r.checkpoint;
+  std::string why;
+  if (const auto groups = metrics::readClassGroups(cfg, &why))
+    metrics::applyClassGroups(record, *groups);
+  else
+    std::cerr << "analysis: " << why << "; the classes are recorded by number\n";
+  return metrics::writeConfusionRecord(record, path, error);
+}
+
 int runTest(const std::string& path, const std::string& checkpoint, const std::string& scoresPath,
-            std::vector<std::string> overrides, const LaunchFlags& flags) {
+            const std::string& analysisPath, std::vector<std::string> overrides,
+            const LaunchFlags& flags) {
   addShardOverrides(flags, overrides);
   auto cfg = loadConfigForCommand(path, overrides);
   if (!cfg) return 2;
@@ -194,6 +227,7 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
   std::vector<std::string> extra;
   if (!checkpoint.empty()) extra = {"--checkpoint", checkpoint};
   if (!scoresPath.empty()) extra.insert(extra.end(), {"--scores", scoresPath});
+  if (!analysisPath.empty()) extra.insert(extra.end(), {"--analysis", analysisPath});
   if (const auto launched = joinOrLaunch("test", path, overrides, flags, extra, *cfg, env))
     return *launched;
   const bool mainRank = !env || env->rank == 0;
@@ -230,13 +264,10 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
     const int clips = counts.at(k);
     if (k > 0) std::cout << "\n";
     // Several TEST.NUM_TEMPORAL_CLIPS: one scores file each, named after its number of clips.
-    std::string scores = scoresPath;
-    if (!scores.empty() && results.size() > 1) {
-      const auto dot = scores.find_last_of('.'), slash = scores.find_last_of('/');
-      const std::string tag = "_" + std::to_string(clips) + "clips";
-      scores = dot != std::string::npos && (slash == std::string::npos || dot > slash)
-                   ? scores.substr(0, dot) + tag + scores.substr(dot)
-                   : scores + tag;
+    std::string scores = scoresPath, analysis = analysisPath;
+    if (results.size() > 1) {
+      if (!scores.empty()) scores = perClipCountPath(scores, clips);
+      if (!analysis.empty()) analysis = perClipCountPath(analysis, clips);
     }
     if (!scores.empty() && !train::writeTestScores(r, scores, &error)) {
       std::cerr << error << "\n";
@@ -250,6 +281,8 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
               << (r.world_size > 1 ? ", shared by " + std::to_string(r.world_size) + " processes"
                                    : std::string())
               << ")\n";
+    if (!analysis.empty() && (r.detection || r.multi_label))
+      std::cerr << "--analysis: not written: the confusion matrix is for single-label tests\n";
     if (r.detection) {  // AVA: AVAMeter's frame-mAP
       std::cout << std::setprecision(4) << "mAP          " << r.map << "  (frame-mAP@0.5IoU, "
                 << r.boxes << " boxes, " << r.map_classes << " classes with ground truth)\n"
@@ -275,6 +308,14 @@ int runTest(const std::string& path, const std::string& checkpoint, const std::s
         std::cout << " " << i << ":" << std::setprecision(0) << r.per_class_top1_err[i];
     std::cout << std::endl;
     if (!scores.empty()) std::cout << "scores       " << scores << "\n";
+    if (!analysis.empty()) {
+      if (!writeTestAnalysis(*cfg, r, analysis, &error)) {
+        std::cerr << error << "\n";
+        return 1;
+      }
+      std::cout << "analysis     " << analysis << "  (ampstudio-cli analyze confusion --file "
+                << analysis << ")\n";
+    }
   }
   return 0;
 }
@@ -313,10 +354,16 @@ void addTestCommand(CLI::App& app, int& exitCode) {
                    "Also write every video's combined view probabilities (DATA.ENSEMBLE_METHOD), "
                    "label and top-1 class (multi-label runs: and the video's target classes, "
                    "target_0 ...) to this CSV file");
+  auto analysis = std::make_shared<std::string>();
+  test->add_option(
+      "--analysis", *analysis,
+      "Also write the analysis file of a single-label test (confusion matrix, every "
+      "mistake, class names and groups: what a run's test leaves in analysis/) to this "
+      "JSON file; read it with analyze confusion --file");
   addLaunchFlags(test, *flags);
   acceptOverrides(test);
-  test->callback([cfg, checkpoint, scores, flags, test, &exitCode] {
-    exitCode = runTest(*cfg, *checkpoint, *scores, overridesOf(test), *flags);
+  test->callback([cfg, checkpoint, scores, analysis, flags, test, &exitCode] {
+    exitCode = runTest(*cfg, *checkpoint, *scores, *analysis, overridesOf(test), *flags);
   });
 }
 

@@ -1,5 +1,7 @@
 #include "metrics/ClassGroups.h"
 
+#include "metrics/ConfusionRecord.h"
+
 #include <nlohmann/json.hpp>
 
 #include "config/Config.h"
@@ -144,6 +146,17 @@ std::optional<ClassGroups> readClassGroups(const config::Config& cfg, std::strin
       return fail("TENSORBOARD.CATEGORIES_PATH", why);
   }
   return g;
+}
+
+void applyClassGroups(ConfusionRecord& r, const ClassGroups& groups) {
+  const int k = r.matrix.classes();
+  if (!groups.names.empty()) {
+    r.names.assign(static_cast<std::size_t>(k), std::string());
+    for (const auto& [id, name] : groups.names)
+      if (id >= 0 && id < k) r.names[static_cast<std::size_t>(id)] = name;
+  }
+  r.subset = groups.subset;
+  r.parents = groups.parents;
 }
 
 }  // namespace amp::metrics

@@ -56,4 +56,9 @@ struct ClassGroups {
 /// key and the file when one is set but cannot be used.
 std::optional<ClassGroups> readClassGroups(const config::Config& cfg, std::string* error);
 
+struct ConfusionRecord;
+/// Gives `r` the groups' class names (one per class of its matrix, "" where the file has none),
+/// subset and parents, as the analysis file keeps them.
+void applyClassGroups(ConfusionRecord& r, const ClassGroups& groups);
+
 }  // namespace amp::metrics

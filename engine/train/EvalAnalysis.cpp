@@ -51,14 +51,7 @@ void EvalAnalysis::record(metrics::ConfusionRecord r, std::int64_t step, double 
   if (!rec_.writes()) return;
   r.step = step;
   r.epoch = epoch;
-  const int k = r.matrix.classes();
-  if (!groups_.names.empty()) {
-    r.names.assign(static_cast<std::size_t>(k), std::string());
-    for (const auto& [id, name] : groups_.names)
-      if (id >= 0 && id < k) r.names[static_cast<std::size_t>(id)] = name;
-  }
-  r.subset = groups_.subset;
-  r.parents = groups_.parents;
+  metrics::applyClassGroups(r, groups_);
   const std::string path =
       metrics::confusionFilePath(rec_.dir().dir(), r.split, static_cast<int>(std::lround(epoch)));
   std::string error;

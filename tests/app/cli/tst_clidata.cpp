@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -143,10 +144,24 @@ class TestCliData : public amp::testing::DemoDataSuite {
     QVERIFY(QFile::exists(run + "/checkpoints/checkpoint_epoch_00001.pyth"));
     // The multi-view test of the run's newest checkpoint (the test split is intact).
     const QString scores = dir.path() + "/scores.csv";
-    auto test = runCli(QStringList{"test", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"),
-                                   "--scores", scores, "OUTPUT_DIR", run, "X3D.DIM_C5", "32"} +
-                       dataArgs);
+    const QString analysis = dir.path() + "/analysis.json";
+    auto test =
+        runCli(QStringList{"test", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"), "--scores",
+                           scores, "--analysis", analysis, "OUTPUT_DIR", run, "X3D.DIM_C5", "32"} +
+               dataArgs);
     QCOMPARE(test.exitCode, 0);
+    // Its analysis file: the matrix of the same videos, read back by analyze confusion --file.
+    auto analyzed = runCli({"analyze", "confusion", "--file", analysis, "--json"});
+    QVERIFY2(analyzed.exitCode == 0, qPrintable(analyzed.err));
+    const QJsonObject report = QJsonDocument::fromJson(analyzed.out.toUtf8()).object();
+    const auto err = QRegularExpression("top1_err +([0-9.]+) %").match(test.out);
+    QVERIFY2(err.hasMatch(), qPrintable(test.out));
+    QVERIFY2(std::abs(100.0 * report["top1_acc"].toDouble() -
+                      (100.0 - err.captured(1).toDouble())) < 0.01,
+             qPrintable(analyzed.out));
+    QVERIFY2(test.out.contains("analysis     " + analysis), qPrintable(test.out));
+    const auto both = runCli({"analyze", "confusion", "--file", analysis, "--run", run});
+    QVERIFY2(both.exitCode != 0 && both.err.contains("excludes"), qPrintable(both.err));
     // TEST.NUM_TEMPORAL_CLIPS: one test per entry and one scores file each, named after its clips;
     // the 2-clip test is the test above (TEST.NUM_ENSEMBLE_VIEWS 2).
     auto multi = runCli(QStringList{"test", "--cfg", configFile("demo/DEMO_X3D_TINY.yaml"),
