@@ -25,6 +25,7 @@ struct ComparedRun {
   std::optional<config::Config> cfg;
   QString problem;  ///< what could not be read ("" when all was)
   runlog::RunRecord record;
+  runlog::RunSummary summary;  ///< record.summary() when it was read (a regroup reuses it)
   QColor color;
 };
 

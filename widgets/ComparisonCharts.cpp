@@ -5,6 +5,7 @@
 #include <QVector>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "MetricChart.h"
@@ -141,18 +142,15 @@ double medianSpacing(const std::vector<double>& xs) {
   return d[d.size() / 2];
 }
 
-struct Curve {
-  QVector<double> x, y;
-};
-
 // What a chart draws of one run's series: the value as the chart shows it, smoothed where the
 // chart is (non-finite points then left out). `interval`: the time-weighted smoothing's unit.
-Curve curveOf(const runlog::Series& s, const ChartSpec& spec, const ComparisonCharts::Options& o,
-              double interval) {
+void curveOf(const runlog::Series& s, const ChartSpec& spec, const ComparisonCharts::Options& o,
+             double interval, QVector<double>& cx, QVector<double>& cy) {
   const std::vector<double>& xs = xsOf(s, o.align);
-  Curve c;
-  c.x.reserve(static_cast<int>(s.size()));
-  c.y.reserve(static_cast<int>(s.size()));
+  cx.clear();
+  cy.clear();
+  cx.reserve(static_cast<int>(s.size()));
+  cy.reserve(static_cast<int>(s.size()));
   SmoothedValue smooth(o.smoothing);
   bool first = true;
   double lastX = 0;
@@ -170,10 +168,9 @@ Curve curveOf(const runlog::Series& s, const ChartSpec& spec, const ComparisonCh
       first = false;
       lastX = xs[i];
     }
-    c.x.push_back(xs[i]);
-    c.y.push_back(v);
+    cx.push_back(xs[i]);
+    cy.push_back(v);
   }
-  return c;
 }
 
 // The time-weighted smoothing's unit on one chart: the smallest of the runs' median spacings, so
@@ -194,6 +191,47 @@ QVector<double> toQVector(const std::vector<double>& v) {
 }
 }  // namespace
 
+struct ComparisonCharts::Curve {
+  QVector<double> x, y;
+};
+
+struct ComparisonCharts::CachedCurve {
+  const ComparedRun* run = nullptr;
+  std::uint64_t generation = 0;
+  std::size_t events = 0;
+  Align align = Align::Step;
+  double smoothing = -1, interval = -1;
+  bool timeWeighted = false;
+  Curve curve;
+};
+
+ComparisonCharts::~ComparisonCharts() = default;
+
+const ComparisonCharts::Curve& ComparisonCharts::curveFor(std::size_t ci, std::size_t r,
+                                                          const ComparedRun& run, const Options& o,
+                                                          double interval) {
+  std::vector<CachedCurve>& cache = curves_[ci];
+  if (cache.size() <= r) cache.resize(r + 1);
+  CachedCurve& c = cache[r];
+  const bool fresh = c.run == &run && c.generation == run.record.generation() &&
+                     c.events == run.record.eventCount() && c.align == o.align &&
+                     c.smoothing == o.smoothing && c.timeWeighted == o.timeWeighted &&
+                     c.interval == interval;
+  if (!fresh) {
+    c = CachedCurve{&run,
+                    run.record.generation(),
+                    run.record.eventCount(),
+                    o.align,
+                    o.smoothing,
+                    interval,
+                    o.timeWeighted,
+                    {}};
+    if (const runlog::Series* s = seriesFor(run, chartSpecs()[ci]))
+      curveOf(*s, chartSpecs()[ci], o, interval, c.curve.x, c.curve.y);
+  }
+  return c.curve;
+}
+
 ComparisonCharts::ComparisonCharts(QWidget* parent)
     : QWidget(parent), grid_(new QGridLayout(this)) {
   grid_->setContentsMargins(0, 0, 0, 0);
@@ -207,6 +245,7 @@ ComparisonCharts::ComparisonCharts(QWidget* parent)
     c->hide();
     allCharts_.push_back(c);
     entryOfSeries_.emplace_back();
+    curves_.emplace_back();
     connect(c, &MetricChart::seriesHovered, this,
             [this, c](int series) { emit entryHovered(entryOf(c, series)); });
   }
@@ -256,6 +295,7 @@ void ComparisonCharts::draw(const std::vector<std::unique_ptr<ComparedRun>>& run
     charts_ = shown;
   }
   entryCount_ = static_cast<int>(groups ? groups->size() : runs.size());
+  for (auto& cache : curves_) cache.resize(runs.size());  // a run no longer compared: its curves
   for (std::size_t ci = 0; ci < allCharts_.size(); ++ci) {
     MetricChart* c = allCharts_[ci];
     const ChartSpec& spec = chartSpecs()[ci];
@@ -295,10 +335,8 @@ void ComparisonCharts::drawRuns(MetricChart* c, std::size_t ci,
                                  val ? MetricChart::Style::Points : MetricChart::Style::Line);
     entryOfSeries_[ci].push_back(static_cast<int>(r));
     if (o.hidden.contains(run.name)) c->setSeriesVisible(idx, false);
-    if (const runlog::Series* s = seriesFor(run, spec)) {
-      const Curve curve = curveOf(*s, spec, o, interval);
-      c->appendPoints(idx, curve.x, curve.y);
-    }
+    const Curve& curve = curveFor(ci, r, run, o, interval);
+    c->appendPoints(idx, curve.x, curve.y);
   }
 }
 
@@ -313,16 +351,17 @@ void ComparisonCharts::drawGroups(MetricChart* c, std::size_t ci,
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const ComparedGroup& g = groups[gi];
     const bool visible = !o.hidden.contains(g.label);
-    std::vector<Curve> curves;
+    std::vector<const Curve*> curves;
     curves.reserve(g.members.size());
     std::vector<metrics::CurveView> views;
     for (std::size_t m : g.members) {
-      const runlog::Series* s = seriesFor(*runs[m], spec);
-      curves.push_back(s ? curveOf(*s, spec, o, interval) : Curve{});
-      const Curve& cv = curves.back();
+      curves.push_back(&curveFor(ci, m, *runs[m], o, interval));
+      const Curve& cv = *curves.back();
       views.push_back({cv.x.constData(), cv.y.constData(), static_cast<std::size_t>(cv.x.size())});
     }
-    const metrics::GroupBand band = metrics::computeGroupBand(views);
+    metrics::BandOptions bandOptions;
+    bandOptions.maxPoints = 500;
+    const metrics::GroupBand band = metrics::computeGroupBand(views, bandOptions);
     const auto add = [&](const QString& name, MetricChart::Style style, MetricChart::Role role,
                          const QVector<double>& x, const QVector<double>& y) {
       const int idx = c->addSeries(name, g.color, style);
@@ -348,10 +387,14 @@ void ComparisonCharts::drawGroups(MetricChart* c, std::size_t ci,
     if (o.showMembers)
       for (std::size_t k = 0; k < g.members.size(); ++k)
         add(runs[g.members[k]]->name, MetricChart::Style::Faint, MetricChart::Role::Member,
-            curves[k].x, curves[k].y);
-    add(g.label, val ? MetricChart::Style::Points : MetricChart::Style::Strong,
+            curves[k]->x, curves[k]->y);
+    add(g.label, val ? MetricChart::Style::Points : MetricChart::Style::Line,
         MetricChart::Role::Curve, toQVector(band.x), toQVector(band.mean));
   }
+}
+
+void ComparisonCharts::forgetCurves() {
+  for (auto& cache : curves_) cache.clear();
 }
 
 void ComparisonCharts::setEntryVisible(int entry, bool on) {

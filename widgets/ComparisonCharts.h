@@ -41,10 +41,13 @@ class ComparisonCharts : public QWidget {
     QSet<QString> hidden;      ///< names of the entries (runs or groups) not drawn
   };
   explicit ComparisonCharts(QWidget* parent = nullptr);
+  ~ComparisonCharts() override;
 
   /// Redraws every chart: a curve per run when `groups` is nullptr, else per group.
   void draw(const std::vector<std::unique_ptr<ComparedRun>>& runs,
             const std::vector<ComparedGroup>* groups, const Options& options);
+  /// Drops the curves kept from earlier draws (other runs are compared now).
+  void forgetCurves();
   /// The charts shown, in grid order (ComparisonPanel::charts() documents which).
   const std::vector<MetricChart*>& charts() const { return charts_; }
   MetricChart* chart(const QString& id) const;
@@ -70,9 +73,18 @@ class ComparisonCharts : public QWidget {
                   const std::vector<std::unique_ptr<ComparedRun>>& runs,
                   const std::vector<ComparedGroup>& groups, const Options& o);
 
-  std::vector<MetricChart*> allCharts_;          ///< one per chart spec
-  std::vector<MetricChart*> charts_;             ///< those shown
-  std::vector<std::vector<int>> entryOfSeries_;  ///< per chart of allCharts_, per series
+  struct Curve;
+  struct CachedCurve;
+  /// The curve a chart draws of a run (value transform and smoothing applied), kept while the
+  /// run's record and the options that shape it stay the same: a regroup or a legend change does
+  /// not transform a hundred runs of 10,000 points again.
+  const Curve& curveFor(std::size_t chart, std::size_t run, const ComparedRun& r, const Options& o,
+                        double interval);
+
+  std::vector<std::vector<CachedCurve>> curves_;  ///< per chart spec, per run
+  std::vector<MetricChart*> allCharts_;           ///< one per chart spec
+  std::vector<MetricChart*> charts_;              ///< those shown
+  std::vector<std::vector<int>> entryOfSeries_;   ///< per chart of allCharts_, per series
   int entryCount_ = 0;
   QGridLayout* grid_;
 };

@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
@@ -17,7 +18,10 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <set>
+#include <thread>
 
 #include "ChartPalette.h"
 #include "ComparisonSummary.h"
@@ -120,6 +124,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   split->addWidget(tabs_);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 1);
+  // The charts first: the pane below keeps its minimum (fitPane: up to six rows) and a little.
+  split->setSizes({3000, 1000});
+  chartsAndLegend->setSizes({4000, 1000});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);
@@ -172,6 +179,7 @@ QStringList ComparisonPanel::runs() const {
 }
 
 void ComparisonPanel::setRuns(const QStringList& dirs) {
+  charts_->forgetCurves();  // kept by run, and these are other runs
   runs_.clear();
   QStringList keys;
   for (const QString& dir : dirs) keys << QDir(dir).absolutePath();
@@ -188,47 +196,80 @@ void ComparisonPanel::setRuns(const QStringList& dirs) {
   reload();
 }
 
-void ComparisonPanel::reload() {
-  bool live = false;
-  for (auto& run : runs_) {
-    runlog::RunDirectory rd(run->dir.toStdString());
-    std::string why;
-    run->meta = rd.readMetadata(&why);
-    run->problem = run->meta ? QString() : QString::fromStdString(why);
-    run->name = run->meta && !run->meta->name.empty() ? QString::fromStdString(run->meta->name)
-                                                      : QDir(run->dir).dirName();
-    // What could not be read marks this run (its status cell); its curves and the others stay.
-    const auto mark = [&run](const QString& what) {
-      run->problem += (run->problem.isEmpty() ? QString() : QStringLiteral("; ")) + what;
-    };
-    // A run with no metrics yet still shows with its metadata; what its files hold that could not
-    // be read is in readProblems().
-    (void)run->record.loadRunDirectory(run->dir.toStdString(), nullptr);
-    for (const auto& p : run->record.readProblems()) mark(QString::fromStdString(p));
-    if (run->meta) checkpoint::describeImportedRun(*run->meta, rd.dir());
-    if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys out)
-      std::string why;
-      const auto imported = checkpoint::readImportedRunConfig(rd.dir(), &why);
-      run->cfg = imported ? std::optional<config::Config>(imported->loaded.config) : std::nullopt;
-      if (!imported && !why.empty())
-        mark(tr("config not read: %1").arg(QString::fromStdString(why)));
-      if (imported && !imported->loaded.ok())  // keys of another PySlowFast version are left out
-        for (const auto& d : imported->loaded.diagnostics)
-          if (d.isError() && d.message.find("alias expands") != std::string::npos)
-            mark(tr("config not read: %1").arg(QString::fromStdString(d.toString())));
-    } else {
-      auto loaded = config::ConfigLoader().loadFile(rd.configPath());
-      run->cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
-      // A config.yaml from a stranger that is refused (an alias bomb, a broken file) marks this
-      // run; its curves and the other runs are shown as ever.
-      if (!loaded.ok() && QFileInfo::exists(QString::fromStdString(rd.configPath())))
-        mark(tr("config not read: %1")
-                 .arg(QString::fromStdString(
-                     config::sortedByLocation(loaded.diagnostics).front().toString())));
+namespace {
+// Reads one run's folder into `run` (its metadata, metrics log and config), marking what could not
+// be read. Touches no widget, so runs are read on several threads at once.
+void readComparedRun(ComparedRun& run) {
+  runlog::RunDirectory rd(run.dir.toStdString());
+  std::string why;
+  run.meta = rd.readMetadata(&why);
+  run.problem = run.meta ? QString() : QString::fromStdString(why);
+  run.name = run.meta && !run.meta->name.empty() ? QString::fromStdString(run.meta->name)
+                                                 : QDir(run.dir).dirName();
+  // What could not be read marks this run (its status cell); its curves and the others stay.
+  const auto mark = [&run](const QString& what) {
+    run.problem += (run.problem.isEmpty() ? QString() : QStringLiteral("; ")) + what;
+  };
+  const auto trPanel = [](const char* text) {
+    return QCoreApplication::translate("amp::widgets::ComparisonPanel", text);
+  };
+  // A run with no metrics yet still shows with its metadata; what its files hold that could not
+  // be read is in readProblems().
+  (void)run.record.loadRunDirectory(run.dir.toStdString(), nullptr);
+  for (const auto& p : run.record.readProblems()) mark(QString::fromStdString(p));
+  run.summary = run.record.summary();
+  if (run.meta) checkpoint::describeImportedRun(*run.meta, rd.dir());
+  if (rd.isPySlowFast()) {  // its config from its newest checkpoint's "cfg" (unknown keys out)
+    std::string whyNot;
+    const auto imported = checkpoint::readImportedRunConfig(rd.dir(), &whyNot);
+    run.cfg = imported ? std::optional<config::Config>(imported->loaded.config) : std::nullopt;
+    if (!imported && !whyNot.empty())
+      mark(trPanel("config not read: %1").arg(QString::fromStdString(whyNot)));
+    if (imported && !imported->loaded.ok())  // keys of another PySlowFast version are left out
+      for (const auto& d : imported->loaded.diagnostics)
+        if (d.isError() && d.message.find("alias expands") != std::string::npos)
+          mark(trPanel("config not read: %1").arg(QString::fromStdString(d.toString())));
+  } else {
+    auto loaded = config::ConfigLoader().loadFile(rd.configPath());
+    run.cfg = loaded.ok() ? std::optional<config::Config>(loaded.config) : std::nullopt;
+    // A config.yaml from a stranger that is refused (an alias bomb, a broken file) marks this
+    // run; its curves and the other runs are shown as ever.
+    if (!loaded.ok() && QFileInfo::exists(QString::fromStdString(rd.configPath())))
+      mark(trPanel("config not read: %1")
+               .arg(QString::fromStdString(
+                   config::sortedByLocation(loaded.diagnostics).front().toString())));
+  }
+}
+
+// Reads every run, on up to one thread per core: a sweep's hundred metrics logs are parsed side
+// by side (the JSON lines are most of the time of opening it). Each thread takes the next unread
+// run; an exception stays with its run (named in its status) rather than leave the thread.
+void readComparedRuns(std::vector<std::unique_ptr<ComparedRun>>& runs) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&runs, &next] {
+    for (std::size_t i = next++; i < runs.size(); i = next++) {
+      try {
+        readComparedRun(*runs[i]);
+      } catch (const std::exception& e) {
+        runs[i]->problem = QString::fromLocal8Bit(e.what());
+      }
     }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>({runs.size(), std::max(1u, std::thread::hardware_concurrency()), 16});
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+}  // namespace
+
+void ComparisonPanel::reload() {
+  readComparedRuns(runs_);
+  bool live = false;
+  for (const auto& run : runs_)
     live = live || (run->meta && run->meta->status == runlog::RunStatus::Running &&
                     !runlog::RunDirectory::isAbandoned(*run->meta));
-  }
   // Two runs of one name (plain-fp32 of two benchmarks) are told apart by as many of their
   // folders' trailing path parts as it takes: pbn10/plain-fp32, seed2/plain-fp32.
   for (std::size_t i = 0; i < runs_.size(); ++i) {

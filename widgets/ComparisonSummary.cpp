@@ -103,10 +103,10 @@ void ComparisonSummary::fillRuns(const std::vector<std::unique_ptr<ComparedRun>>
   summary_->setRowCount(static_cast<int>(runs.size()));
   std::optional<runlog::RunSummary> base;
   if (baseline < static_cast<int>(runs.size()))
-    base = runs[static_cast<std::size_t>(baseline)]->record.summary();
+    base = runs[static_cast<std::size_t>(baseline)]->summary;
   for (int row = 0; row < static_cast<int>(runs.size()); ++row) {
     const ComparedRun& run = *runs[static_cast<std::size_t>(row)];
-    const runlog::RunSummary s = run.record.summary();
+    const runlog::RunSummary& s = run.summary;
     const bool isBase = row == baseline;
     // value text, and its ratio to the baseline in brackets (not on the baseline's own row)
     auto cell = [&](const std::optional<double>& v, const std::optional<double>& b,
@@ -167,7 +167,7 @@ void ComparisonSummary::fillGroups(const std::vector<std::unique_ptr<ComparedRun
   summary_->setRowCount(static_cast<int>(groups.size()));
   std::vector<runlog::RunSummary> summaries;
   summaries.reserve(runs.size());
-  for (const auto& r : runs) summaries.push_back(r->record.summary());
+  for (const auto& r : runs) summaries.push_back(r->summary);
   // Each figure's statistics over a group's runs.
   using Get = std::function<std::optional<double>(const runlog::RunSummary&)>;
   const auto stats = [&summaries](const ComparedGroup& g, const Get& get) {

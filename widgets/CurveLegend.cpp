@@ -38,15 +38,16 @@ CurveLegend::CurveLegend(QWidget* parent)
   all->setToolTip(tr("Show the curves of every entry listed"));
   none->setToolTip(tr("Hide the curves of every entry listed"));
   auto* buttons = new QHBoxLayout;
-  buttons->addWidget(shown_, 1);
   buttons->addWidget(all);
   buttons->addWidget(none);
+  buttons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(filter_);
   layout->addWidget(list_, 1);
+  layout->addWidget(shown_);
   layout->addLayout(buttons);
-  setMinimumWidth(180);
+  setMinimumWidth(240);  // "BASE_LR=0.0125, precision=bf16" whole
 
   connect(filter_, &QLineEdit::textChanged, this, &CurveLegend::applyFilter);
   connect(all, &QPushButton::clicked, this, [this] { setListedVisible(true); });
@@ -71,12 +72,10 @@ void CurveLegend::setEntries(const std::vector<Entry>& entries) {
   filling_ = true;
   list_->clear();
   for (const Entry& e : entries_) {
-    auto* item = new QListWidgetItem(
-        swatchIcon(e.color),
-        e.detail.isEmpty() ? e.name : QStringLiteral("%1  (%2)").arg(e.name, e.detail));
+    auto* item = new QListWidgetItem(swatchIcon(e.color), e.name);
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
     item->setCheckState(e.visible ? Qt::Checked : Qt::Unchecked);
-    item->setToolTip(item->text());
+    item->setToolTip(e.detail.isEmpty() ? e.name : QStringLiteral("%1 (%2)").arg(e.name, e.detail));
     list_->addItem(item);
   }
   filling_ = false;

@@ -25,7 +25,7 @@ class CurveLegend : public QWidget {
  public:
   struct Entry {
     QString name;
-    QString detail;  ///< shown after the name, greyed ("5 runs")
+    QString detail;  ///< in the tooltip after the name ("5 runs")
     QColor color;
     bool visible = true;
   };
