@@ -57,13 +57,15 @@ std::vector<QColor> distinctColors(const QStringList& keys) {
     };
     QColor c = stableColor(key);
     for (int k = 0; k < kPaletteSize && clashes(c); ++k) c = seriesColor(k);
-    if (clashes(c))  // more runs than distinct colours: at least not the same as another
+    if (clashes(c)) {  // more runs than distinct colours: at least not the same as another
+      c = seriesColor(static_cast<int>(colors.size()));  // or, all taken, round the palette again
       for (int k = 0; k < kPaletteSize; ++k)
         if (std::none_of(colors.begin(), colors.end(),
                          [k](const QColor& t) { return t == seriesColor(k); })) {
           c = seriesColor(k);
           break;
         }
+    }
     colors.push_back(c);
   }
   return colors;

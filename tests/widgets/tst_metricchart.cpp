@@ -160,6 +160,13 @@ class TestMetricChart : public QObject {
     QSet<QRgb> used;
     for (const QColor& c : distinctColors(keys)) used.insert(c.rgb());
     QCOMPARE(used.size(), 20);
+    // Past 24 keys the palette comes round again rather than giving the rest one colour.
+    keys.clear();
+    for (int i = 0; i < 48; ++i) keys << QString("/sweep/run%1").arg(i);
+    used.clear();
+    const std::vector<QColor> many = distinctColors(keys);
+    for (std::size_t i = 24; i < many.size(); ++i) used.insert(many[i].rgb());
+    QCOMPARE(used.size(), 24);
   }
 
   // TensorBoard's de-biased EMA by hand (weight 0.5: 2, then (0.5 * 1 + 0.5 * 4) / 0.75), and
