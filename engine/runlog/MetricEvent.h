@@ -52,8 +52,5 @@ std::string toJsonLine(const MetricEvent& e);
 /// Parses one line; nullopt for text that is not a JSON object (e.g. a torn last line).
 /// Unknown fields are ignored.
 std::optional<MetricEvent> parseJsonLine(const std::string& line);
-/// parseJsonLine through a JSON tree always, without its fast path for the common line (the
-/// tests check that both read every line alike).
-std::optional<MetricEvent> parseJsonLineFully(const std::string& line);
 
 }  // namespace amp::runlog

@@ -337,6 +337,26 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(cell(0, "Run"), QString("a (baseline)"));
   }
 
+  // The loss chart's smoothing: weight 0 draws the logged values; 0.5 TensorBoard's de-biased
+  // average ((0.5 * 0.5 * 1.95 + 0.5 * 1.9) / 0.75 at the second step); time-weighted, a run
+  // that logs every step is smoothed exactly as without (its spacing is the unit).
+  void smoothingWeightAndTimeWeighting() {
+    QTemporaryDir dir;
+    const QString a = dir.path() + "/a", b = dir.path() + "/b";
+    recordRun(a, "a", "fp32", 1.0, 100, 20, "SOLVER:\n  BASE_LR: 0.1\n");
+    recordRun(b, "b", "fp32", 1.0, 100, 20, "SOLVER:\n  BASE_LR: 0.2\n");
+    widgets::ComparisonPanel panel;
+    panel.setRuns({a, b});
+    widgets::MetricChart* loss = panel.chart("train_loss");
+    panel.setSmoothing(0.0, false);
+    QVERIFY(qFuzzyCompare(loss->seriesGraph(0)->data()->at(1)->value, 1.9));
+    panel.setSmoothing(0.5, false);
+    const double expected = (0.5 * 0.5 * 1.95 + 0.5 * 1.9) / 0.75;
+    QVERIFY(std::abs(loss->seriesGraph(0)->data()->at(1)->value - expected) < 1e-12);
+    panel.setSmoothing(0.5, true);
+    QVERIFY(std::abs(loss->seriesGraph(0)->data()->at(1)->value - expected) < 1e-12);
+  }
+
   void anUnreadableRunIsNamedNotHidden() {
     QTemporaryDir dir;
     const QString good = dir.path() + "/good", bad = dir.path() + "/bad";
