@@ -45,7 +45,12 @@ void ChartTracker::hide() {
 void ChartTracker::setVisible(bool on) {
   line_->setVisible(on);
   box_->setVisible(on);
-  plot_->legend->setVisible(!on);
+  plot_->legend->setVisible(!on && legendWanted_);
+}
+
+void ChartTracker::setLegendWanted(bool on) {
+  legendWanted_ = on;
+  plot_->legend->setVisible(!visible() && on);
 }
 
 QString ChartTracker::text() const {

@@ -24,6 +24,8 @@ class ChartTracker {
   /// chart without the tracker, then puts it back.
   void setVisible(bool on);
   bool visible() const { return line_->visible(); }
+  /// Whether the legend shows while the tracker does not (off: a side list names the curves).
+  void setLegendWanted(bool on);
   /// What the box says now; empty while hidden.
   QString text() const;
 
@@ -31,6 +33,7 @@ class ChartTracker {
   QCustomPlot* plot_;
   QCPItemStraightLine* line_;
   QCPItemText* box_;
+  bool legendWanted_ = true;
 };
 
 }  // namespace amp::widgets

@@ -98,6 +98,14 @@ MetricChart::MetricChart(const QString& id, const QString& title, const QString&
   emptyText_->setColor(pal.color(QPalette::PlaceholderText));
   emptyText_->setText(tr("no data"));
   emptyText_->setSelectable(false);
+  endLabel_ = new QCPItemText(this);
+  endLabel_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+  endLabel_->setFont(small);
+  endLabel_->setPadding(QMargins(3, 1, 3, 1));
+  endLabel_->setBrush(legend->brush());
+  endLabel_->setVisible(false);
+  endLabel_->setSelectable(false);
+  endLabel_->setClipToAxisRect(false);
   showEmpty(true);
   connect(this, &QCustomPlot::beforeReplot, this, &MetricChart::refreshEnvelopes);
   connect(this, &QCustomPlot::beforeReplot, this, [this] { legendPlacer_.place(); });
@@ -135,6 +143,9 @@ int MetricChart::addSeries(const QString& name, const QColor& color, Style style
     case Style::Line:
       g->setPen(QPen(c, 1.0));
       break;  // wider pens cost 7x per replot (measured)
+    case Style::Strong:
+      g->setPen(QPen(c, 2.0));
+      break;
     case Style::Faint:
       c.setAlpha(70);
       g->setPen(QPen(c, 1.0));
@@ -149,7 +160,99 @@ int MetricChart::addSeries(const QString& name, const QColor& color, Style style
       break;
   }
   store_.addSeries();
+  roles_.push_back(Role::Curve);
+  pens_.push_back(g->pen());
   return graphCount() - 1;
+}
+
+void MetricChart::setSeriesRole(int series, Role role) {
+  roles_.at(static_cast<std::size_t>(series)) = role;
+  if (role != Role::Curve) graph(series)->removeFromLegend();
+}
+
+void MetricChart::fillBetween(int lower, int upper, const QColor& color) {
+  QColor c = color;
+  c.setAlpha(45);
+  graph(upper)->setBrush(c);
+  graph(upper)->setChannelFillGraph(graph(lower));
+}
+
+void MetricChart::setSeriesVisible(int series, bool on) {
+  graph(series)->setVisible(on);
+  if (hovered_ == series && !on) showEndLabel(-1);
+}
+
+void MetricChart::setEmphasis(const std::vector<int>& series) {
+  for (int i = 0; i < graphCount(); ++i) {
+    QPen pen = pens_[static_cast<std::size_t>(i)];
+    if (!series.empty()) {
+      if (std::find(series.begin(), series.end(), i) != series.end()) {
+        pen.setWidthF(2.5);  // one curve: the 7x cost of wide pens is small here
+      } else {
+        QColor c = pen.color();
+        c.setAlpha(std::min(c.alpha(), 40));
+        pen.setColor(c);
+      }
+    }
+    graph(i)->setPen(pen);
+  }
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricChart::setInPlotLegend(bool on) {
+  inPlotLegend_ = on;
+  tracker_->setLegendWanted(on);
+}
+
+int MetricChart::seriesAt(const QPointF& pos, double pixels) const {
+  const double x = xAxis->pixelToCoord(pos.x());
+  int best = -1;
+  double bestDistance = pixels;
+  for (int i = 0; i < graphCount(); ++i) {
+    if (!graph(i)->visible() || roles_[static_cast<std::size_t>(i)] == Role::Band) continue;
+    const std::vector<double>& xs = store_.xs(i);
+    const std::vector<double>& ys = store_.ys(i);
+    if (xs.empty()) continue;
+    // The curve's height under the mouse: between its two points around x for a line, at the
+    // nearest point for markers or past either end (within a few pixels of it).
+    double y = 0;
+    const auto after = std::lower_bound(xs.begin(), xs.end(), x) - xs.begin();
+    if (after > 0 && after < static_cast<std::ptrdiff_t>(xs.size()) &&
+        graph(i)->lineStyle() != QCPGraph::lsNone) {
+      const auto k = static_cast<std::size_t>(after);
+      const double t = xs[k] > xs[k - 1] ? (x - xs[k - 1]) / (xs[k] - xs[k - 1]) : 1.0;
+      y = ys[k - 1] + t * (ys[k] - ys[k - 1]);
+    } else {
+      const std::size_t k = store_.nearestIndex(i, x);
+      if (std::abs(xAxis->coordToPixel(xs[k]) - pos.x()) > pixels) continue;
+      y = ys[k];
+    }
+    if (!std::isfinite(y)) continue;
+    const double d = std::abs(yAxis->coordToPixel(y) - pos.y());
+    if (d <= bestDistance) best = i, bestDistance = d;
+  }
+  return best;
+}
+
+void MetricChart::showEndLabel(int series) {
+  hovered_ = series;
+  if (series < 0 || series >= graphCount() || store_.pointCount(series) == 0) {
+    hovered_ = -1;
+    if (endLabel_->visible()) {
+      endLabel_->setVisible(false);
+      replot(QCustomPlot::rpQueuedReplot);
+    }
+    return;
+  }
+  endLabel_->position->setCoords(store_.xs(series).back(), store_.ys(series).back());
+  endLabel_->setText(graph(series)->name());
+  endLabel_->setColor(pens_[static_cast<std::size_t>(series)].color());
+  endLabel_->setVisible(true);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString MetricChart::endLabel() const {
+  return endLabel_->visible() ? endLabel_->text() : QString();
 }
 
 void MetricChart::appendPoints(int series, const QVector<double>& x, const QVector<double>& y) {
@@ -238,6 +341,10 @@ bool MetricChart::verticalMarkerLabelShown(int i) const {
 void MetricChart::removeAllSeries() {
   clearGraphs();
   store_.removeAll();
+  roles_.clear();
+  pens_.clear();
+  hovered_ = -1;
+  endLabel_->setVisible(false);
 }
 
 void MetricChart::setPointNote(int series, double x, const QString& note) {
@@ -311,7 +418,7 @@ void MetricChart::setYRange(const QCPRange& values) {
 double MetricChart::nearestPointX(double x) const {
   double best = x, distance = std::numeric_limits<double>::infinity();
   for (int i = 0; i < graphCount(); ++i) {
-    if (!graph(i)->visible()) continue;
+    if (!graph(i)->visible() || roles_[static_cast<std::size_t>(i)] != Role::Curve) continue;
     // Halfway between two points the later one wins; the first series wins a tie between series.
     const std::size_t k = store_.nearestIndex(i, x, SeriesStore::Tie::Later);
     if (k == SeriesStore::kNone) continue;
@@ -330,7 +437,7 @@ QStringList MetricChart::valuesAt(double x) const {
       valueUnit_.isEmpty() ? QString() : (valueUnit_ == "%" ? valueUnit_ : " " + valueUnit_);
   for (int i = 0; i < graphCount(); ++i) {
     QCPGraph* g = graph(i);
-    if (!g->visible()) continue;
+    if (!g->visible() || roles_[static_cast<std::size_t>(i)] != Role::Curve) continue;
     const std::size_t k = store_.nearestIndex(i, x, SeriesStore::Tie::Earlier);
     if (k == SeriesStore::kNone) continue;
     const double px = store_.xs(i)[k];
@@ -380,14 +487,24 @@ void MetricChart::userInteracted() {
 
 void MetricChart::mouseMoveEvent(QMouseEvent* event) {
   QCustomPlot::mouseMoveEvent(event);
-  if (axisRect()->rect().contains(event->pos()))
+  if (axisRect()->rect().contains(event->pos())) {
     emit trackerMoved(xAxis->pixelToCoord(event->position().x()));
+    const int s = seriesAt(event->position());
+    if (s != hovered_) {
+      showEndLabel(s);
+      emit seriesHovered(s);
+    }
+  }
   if (event->buttons() & Qt::LeftButton) userInteracted();
 }
 
 void MetricChart::leaveEvent(QEvent* event) {
   QCustomPlot::leaveEvent(event);
   emit trackerLeft();
+  if (hovered_ >= 0) {
+    showEndLabel(-1);
+    emit seriesHovered(-1);
+  }
 }
 
 void MetricChart::wheelEvent(QWheelEvent* event) {

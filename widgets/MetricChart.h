@@ -35,7 +35,9 @@ class MetricChart : public QCustomPlot {
   Q_OBJECT
  public:
   using YScale = widgets::YScale;
-  enum class Style { Line, Faint, Points, Markers };
+  /// Strong: a 2 px line (a group's mean over its thin members; 2 px costs more per point, so for
+  /// curves of a few thousand points).
+  enum class Style { Line, Faint, Points, Markers, Strong };
 
   /// `id` is the untranslated key that panels, tests and export file names use; `title` is what
   /// the reader sees.
@@ -61,6 +63,26 @@ class MetricChart : public QCustomPlot {
   /// where a skipped step's overflow started); cleared with the points.
   void setPointNote(int series, double x, const QString& note);
   QCPGraph* seriesGraph(int series) const { return graph(series); }
+
+  /// What a series is to the reader. Member: a run drawn thin under its group's mean (not in the
+  /// tracker or the legend, but named when hovered); Band: the edge of a group's band (nowhere).
+  enum class Role { Curve, Member, Band };
+  void setSeriesRole(int series, Role role);
+  Role seriesRole(int series) const { return roles_.at(static_cast<std::size_t>(series)); }
+  /// Fills the area between two series (a group's band edges) with `color`, translucent.
+  void fillBetween(int lower, int upper, const QColor& color);
+  void setSeriesVisible(int series, bool on);
+  /// Draws these series thicker and the others faint (a legend entry hovered); empty: as added.
+  void setEmphasis(const std::vector<int>& series);
+  /// The legend inside the plot; off when a side list (CurveLegend) names the curves instead.
+  void setInPlotLegend(bool on);
+  bool inPlotLegend() const { return inPlotLegend_; }
+  /// The visible curve or member passing within `pixels` of `pos` (widget pixels); -1 when none.
+  int seriesAt(const QPointF& pos, double pixels = 8) const;
+  /// Writes the series' name at its last point (what the mouse hovers); -1 hides it.
+  void showEndLabel(int series);
+  /// The name written at the hovered curve's end; empty while none.
+  QString endLabel() const;
 
   void setYScale(YScale scale);
   YScale yScale() const { return yScale_; }
@@ -115,6 +137,7 @@ class MetricChart : public QCustomPlot {
   void trackerLeft();
   void followingChanged(bool on);
   void userChangedXRange(const QCPRange& range);
+  void seriesHovered(int series);  ///< the curve under the mouse changed (-1: none)
 
  protected:
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -145,6 +168,11 @@ class MetricChart : public QCustomPlot {
   QString note_;
   QString valueUnit_;
   std::vector<std::pair<QCPItemStraightLine*, QCPItemText*>> markers_;
+  std::vector<Role> roles_;
+  std::vector<QPen> pens_;  ///< each series' pen as added (emphasis changes and restores it)
+  bool inPlotLegend_ = true;
+  QCPItemText* endLabel_;
+  int hovered_ = -1;
 };
 
 /// Makes charts act as one view: the tracker shows on all, a zoom or pan of one sets the others'

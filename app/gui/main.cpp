@@ -15,6 +15,7 @@
 
 #include "AnalysisPanel.h"
 #include "ClipPreviewPanel.h"
+#include "ComparisonPanel.h"
 #include "GradCamControls.h"
 #include "MainWindow.h"
 #include "PrecisionAuditPanel.h"
@@ -44,6 +45,11 @@ int main(int argc, char** argv) {
       "follow", "Show this run folder in the dashboard (followed live while it is written).",
       "run-dir");
   QCommandLineOption compare("compare", "Compare these run folders (comma-separated).", "dirs");
+  QCommandLineOption groupBy(
+      "group-by",
+      "With --compare: group the runs by these run fields or config keys (comma-separated, e.g. "
+      "SOLVER.BASE_LR,precision); each group is drawn as its mean with a band.",
+      "keys");
   QCommandLineOption tab(
       "tab",
       "Start on this tab: config, dashboard, compare, analysis, clips, precision or predict.",
@@ -78,9 +84,9 @@ int main(int argc, char** argv) {
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
-  parser.addOptions({demo, runs, follow, compare, tab, analyze, audit, auditRun, predictRun,
-                     predictVideo, predictOutput, predictBoxes, gradCam, clip, screenshot, delay,
-                     size});
+  parser.addOptions({demo, runs, follow, compare, groupBy, tab, analyze, audit, auditRun,
+                     predictRun, predictVideo, predictOutput, predictBoxes, gradCam, clip,
+                     screenshot, delay, size});
   parser.process(app);
 
   amp::gui::MainWindow window;
@@ -135,6 +141,14 @@ int main(int argc, char** argv) {
   if (parser.isSet(compare))
     guarded("compare the runs",
             [&] { window.compareRuns(parser.value(compare).split(',', Qt::SkipEmptyParts)); });
+  if (parser.isSet(groupBy)) {
+    QString error;
+    if (!window.comparison()->setGroupBy(parser.value(groupBy).split(',', Qt::SkipEmptyParts),
+                                         &error)) {
+      std::fprintf(stderr, "ampstudio: --group-by: %s\n", qPrintable(error));
+      window.statusBar()->showMessage(error);
+    }
+  }
   if (parser.isSet(analyze)) {
     window.analysisPanel()->showRun(parser.value(analyze));
     window.showTab("analysis");

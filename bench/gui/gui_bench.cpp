@@ -6,6 +6,12 @@
 //   tick) and measures how late a 10 ms GUI timer fires: the event-loop stall a user feels.
 //   --follow: meanwhile `ampstudio-cli train` trains FILE in a child process and a second
 //   dashboard follows its run folder from disk, as the studio follows a run started elsewhere.
+// ampstudio-gui-bench scale [--runs 100] [--steps 10000] [--dir DIR] [--repeats R]
+//   A sweep of finished fake runs (written once into DIR with the run writers, FakeSweep) opened
+//   in Compare at 1600x1000: the time to open them, to group and regroup them, a replot of all
+//   charts (a curve per run, and grouped), and the process's memory.
+// ampstudio-gui-bench sweep --dir DIR [--runs 50] [--steps 2000] [--precisions fp32,bf16]
+//   Only writes such a sweep (5 learning rates x precisions x seeds), for screenshots.
 // Run with QT_QPA_PLATFORM=offscreen (or under xvfb-run) on a quiet machine; compare ratios.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -13,18 +19,24 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QTableWidget>
 #include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <vector>
 
+#include "ComparisonPanel.h"
 #include "DashboardPanel.h"
+#include "FakeSweep.h"
 #include "LaunchedRun.h"
 #include "MetricChart.h"
 #include "TrainingController.h"
 #include "configfile/ConfigLoader.h"
+#include "runlog/RunRecord.h"
+#include "system/MemoryProbe.h"
 
 using amp::widgets::MetricChart;
 
@@ -99,6 +111,123 @@ int replot(int points, int series, int repeats) {
       percentile(plain, 0.5), plain.size());
   std::printf("studio / QCustomPlot alone: %.3f\n",
               percentile(studio, 0.5) / std::max(1e-9, percentile(plain, 0.5)));
+  return 0;
+}
+
+amp::bench::SweepShape sweepShape(int runs, int steps, const QString& precisions) {
+  amp::bench::SweepShape shape;  // 5 learning rates x precisions x seeds
+  shape.precisions.clear();
+  for (const QString& p : precisions.split(',', Qt::SkipEmptyParts))
+    shape.precisions.push_back(p.toStdString());
+  if (shape.precisions.empty()) shape.precisions = {"fp32"};
+  shape.seeds = std::max(1, runs / static_cast<int>(5 * shape.precisions.size()));
+  shape.steps = steps;
+  return shape;
+}
+
+std::vector<std::string> sweep(const QString& dir, int runs, int steps,
+                               const QString& precisions = "fp32,bf16") {
+  QElapsedTimer t;
+  t.start();
+  std::string error;
+  const auto dirs =
+      amp::bench::writeFakeSweep(dir.toStdString(), sweepShape(runs, steps, precisions), &error);
+  if (dirs.empty())
+    std::fprintf(stderr, "cannot write the sweep: %s\n", error.c_str());
+  else
+    std::printf("sweep: %zu runs x %d steps in %s (ready in %.1f s)\n", dirs.size(), steps,
+                qPrintable(dir), static_cast<double>(t.elapsed()) / 1000.0);
+  return dirs;
+}
+
+// Replots every shown chart at once (as a resize or a linked zoom does), `repeats` times.
+std::vector<double> replotAll(amp::widgets::ComparisonPanel& panel, int repeats) {
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    for (MetricChart* c : panel.charts()) c->xAxis->moveRange(i % 2 ? 1.0 : -1.0);
+    QElapsedTimer t;
+    t.start();
+    for (MetricChart* c : panel.charts()) c->replot(QCustomPlot::rpImmediateRefresh);
+    ms.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+  }
+  return ms;
+}
+
+int scale(const QString& dir, int runs, int steps, int repeats) {
+  const auto dirs = sweep(dir, runs, steps);
+  if (dirs.empty()) return 1;
+  QStringList list;
+  for (const auto& d : dirs) list << QString::fromStdString(d);
+  const double mib = 1024.0 * 1024.0;
+  const double rssBefore = static_cast<double>(amp::system::processRssBytes()) / mib;
+  amp::widgets::ComparisonPanel panel;
+  panel.resize(1600, 1000);
+  panel.show();
+  QApplication::processEvents();
+  const auto timed = [](const std::function<void()>& f) {
+    QElapsedTimer t;
+    t.start();
+    f();
+    QApplication::processEvents();  // the queued replots
+    return static_cast<double>(t.nsecsElapsed()) / 1e6;
+  };
+  // What opening costs besides drawing: each run's metrics log and config read alone.
+  const double readLogs = timed([&] {
+    for (const auto& d : dirs) {
+      amp::runlog::RunRecord record;
+      (void)record.loadRunDirectory(d, nullptr);
+    }
+  });
+  const double readConfigs = timed([&] {
+    for (const auto& d : dirs) (void)amp::config::ConfigLoader().loadFile(d + "/config.yaml");
+  });
+  const double open = timed([&] { panel.setRuns(list); });
+  const double rssOpen = static_cast<double>(amp::system::processRssBytes()) / mib;
+  const auto perRun = replotAll(panel, repeats);
+  struct Step {
+    const char* what;
+    QStringList keys;
+  };
+  const std::vector<Step> steps_ = {
+      {"group by SOLVER.BASE_LR (5 groups)", {"SOLVER.BASE_LR"}},
+      {"regroup by BASE_LR x precision (10 groups)", {"SOLVER.BASE_LR", "precision"}},
+      {"regroup by precision (2 groups)", {"precision"}},
+      {"ungroup (a curve per run)", {}},
+      {"group by SOLVER.BASE_LR again", {"SOLVER.BASE_LR"}}};
+  std::printf("Compare, 1600x1000, %d runs x %d steps (%d charts)\n", static_cast<int>(dirs.size()),
+              steps, static_cast<int>(panel.charts().size()));
+  std::printf("open in Compare (read %d run folders, draw every chart): %.0f ms\n",
+              static_cast<int>(dirs.size()), open);
+  std::printf("  of which at most: reading the metrics logs %.0f ms, the configs %.0f ms\n",
+              readLogs, readConfigs);
+  for (const Step& s : steps_) {
+    QString error;
+    bool ok = true;
+    const double ms = timed([&] { ok = panel.setGroupBy(s.keys, &error); });
+    if (!ok) {
+      const QTableWidget* t = panel.summaryTable();
+      std::fprintf(stderr, "%s\n(the first run: %s)\n", qPrintable(error),
+                   t->rowCount() ? qPrintable(t->item(0, t->columnCount() - 1)->text()) : "");
+      return 1;
+    }
+    std::printf("%s: %.0f ms (%zu groups)\n", s.what, ms, panel.groups().size());
+  }
+  const auto grouped = replotAll(panel, repeats);
+  panel.setShowMembers(true);
+  QApplication::processEvents();
+  const auto withMembers = replotAll(panel, repeats);
+  std::printf("replot of all charts, a curve per run: median %.1f ms, max %.1f ms (%d replots)\n",
+              percentile(perRun, 0.5), percentile(perRun, 1.0), repeats);
+  std::printf("replot of all charts, 5 groups (mean + band): median %.1f ms, max %.1f ms\n",
+              percentile(grouped, 0.5), percentile(grouped, 1.0));
+  std::printf("replot of all charts, 5 groups with their runs thin: median %.1f ms, max %.1f ms\n",
+              percentile(withMembers, 0.5), percentile(withMembers, 1.0));
+  std::printf(
+      "memory: process RSS %.0f MiB before, %.0f MiB with the runs open (+%.0f MiB), "
+      "%.0f MiB at the end; peak %.0f MiB\n",
+      rssBefore, rssOpen, rssOpen - rssBefore,
+      static_cast<double>(amp::system::processRssBytes()) / mib,
+      static_cast<double>(amp::system::processPeakRssBytes()) / mib);
   return 0;
 }
 
@@ -202,7 +331,7 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QCommandLineParser parser;
-  parser.addPositionalArgument("mode", "replot or stall");
+  parser.addPositionalArgument("mode", "replot, stall, scale or sweep");
   QCommandLineOption points("points", "Points per series (replot).", "n", "1000000");
   QCommandLineOption series("series", "Series (replot).", "n", "8");
   QCommandLineOption repeats("repeats", "Replots measured (replot).", "n", "20");
@@ -211,7 +340,13 @@ int main(int argc, char** argv) {
   QCommandLineOption secs("seconds", "How long to train (stall).", "s", "30");
   QCommandLineOption follow(
       "follow", "Also follow a run trained by ampstudio-cli in another process (stall).");
-  parser.addOptions({points, series, repeats, cfg, secs, follow});
+  QCommandLineOption runs("runs", "Runs of the sweep (scale, sweep).", "n", "100");
+  QCommandLineOption steps("steps", "Steps of each run (scale, sweep).", "n", "10000");
+  QCommandLineOption precisions("precisions", "Precisions of the sweep (sweep).", "list",
+                                "fp32,bf16");
+  QCommandLineOption dir("dir", "Where the sweep is written (scale, sweep).", "dir",
+                         "/tmp/ampstudio-gui-bench-sweep");
+  parser.addOptions({points, series, repeats, cfg, secs, follow, runs, steps, precisions, dir});
   parser.addHelpOption();
   parser.process(app);
   const QString mode = parser.positionalArguments().value(0);
@@ -220,6 +355,15 @@ int main(int argc, char** argv) {
                   parser.value(repeats).toInt());
   if (mode == "stall")
     return stall(parser.value(cfg), parser.value(secs).toDouble(), parser.isSet(follow));
-  std::fprintf(stderr, "usage: ampstudio-gui-bench replot|stall [options]; --help lists them\n");
+  if (mode == "scale")
+    return scale(parser.value(dir), parser.value(runs).toInt(), parser.value(steps).toInt(),
+                 parser.value(repeats).toInt());
+  if (mode == "sweep")
+    return sweep(parser.value(dir), parser.value(runs).toInt(), parser.value(steps).toInt(),
+                 parser.value(precisions))
+        .empty();
+  std::fprintf(stderr,
+               "usage: ampstudio-gui-bench replot|stall|scale|sweep [options]; --help lists "
+               "them\n");
   return 2;
 }

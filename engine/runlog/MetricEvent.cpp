@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "runlog/MetricLineFastPath.h"
 #include "util/BoundedInput.h"
 
 namespace amp::runlog {
@@ -113,6 +114,12 @@ std::string toJsonLine(const MetricEvent& e) {
 }
 
 std::optional<MetricEvent> parseJsonLine(const std::string& line) {
+  // The common line without a JSON tree (MetricLineFastPath.h); the same event either way.
+  if (MetricEvent fast; parseCommonMetricLine(line, fast)) return fast;
+  return parseJsonLineFully(line);
+}
+
+std::optional<MetricEvent> parseJsonLineFully(const std::string& line) {
   // Depth-limited: a line of nested brackets must not build a deep value (util/BoundedInput.h).
   const auto parsed = util::parseJson(line);
   if (!parsed || !parsed->is_object()) return std::nullopt;

@@ -251,6 +251,112 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(text(1, view->diffColumn(0)), QString("-2.00"));
   }
 
+  // A sweep grouped by precision: each group one colour, its mean and a band (± 1 std, or
+  // min-max) on every chart, a summary row per group with mean ± std and the ratio of its mean to
+  // the baseline group's; a run without validations does not count towards the val figures.
+  void groupsOfRunsWithMeansAndBands() {
+    QTemporaryDir dir;
+    const QString a = dir.path() + "/a", b = dir.path() + "/b", c = dir.path() + "/c",
+                  d = dir.path() + "/d";
+    const std::string lr1 = "SOLVER:\n  BASE_LR: 0.1\n", lr05 = "SOLVER:\n  BASE_LR: 0.05\n";
+    recordRun(a, "a", "fp32", 2.0, 400, 20, lr1);
+    recordRun(b, "b", "fp32", 4.0, 500, 30, lr1);
+    recordRun(c, "c", "bf16", 3.0, 200, 25, lr05);
+    testsupport::recordRunWith(d, "d", "bf16", 3.0, 300, lr05, 1.0, {});  // never validated
+    widgets::ComparisonPanel panel;
+    panel.setRuns({a, b, c, d});
+    QCOMPARE(panel.groupKeys(), (QStringList{"precision", "SOLVER.BASE_LR"}));
+    QVERIFY(panel.setGroupBy({"precision"}));
+    QCOMPARE(panel.groups().size(), std::size_t(2));
+    QCOMPARE(panel.groups()[0].label, QString("precision=bf16"));
+    QCOMPARE(panel.groups()[1].members, (std::vector<std::size_t>{0, 1}));
+    QVERIFY(panel.groups()[0].color != panel.groups()[1].color);
+
+    widgets::MetricChart* memory = panel.chart("peak_memory");
+    const auto seriesNamed = [](widgets::MetricChart* chart, const QString& name) {
+      for (int i = 0; i < chart->seriesCount(); ++i)
+        if (chart->seriesGraph(i)->name() == name) return i;
+      return -1;
+    };
+    // Per group: band low, band high, mean; only the means in the legend and the tracker.
+    QCOMPARE(memory->seriesCount(), 6);
+    QCOMPARE(memory->legend->itemCount(), 2);
+    const int fp32 = seriesNamed(memory, "precision=fp32");
+    QVERIFY(fp32 >= 0);
+    QCOMPARE(memory->seriesGraph(fp32)->pen().color(), panel.groups()[1].color);
+    QCOMPARE(memory->seriesGraph(fp32)->data()->at(0)->value, 450.0);  // (400 + 500) / 2
+    const int low = seriesNamed(memory, "precision=fp32 (band low)");
+    const double std = std::sqrt(2 * 50.0 * 50.0);  // sample std of 400 and 500
+    QVERIFY(std::abs(memory->seriesGraph(low)->data()->at(0)->value - (450.0 - std)) < 1e-9);
+    QCOMPARE(memory->valuesAt(10).size(), 2);
+    panel.setBand(widgets::ComparisonPanel::Band::MinMax);
+    QCOMPARE(
+        memory->seriesGraph(seriesNamed(memory, "precision=fp32 (band low)"))->data()->at(0)->value,
+        400.0);
+    // The val chart's bf16 mean is c's alone (d has no validation).
+    widgets::MetricChart* top1 = panel.chart("val_top1");
+    QCOMPARE(top1->seriesGraph(seriesNamed(top1, "precision=bf16"))->data()->at(0)->value, 75.0);
+
+    QTableWidget* t = panel.summaryTable();
+    QCOMPARE(t->rowCount(), 2);
+    auto cell = [t](int row, const QString& column) {
+      for (int col = 0; col < t->columnCount(); ++col)
+        if (t->horizontalHeaderItem(col)->text() == column) return t->item(row, col)->text();
+      return QString("no column %1").arg(column);
+    };
+    QCOMPARE(cell(0, "Group"), QString("precision=bf16 (baseline)"));
+    QCOMPARE(cell(0, "Runs"), QString("2"));
+    QCOMPARE(cell(0, "Best val top-1"), QString("75.0 % [n=1]"));
+    QCOMPARE(cell(1, "Best val top-1"), QString("75.0 % ± 7.1 % (1.00×)"));  // 80 and 70
+    QCOMPARE(cell(0, "Peak memory"), QString("250 MiB ± 71 MiB"));
+    QCOMPARE(cell(1, "Peak memory"), QString("450 MiB ± 71 MiB (1.80×)"));
+    QCOMPARE(cell(1, "Iterations/s"), QString("3.00 ± 1.41 (1.00×)"));
+    QVERIFY(panel.summaryMarkdown().startsWith("| Group | Runs | Best val top-1 |"));
+    panel.setBaseline(1);
+    QCOMPARE(cell(0, "Peak memory"), QString("250 MiB ± 71 MiB (0.56×)"));
+
+    // Member runs, thin under the mean, named on hover but not in the legend or the tracker.
+    panel.setShowMembers(true);
+    QCOMPARE(memory->seriesCount(), 10);
+    const int memberA = seriesNamed(memory, "a");
+    QCOMPARE(memory->seriesRole(memberA), widgets::MetricChart::Role::Member);
+    QCOMPARE(memory->legend->itemCount(), 2);
+    // Two keys: one group per combination present (bf16 runs all have 0.05, fp32 ones 0.1).
+    QVERIFY(panel.setGroupBy({"SOLVER.BASE_LR", "precision"}));
+    QCOMPARE(panel.groups().size(), std::size_t(2));
+    QCOMPARE(panel.groups()[0].label, QString("BASE_LR=0.05, precision=bf16"));
+    QString error;
+    QVERIFY(!panel.setGroupBy({"NO.SUCH_KEY"}, &error));
+    QVERIFY2(error.contains("NO.SUCH_KEY") && error.contains("SOLVER.BASE_LR"), qPrintable(error));
+    QCOMPARE(panel.groups().size(), std::size_t(2));  // unchanged
+    // None: a curve per run again, as before grouping.
+    QVERIFY(panel.setGroupBy({}));
+    QCOMPARE(memory->seriesCount(), 4);
+    QCOMPARE(memory->seriesGraph(0)->name(), QString("a"));
+    QCOMPARE(t->rowCount(), 4);
+    QCOMPARE(cell(0, "Run"), QString("a (baseline)"));
+  }
+
+  // The loss chart's smoothing: weight 0 draws the logged values; 0.5 TensorBoard's de-biased
+  // average ((0.5 * 0.5 * 1.95 + 0.5 * 1.9) / 0.75 at the second step); time-weighted, a run
+  // that logs every step is smoothed exactly as without (its spacing is the unit).
+  void smoothingWeightAndTimeWeighting() {
+    QTemporaryDir dir;
+    const QString a = dir.path() + "/a", b = dir.path() + "/b";
+    recordRun(a, "a", "fp32", 1.0, 100, 20, "SOLVER:\n  BASE_LR: 0.1\n");
+    recordRun(b, "b", "fp32", 1.0, 100, 20, "SOLVER:\n  BASE_LR: 0.2\n");
+    widgets::ComparisonPanel panel;
+    panel.setRuns({a, b});
+    widgets::MetricChart* loss = panel.chart("train_loss");
+    panel.setSmoothing(0.0, false);
+    QVERIFY(qFuzzyCompare(loss->seriesGraph(0)->data()->at(1)->value, 1.9));
+    panel.setSmoothing(0.5, false);
+    const double expected = (0.5 * 0.5 * 1.95 + 0.5 * 1.9) / 0.75;
+    QVERIFY(std::abs(loss->seriesGraph(0)->data()->at(1)->value - expected) < 1e-12);
+    panel.setSmoothing(0.5, true);
+    QVERIFY(std::abs(loss->seriesGraph(0)->data()->at(1)->value - expected) < 1e-12);
+  }
+
   void anUnreadableRunIsNamedNotHidden() {
     QTemporaryDir dir;
     const QString good = dir.path() + "/good", bad = dir.path() + "/bad";

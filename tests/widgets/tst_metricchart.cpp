@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "MetricChart.h"
+#include "SmoothedValue.h"
 
 using amp::widgets::MetricChart;
 
@@ -141,6 +142,91 @@ class TestMetricChart : public QObject {
     for (std::size_t i = 0; i < 10; ++i)
       for (std::size_t j = 0; j < i; ++j)
         QVERIFY2(c[i] != c[j], qPrintable(QString("%1 %2").arg(i).arg(j)));
+  }
+
+  // 24 colours, the first ten Tableau's as before, none repeated; 20 keys get 20 colours.
+  void thePaletteHoldsTwentyFourColours() {
+    using amp::widgets::distinctColors;
+    using amp::widgets::kPaletteSize;
+    using amp::widgets::seriesColor;
+    QCOMPARE(kPaletteSize, 24);
+    QCOMPARE(seriesColor(0), QColor(31, 119, 180));
+    QCOMPARE(seriesColor(kPaletteSize), seriesColor(0));
+    QSet<QRgb> all;
+    for (int i = 0; i < kPaletteSize; ++i) all.insert(seriesColor(i).rgb());
+    QCOMPARE(all.size(), kPaletteSize);
+    QStringList keys;
+    for (int i = 0; i < 20; ++i) keys << QString("/sweep/lr%1").arg(i);
+    QSet<QRgb> used;
+    for (const QColor& c : distinctColors(keys)) used.insert(c.rgb());
+    QCOMPARE(used.size(), 20);
+    // Past 24 keys the palette comes round again rather than giving the rest one colour.
+    keys.clear();
+    for (int i = 0; i < 48; ++i) keys << QString("/sweep/run%1").arg(i);
+    used.clear();
+    const std::vector<QColor> many = distinctColors(keys);
+    for (std::size_t i = 24; i < many.size(); ++i) used.insert(many[i].rgb());
+    QCOMPARE(used.size(), 24);
+  }
+
+  // TensorBoard's de-biased EMA by hand (weight 0.5: 2, then (0.5 * 1 + 0.5 * 4) / 0.75), and
+  // the time-weighted one: a run logged every other step is smoothed as one logged every step
+  // whose values hold between its points.
+  void smoothingAsTensorBoardAndTimeWeighted() {
+    amp::widgets::SmoothedValue plain(0.5);
+    QCOMPARE(plain.add(2.0), 2.0);
+    QVERIFY(std::abs(plain.add(4.0) - 2.5 / 0.75) < 1e-12);
+    amp::widgets::SmoothedValue sparse(0.5), dense(0.5);
+    (void)sparse.add(2.0, 1.0);
+    const double timed = sparse.add(4.0, 2.0);  // decay 0.25: (0.25 * 1 + 0.75 * 4) / 0.875
+    QVERIFY(std::abs(timed - 3.25 / 0.875) < 1e-12);
+    (void)dense.add(2.0);
+    (void)dense.add(4.0);
+    QVERIFY(std::abs(dense.add(4.0) - timed) < 1e-12);
+    amp::widgets::SmoothedValue raw(0.0);
+    QCOMPARE(raw.add(7.0), 7.0);
+    QCOMPARE(raw.add(3.0, 5.0), 3.0);
+  }
+
+  // Hovering a curve writes its name at its last point; a group's band edges are never named
+  // and neither they nor member runs are read out by the tracker.
+  void aHoveredCurveIsNamedAtItsEnd() {
+    MetricChart chart("loss", "Loss", "value");
+    chart.resize(400, 300);
+    const int low = chart.addSeries("low", Qt::blue);
+    const int high = chart.addSeries("high", Qt::red);
+    const int edge = chart.addSeries("edge", Qt::red, MetricChart::Style::Faint);
+    const int member = chart.addSeries("seed 2", Qt::red, MetricChart::Style::Faint);
+    chart.setSeriesRole(edge, MetricChart::Role::Band);
+    chart.setSeriesRole(member, MetricChart::Role::Member);
+    chart.appendPoints(low, {0, 10}, {0, 0});
+    chart.appendPoints(high, {0, 10}, {10, 10});
+    chart.appendPoints(edge, {0, 10}, {9.9, 9.9});
+    chart.appendPoints(member, {0, 10}, {5, 5});
+    chart.fitIfFollowing();
+    chart.replot();
+    const QPointF onHigh(chart.xAxis->coordToPixel(5), chart.yAxis->coordToPixel(10) + 2);
+    QCOMPARE(chart.seriesAt(onHigh), high);
+    const QPointF onMember(chart.xAxis->coordToPixel(5), chart.yAxis->coordToPixel(5));
+    QCOMPARE(chart.seriesAt(onMember), member);
+    QSignalSpy hovered(&chart, &MetricChart::seriesHovered);
+    QMouseEvent move(QEvent::MouseMove, onHigh, chart.mapToGlobal(onHigh), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(&chart, &move);
+    QCOMPARE(chart.endLabel(), QString("high"));
+    QCOMPARE(hovered.count(), 1);
+    QCOMPARE(hovered.at(0).at(0).toInt(), high);
+    const QStringList values = chart.valuesAt(5);
+    QCOMPARE(values.size(), 2);  // low and high: no band edge, no member
+    chart.showEndLabel(-1);
+    QVERIFY(chart.endLabel().isEmpty());
+    QCOMPARE(chart.legend->itemCount(), 2);
+    // Emphasis: the chosen curve thick, the others faint; and back.
+    chart.setEmphasis({low});
+    QCOMPARE(chart.seriesGraph(low)->pen().widthF(), 2.5);
+    QVERIFY(chart.seriesGraph(high)->pen().color().alpha() <= 40);
+    chart.setEmphasis({});
+    QCOMPARE(chart.seriesGraph(high)->pen().color().alpha(), 255);
   }
 
   void theLegendMovesOffTheCurves() {
