@@ -26,6 +26,7 @@
 #include "ChartPalette.h"
 #include "ComparisonSummary.h"
 #include "CurveLegend.h"
+#include "HParamsView.h"
 #include "MetricChart.h"
 #include "PerClassView.h"
 #include "checkpoint/ImportedRun.h"
@@ -50,6 +51,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
       summary_(new QTableWidget),
       diff_(new QTableWidget),
       perClass_(new PerClassView),
+      hparams_(new HParamsView),
       tabs_(new QTabWidget),
       tables_(std::make_unique<ComparisonSummary>(summary_, diff_, tabs_)),
       liveTimer_(new QTimer(this)) {
@@ -113,6 +115,9 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   tabs_->addTab(perClass_, tr("Per class"));
   tabs_->setTabToolTip(2, tr("Each class's average precision in every run, and its difference "
                              "from the baseline (multi-label and detection runs)"));
+  tabs_->addTab(hparams_, tr("Hyperparameters"));
+  tabs_->setTabToolTip(3, tr("Which settings gave which result: the keys that differ against "
+                             "the results, as a table, a scatter and parallel coordinates"));
   auto* chartsAndLegend = new QSplitter(Qt::Horizontal);
   chartsAndLegend->addWidget(charts_);
   chartsAndLegend->addWidget(legend_);
@@ -163,6 +168,12 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
     charts_->setEntryVisible(entry, on);
   });
   connect(legend_, &CurveLegend::hovered, charts_, &ComparisonCharts::emphasize);
+  connect(hparams_, &HParamsView::runsSelected, this, [this](const QList<int>& runs) {
+    showOnlyRuns(runs);
+    QStringList dirs;
+    for (const int r : runs) dirs << runs_[static_cast<std::size_t>(r)]->dir;
+    emit runsSelected(dirs);
+  });
   connect(copy, &QPushButton::clicked, this,
           [this] { QApplication::clipboard()->setText(summaryMarkdown()); });
   liveTimer_->setInterval(2000);
@@ -303,6 +314,33 @@ void ComparisonPanel::reload() {
   regroup();
   tables_->fillDiff(runs_);
   rebuildPerClass();
+  rebuildHParams();
+}
+
+void ComparisonPanel::rebuildHParams() {
+  std::vector<runlog::HParamInput> inputs;
+  std::vector<QColor> colours;
+  for (const auto& r : runs_) {
+    inputs.push_back({r->name.toStdString(), r->cfg ? &*r->cfg : nullptr, r->summary});
+    colours.push_back(r->color);
+  }
+  const QList<int> kept = hparams_->table().runCount() == static_cast<int>(runs_.size())
+                              ? hparams_->selection()
+                              : QList<int>{};  // a live reload keeps the selection
+  hparams_->setTable(runlog::HParamTable::build(inputs), std::move(colours));
+  hparams_->showSelection(kept);
+}
+
+void ComparisonPanel::showOnlyRuns(const QList<int>& runs) {
+  for (int e = 0; e < legend_->count(); ++e) {
+    bool on = runs.isEmpty();
+    if (groupBy_.isEmpty())
+      on = on || runs.contains(e);
+    else
+      for (const std::size_t m : groups_[static_cast<std::size_t>(e)].members)
+        on = on || runs.contains(static_cast<int>(m));
+    legend_->setEntryVisible(e, on);  // its visibilityChanged hides or shows the curves
+  }
 }
 
 std::vector<runlog::GroupableRun> ComparisonPanel::groupable() const {

@@ -36,6 +36,7 @@ namespace amp::widgets {
 
 class ComparisonSummary;
 class CurveLegend;
+class HParamsView;
 class MetricChart;
 class PerClassView;
 
@@ -90,12 +91,22 @@ class ComparisonPanel : public QWidget {
   PerClassView* perClassView() const { return perClass_; }
   /// The summary as a Markdown table (what "Copy as Markdown" puts on the clipboard).
   QString summaryMarkdown() const;
+  /// The "Hyperparameters" tab: runs x the keys that differ x results, scatter, parallel plot.
+  HParamsView* hparamsView() const { return hparams_; }
+  /// Draws only these runs (indices in run order; grouped: the groups holding one of them);
+  /// empty: every run. What a selection in the Hyperparameters tab does.
+  void showOnlyRuns(const QList<int>& runs);
+
+ signals:
+  /// The runs selected in the Hyperparameters tab (their folders; empty: the selection cleared).
+  void runsSelected(const QStringList& dirs);
 
  private:
   void regroup();
   void redraw();
   void rebuildSummary();
   void rebuildPerClass();
+  void rebuildHParams();
   void fillGroupCombos();
   void fillBaselineCombo();
   std::vector<runlog::GroupableRun> groupable() const;
@@ -119,6 +130,7 @@ class ComparisonPanel : public QWidget {
   QTableWidget* summary_;
   QTableWidget* diff_;
   PerClassView* perClass_;
+  HParamsView* hparams_;
   QTabWidget* tabs_;
   std::unique_ptr<ComparisonSummary> tables_;
   QTimer* liveTimer_;

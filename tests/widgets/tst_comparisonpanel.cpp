@@ -3,13 +3,18 @@
 #include <QtTest>
 
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
 #include "ComparisonPanel.h"
+#include "CurveLegend.h"
+#include "HParamsView.h"
 #include "MetricChart.h"
+#include "ParallelCoordinates.h"
 #include "PerClassView.h"
 #include "support/RecordedRun.h"
 
@@ -335,6 +340,38 @@ class TestComparisonPanel : public QObject {
     QCOMPARE(memory->seriesGraph(0)->name(), QString("a"));
     QCOMPARE(t->rowCount(), 4);
     QCOMPARE(cell(0, "Run"), QString("a (baseline)"));
+  }
+
+  // The Hyperparameters tab: the keys that differ against the results; brushing a learning rate
+  // on its parallel plot draws only those runs (their groups when grouped) and names them.
+  void hyperparametersSelectRuns() {
+    QTemporaryDir dir;
+    const QString a = dir.path() + "/a", b = dir.path() + "/b", c = dir.path() + "/c";
+    recordRun(a, "a", "fp32", 2.0, 400, 20, "SOLVER:\n  BASE_LR: 0.1\n");
+    recordRun(b, "b", "bf16", 4.0, 500, 30, "SOLVER:\n  BASE_LR: 0.1\n");
+    recordRun(c, "c", "bf16", 3.0, 200, 25, "SOLVER:\n  BASE_LR: 0.001\n");
+    widgets::ComparisonPanel panel;
+    panel.setRuns({a, b, c});
+    widgets::HParamsView* hp = panel.hparamsView();
+    const auto& keys = hp->table().keys();
+    const auto lr = std::find(keys.begin(), keys.end(), "SOLVER.BASE_LR");
+    QVERIFY(lr != keys.end());
+    const int axis = static_cast<int>(lr - keys.begin());
+    QVERIFY(hp->table().logScaleKey(axis));  // 0.001 .. 0.1
+    QCOMPARE(hp->tableView()->model()->rowCount(), 3);
+    QVERIFY(hp->table().metricIndex("best_top1") >= 0);
+    QSignalSpy selected(&panel, &widgets::ComparisonPanel::runsSelected);
+    hp->parallel()->setBrush(axis, 0.9, 1.0);  // BASE_LR 0.1: a and b
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toStringList(), (QStringList{a, b}));
+    QVERIFY(panel.curveLegend()->entryVisible(0) && panel.curveLegend()->entryVisible(1));
+    QVERIFY(!panel.curveLegend()->entryVisible(2));
+    QVERIFY(panel.setGroupBy({"precision"}));  // groups bf16 (b, c) and fp32 (a)
+    panel.showOnlyRuns({2});
+    QVERIFY(panel.curveLegend()->entryVisible(0));   // bf16 holds c
+    QVERIFY(!panel.curveLegend()->entryVisible(1));  // fp32
+    hp->parallel()->clearBrush(axis);
+    QVERIFY(panel.curveLegend()->entryVisible(0) && panel.curveLegend()->entryVisible(1));
   }
 
   // The loss chart's smoothing: weight 0 draws the logged values; 0.5 TensorBoard's de-biased
