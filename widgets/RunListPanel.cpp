@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableWidget>
+#include <QThread>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -79,6 +80,8 @@ RunListPanel::RunListPanel(QWidget* parent)
   connect(filter_, &QLineEdit::textChanged, this, [this] { filterDelay_.start(); });
   connect(&filterDelay_, &QTimer::timeout, this, [this] { setFilterText(filter_->text()); });
   connect(showArchived_, &QCheckBox::toggled, this, &RunListPanel::setShowArchived);
+  summaryTimer_.setInterval(250);
+  connect(&summaryTimer_, &QTimer::timeout, this, &RunListPanel::collectSummaries);
   connect(table_, &QTableWidget::cellActivated, this, [this](int row, int) {
     emit runActivated(table_->item(row, 0)->data(Qt::UserRole).toString());
   });
@@ -181,19 +184,69 @@ void RunListPanel::setShowArchived(bool show) {
 }
 
 const runlog::RunSummary& RunListPanel::summaryOf(const QString& dir) {
-  const QFileInfo info(
-      QString::fromStdString(runlog::RunDirectory(dir.toStdString()).metricsPath()));
   Cached& c = cache_[dir];
+  if (c.metricsPath.isEmpty())
+    c.metricsPath = QString::fromStdString(runlog::RunDirectory(dir.toStdString()).metricsPath());
+  const QFileInfo info(c.metricsPath);
   const qint64 size = info.exists() ? info.size() : 0,
                mtime = info.exists() ? info.lastModified().toMSecsSinceEpoch() : 0;
-  if (size != c.size || mtime != c.mtime) {  // read again only when the log changed
-    runlog::RunRecord record;
-    (void)record.loadRunDirectory(dir.toStdString(), nullptr);  // unreadable: an empty summary
-    c.size = size;
-    c.mtime = mtime;
-    c.summary = record.summary();
+  // Read again only when the log changed, on the loader's thread; until then the old figures.
+  if ((size != c.size || mtime != c.mtime) && (size != c.askedSize || mtime != c.askedMtime)) {
+    loader_.request(dir, size, mtime);
+    c.askedSize = size;
+    c.askedMtime = mtime;
+    if (!summaryTimer_.isActive()) summaryTimer_.start();
   }
   return c.summary;
+}
+
+void RunListPanel::collectSummaries() {
+  std::set<QString> changed;
+  for (auto& r : loader_.takeResults()) {
+    auto it = cache_.find(r.dir);
+    if (it == cache_.end()) continue;  // no longer listed
+    it->second.size = r.size;
+    it->second.mtime = r.mtime;
+    it->second.summary = std::move(r.summary);
+    ++it->second.version;
+    changed.insert(r.dir);
+  }
+  if (!loader_.busy()) summaryTimer_.stop();
+  if (changed.empty()) return;
+  const QSignalBlocker block(table_);
+  table_->setSortingEnabled(false);
+  const double now = runlog::unixTimeNow();
+  for (int r = 0; r < table_->rowCount(); ++r) {
+    const QString dir = table_->item(r, Name)->data(Qt::UserRole).toString();
+    if (changed.count(dir)) fillRow(r, dir, metadataOf(dir), now);
+  }
+  nameBestColumn();
+  table_->setSortingEnabled(true);
+  if (!loader_.busy())  // the figures' columns fit what arrived
+    for (int column : {int(BestTop1), int(PeakMemory)}) table_->resizeColumnToContents(column);
+  applyFilter();
+}
+
+void RunListPanel::waitForSummaries() {
+  while (loader_.busy()) {
+    collectSummaries();
+    QThread::msleep(2);
+  }
+  collectSummaries();
+}
+
+void RunListPanel::nameBestColumn() {
+  int multiLabelRuns = 0, rows = table_->rowCount();
+  for (int r = 0; r < rows; ++r) {
+    const auto it = cache_.find(table_->item(r, Name)->data(Qt::UserRole).toString());
+    if (it != cache_.end() && it->second.meta &&
+        (it->second.summary.multiLabel || it->second.meta->multiLabel))
+      ++multiLabelRuns;
+  }
+  table_->horizontalHeaderItem(BestTop1)->setText(multiLabelRuns == 0 ? tr("Best val top-1")
+                                                  : multiLabelRuns == rows
+                                                      ? tr("Best val mAP")
+                                                      : tr("Best val top-1 / mAP"));
 }
 
 RunListPanel::Cached& RunListPanel::metadataOf(const QString& dir) {
@@ -210,6 +263,8 @@ RunListPanel::Cached& RunListPanel::metadataOf(const QString& dir) {
     if (c.meta) checkpoint::describeImportedRun(*c.meta, dir.toStdString());
     c.metaSize = size;
     c.metaMtime = mtime;
+    c.metricsPath.clear();  // summaryOf finds it again
+    ++c.version;
   }
   return c;
 }
@@ -231,12 +286,17 @@ void RunListPanel::setCell(int row, int column, const QString& text, const QVari
   if (item->toolTip() != toolTip) item->setToolTip(toolTip);
 }
 
-void RunListPanel::fillRow(int row, const QString& dir, Cached& c, double now,
-                           int& multiLabelRuns) {
+void RunListPanel::fillRow(int row, const QString& dir, Cached& c, double now) {
+  c.shownVersion = c.version;
   const bool archived = RunFileActions::isArchived(dir, folder_);
   const QString nativeDir = QDir::toNativeSeparators(dir);
   runlog::RunFilterRow& f = c.filterRow;
+  std::map<std::string, std::string> config;  // read by applyFilter, kept across fills
+  config.swap(f.config);
+  const bool hasConfig = f.hasConfig;
   f = {};
+  f.config.swap(config);
+  f.hasConfig = hasConfig;
   f.dir = dir.toStdString();
   if (!c.meta) {
     const QString why = QString::fromStdString(c.metaError);
@@ -254,7 +314,6 @@ void RunListPanel::fillRow(int row, const QString& dir, Cached& c, double now,
                            : (meta.status == runlog::RunStatus::Running ? now : meta.updatedAt);
     const runlog::RunSummary& s = summaryOf(dir);
     const bool multiLabel = s.multiLabel || meta.multiLabel;
-    if (multiLabel) ++multiLabelRuns;
     const QString tip =
         nativeDir + (archived ? tr(" (archived)") : QString()) +
         (meta.error.empty() ? QString() : "\n" + QString::fromStdString(meta.error));
@@ -320,12 +379,14 @@ void RunListPanel::applyFilter() {
       if (!config.exists()) config = QFileInfo(QDir(dir).filePath("hparams.yaml"));  // Lightning
       const qint64 mtime = config.exists() ? config.lastModified().toMSecsSinceEpoch() : 0;
       if (mtime != c.configMtime) {
-        c.config = config.exists()
-                       ? runlog::RunFilter::readConfigValues(config.filePath().toStdString())
-                       : std::map<std::string, std::string>{};
+        // Only the keys that differ from the schema's defaults are kept: a thousand full
+        // configs would hold 70 MB of defaults the filter knows anyway.
+        c.filterRow.hasConfig = config.exists();
+        c.filterRow.config = config.exists() ? runlog::RunFilter::readConfigValues(
+                                                   config.filePath().toStdString(), nullptr, false)
+                                             : std::map<std::string, std::string>{};
         c.configMtime = mtime;
       }
-      c.filterRow.config = c.config;
     }
     table_->setRowHidden(r, !runFilter_.empty() && !runFilter_.matches(c.filterRow));
   }
@@ -388,24 +449,23 @@ void RunListPanel::refresh() {
     rowOf[table_->item(r, Name)->data(Qt::UserRole).toString()] = r;
   const bool rowsChanged = rowOf.size() != runs.size();
   const double now = runlog::unixTimeNow();
-  int multiLabelRuns = 0;
   for (const auto& r : runs) {
     const QString dir = QString::fromStdString(r);
     int row;
-    if (auto it = rowOf.find(dir); it != rowOf.end()) {
+    const auto it = rowOf.find(dir);
+    const bool isRow = it != rowOf.end();
+    if (isRow) {
       row = it->second;
     } else {
       row = table_->rowCount();
       table_->insertRow(row);
     }
-    fillRow(row, dir, metadataOf(dir), now, multiLabelRuns);
+    Cached& c = metadataOf(dir);
+    (void)summaryOf(dir);  // asks the loader when the log changed
+    const bool running = c.meta && c.meta->status == runlog::RunStatus::Running;
+    if (c.version != c.shownVersion || running || !isRow) fillRow(row, dir, c, now);
   }
-  // The column is named for what its rows show: top-1, mAP (multi-label runs) or both.
-  const int rowCount = table_->rowCount();
-  table_->horizontalHeaderItem(BestTop1)->setText(multiLabelRuns == 0 ? tr("Best val top-1")
-                                                  : multiLabelRuns == rowCount
-                                                      ? tr("Best val mAP")
-                                                      : tr("Best val top-1 / mAP"));
+  nameBestColumn();
   table_->setSortingEnabled(true);  // sorts by the header's column and order
   // Measuring every cell is the costly part at a thousand rows: only when rows came or went.
   if (rowsChanged) {

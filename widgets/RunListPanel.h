@@ -12,9 +12,11 @@
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
+#include <cstdint>
 #include <map>
 #include <optional>
 
+#include "RunSummaryLoader.h"
 #include "runlog/RunFilter.h"
 #include "runlog/RunMetadata.h"
 #include "runlog/RunRecord.h"
@@ -69,6 +71,11 @@ class RunListPanel : public QWidget {
   bool trashRun(const QString& dir, QString* error);
   bool archiveRun(const QString& dir, QString* error);
   bool restoreRun(const QString& dir, QString* error);
+  /// Blocks until every summary asked for is read and shown (tests, the benchmark); the list
+  /// itself shows a run's figures as its worker reads them.
+  void waitForSummaries();
+  /// Whether figures are still being read (or wait to be shown).
+  bool summariesPending() const { return loader_.busy(); }
   /// Shows "Note and tags…" for the run and saves what the user types.
   void editNoteAndTags(const QString& dir);
   /// Writes a run's metrics as CSV (one column per metric). False with `error`.
@@ -97,19 +104,27 @@ class RunListPanel : public QWidget {
  private:
   // What a run's files said when last read, so a refresh re-reads only what changed.
   struct Cached {
-    qint64 size = -1;  // metrics log
+    qint64 size = -1;  // metrics log, as last read
     qint64 mtime = 0;
+    qint64 askedSize = -1, askedMtime = 0;  // as last asked of the loader
     runlog::RunSummary summary;
     qint64 metaSize = -1, metaMtime = 0;  // run.json
     std::optional<runlog::RunMetadata> meta;
     std::string metaError;
-    qint64 configMtime = -1;  // config.yaml (or a TensorBoard run's hparams.yaml)
-    std::map<std::string, std::string> config;
+    QString metricsPath;      ///< found again when run.json is read anew (a few stats each time)
+    qint64 configMtime = -1;  // config.yaml (or a TensorBoard run's hparams.yaml) in filterRow
     runlog::RunFilterRow filterRow;
+    // Bumped when run.json or the summary is read anew; a refresh fills a row only when it
+    // moved past what the row shows (or the run is running: its time goes on).
+    std::uint64_t version = 0, shownVersion = ~std::uint64_t(0);
   };
   const runlog::RunSummary& summaryOf(const QString& dir);
   Cached& metadataOf(const QString& dir);
-  void fillRow(int row, const QString& dir, Cached& c, double now, int& multiLabelRuns);
+  void fillRow(int row, const QString& dir, Cached& c, double now);
+  /// Shows the summaries the loader has read since the last call.
+  void collectSummaries();
+  /// Names the best column for what its rows show: top-1, mAP (multi-label runs) or both.
+  void nameBestColumn();
   void setCell(int row, int column, const QString& text, const QVariant& sortKey,
                const QString& toolTip);
   /// Hides the rows the filter rejects and says how many are shown.
@@ -125,6 +140,8 @@ class RunListPanel : public QWidget {
   QSpacerItem* stretch_ = nullptr;
   QTimer timer_;
   QTimer filterDelay_;
+  QTimer summaryTimer_;  ///< collects the loader's results while it reads
+  RunSummaryLoader loader_;
   std::map<QString, Cached> cache_;
   runlog::RunFilter runFilter_;
   int listed_ = 0;

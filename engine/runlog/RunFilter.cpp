@@ -7,6 +7,8 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -66,6 +68,17 @@ std::string defaultText(const nlohmann::json& v) {
   return v.dump();
 }
 
+// Every schema key's default as text, built once: a sweep's configs compare 700 keys each.
+const std::map<std::string, std::string, std::less<>>& schemaDefaults() {
+  static const std::map<std::string, std::string, std::less<>> defaults = [] {
+    std::map<std::string, std::string, std::less<>> m;
+    for (const auto& def : config::KeySchema::builtin()->keys())
+      m[def.key] = defaultText(def.defaultValue);
+    return m;
+  }();
+  return defaults;
+}
+
 // PySlowFast's largest configs hold about 700 values: a budget of nodes visited stops a file of
 // aliases that would expand a few bytes into billions of values (as the config loader does).
 constexpr std::size_t kMaxConfigNodes = 100000;
@@ -93,6 +106,53 @@ void flatten(const YAML::Node& node, const std::string& prefix, int depth,
   } else if (node.IsNull()) {
     out[raised(prefix)] = "None";
   }
+}
+
+// Block YAML of nested maps and one-line scalars or flow lists, indented with spaces: what
+// ConfigWriter writes and most hand-written configs are. False (the caller then asks yaml-cpp)
+// at anything else: block lists, anchors, tags, multi-line or escaped strings, flow maps, tabs.
+bool scanPlainYaml(const std::string& text, std::map<std::string, std::string>& out) {
+  std::vector<std::pair<std::size_t, std::string>> parents;  // (indent, dotted key)
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos || line[indent] == '#') continue;
+    if (line.find('\t') != std::string::npos) return false;
+    if (indent == 0 && (line.rfind("---", 0) == 0 || line.rfind("...", 0) == 0)) continue;
+    const std::size_t colon = line.find(':', indent);
+    if (colon == std::string::npos) return false;
+    const std::string key = line.substr(indent, colon - indent);
+    if (key.empty() || key.find_first_of(" \"'[]{}&*!|>-#,") != std::string::npos) return false;
+    std::string value = line.substr(colon + 1);
+    if (!value.empty() && value[0] != ' ') return false;  // "a:b" is a scalar, not a key
+    if (const auto comment = value.find(" #"); comment != std::string::npos) value.erase(comment);
+    const auto first = value.find_first_not_of(' '), last = value.find_last_not_of(' ');
+    value = first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+    while (!parents.empty() && parents.back().first >= indent) parents.pop_back();
+    const std::string dotted = parents.empty() ? key : parents.back().second + "." + key;
+    if (value.empty()) {
+      parents.emplace_back(indent, dotted);
+      continue;
+    }
+    const char c = value[0];
+    if (std::string("&*!|>{%@`").find(c) != std::string::npos) return false;
+    if (c == '[' && value.back() != ']') return false;
+    if (c == '"' || c == '\'') {
+      if (value.size() < 2 || value.back() != c || value.find('\\') != std::string::npos ||
+          value.find(c, 1) != value.size() - 1)
+        return false;
+      value = value.substr(1, value.size() - 2);
+    } else if (value == "null" || value == "~" || value == "Null" || value == "NULL") {
+      value = "None";
+    }
+    out[raised(dotted)] = value;
+  }
+  return true;
 }
 
 const char* const kTextFields[] = {"name",   "status", "precision", "model",
@@ -266,20 +326,35 @@ bool RunFilter::termHolds(const Term& t, const RunFilterRow& row) const {
 }
 
 std::map<std::string, std::string> RunFilter::readConfigValues(const std::string& path,
-                                                               std::string* error) {
+                                                               std::string* error,
+                                                               bool keepDefaults) {
   std::map<std::string, std::string> out;
   std::string text;
   if (!util::readFile(path, text, error, std::size_t(4) << 20)) return out;
-  try {
-    std::size_t budget = kMaxConfigNodes;
-    flatten(YAML::Load(text), "", 0, out, budget);
-    if (budget == 0) {
-      if (error) *error = path + ": more than 100,000 values; is it a config file?";
+  // The plain block YAML our ConfigWriter writes is scanned directly (yaml-cpp takes about 5 ms
+  // for a full config: seconds for a sweep); anything else goes to yaml-cpp.
+  if (!scanPlainYaml(text, out)) {
+    out.clear();
+    try {
+      std::size_t budget = kMaxConfigNodes;
+      flatten(YAML::Load(text), "", 0, out, budget);
+      if (budget == 0) {
+        if (error) *error = path + ": more than 100,000 values; is it a config file?";
+        out.clear();
+      }
+    } catch (const std::exception& e) {
+      if (error) *error = path + ": " + e.what();
       out.clear();
     }
-  } catch (const std::exception& e) {
-    if (error) *error = path + ": " + e.what();
-    out.clear();
+  }
+  if (!keepDefaults) {
+    const auto& defaults = schemaDefaults();
+    for (auto it = out.begin(); it != out.end();) {
+      const auto def = defaults.find(it->first);
+      const bool isDefault = def != defaults.end() &&
+                             (def->second == it->second || sameValue(it->second, def->second));
+      it = isDefault ? out.erase(it) : ++it;
+    }
   }
   return out;
 }

@@ -21,9 +21,10 @@ struct RunFilterRow {
   /// "loss" (final training loss), "mem_gib" (peak memory), "hours" (duration), "steps".
   std::map<std::string, double> numbers;
   /// The run's config.yaml as dotted keys -> value text ("SOLVER.BASE_LR" -> "0.1"); a key the
-  /// file does not set reads as its schema default. Empty: the run has no config, and no config
-  /// term holds for it.
+  /// file does not set reads as its schema default.
   std::map<std::string, std::string> config;
+  /// Whether the run has a config at all: without one no config term holds (no defaults).
+  bool hasConfig = false;
 };
 
 class RunFilter {
@@ -43,9 +44,11 @@ class RunFilter {
   /// The syntax in a few lines (the filter box's tooltip, the CLI's help).
   static const char* syntaxHelp();
   /// A config.yaml's values as dotted keys (nested maps joined with '.'; lists as "[1, 2]").
-  /// Empty with `error` naming the file when it cannot be read.
+  /// Empty with `error` naming the file when it cannot be read. `keepDefaults` false leaves out
+  /// the values equal to the schema's default (matches() reads a missing key as its default).
   static std::map<std::string, std::string> readConfigValues(const std::string& path,
-                                                             std::string* error = nullptr);
+                                                             std::string* error = nullptr,
+                                                             bool keepDefaults = true);
 
  private:
   enum class Op { Text, Contains, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };

@@ -67,6 +67,7 @@ class TestRunListPanel : public QObject {
     QTemporaryDir dir;
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->rowCount(), 0);
     QVERIFY2(panel.table()->isHidden(),
              "an empty folder shows its text, not nine empty column headers");
@@ -109,6 +110,7 @@ class TestRunListPanel : public QObject {
     QVERIFY(run.writeMetadata(m, nullptr));
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->text(), QString("2 x CPU"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->toolTip(),
              QString("2 x cpu (1 thread each, OpenBLAS)"));
@@ -134,6 +136,7 @@ class TestRunListPanel : public QObject {
     }
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->item(1, widgets::RunListPanel::BestTop1)->text(), QString("87.5 %"));
     QCOMPARE(panel.table()->item(1, widgets::RunListPanel::PeakMemory)->text(), QString("300 MiB"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(), QString());
@@ -185,6 +188,7 @@ class TestRunListPanel : public QObject {
                     {{"map", 0.39}, {"max_map", 0.4134}}});
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QTableWidget* t = panel.table();
     using widgets::RunListPanel;
     QCOMPARE(t->item(0, RunListPanel::BestTop1)->text(), QString("87.5 %"));
@@ -202,6 +206,7 @@ class TestRunListPanel : public QObject {
     QVERIFY(a.writeMetadata(*meta, nullptr));
     QFile::remove(QString::fromStdString(a.metricsPath()));
     panel.refresh();
+    panel.waitForSummaries();
     QCOMPARE(t->item(0, RunListPanel::BestTop1)->text(), QString());
     QVERIFY(t->item(0, RunListPanel::BestTop1)->toolTip().contains("mAP"));
     QCOMPARE(t->horizontalHeaderItem(RunListPanel::BestTop1)->text(), QString("Best val mAP"));
@@ -220,6 +225,7 @@ class TestRunListPanel : public QObject {
     makeSweepRun(dir.path() + "/c", "c", -1, 5, 0.1);
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QTableWidget* t = panel.table();
     using widgets::RunListPanel;
     t->sortByColumn(RunListPanel::BestTop1, Qt::AscendingOrder);
@@ -244,6 +250,7 @@ class TestRunListPanel : public QObject {
     makeRun(dir.path() + "/fp32", "baseline", runlog::RunStatus::Failed, "fp32");
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QTableWidget* t = panel.table();
     using widgets::RunListPanel;
     QVERIFY(panel.filterEdit()->toolTip().contains("SOLVER.BASE_LR"));  // the syntax
@@ -287,6 +294,7 @@ class TestRunListPanel : public QObject {
     QVERIFY(run.writeMetadata(trainer, nullptr));
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     using widgets::RunListPanel;
     QCOMPARE(panel.table()->item(0, RunListPanel::Tags)->text(), QString("sweep-3, bad"));
     QCOMPARE(panel.table()->item(0, RunListPanel::Note)->text(), QString("diverged at epoch 3"));
@@ -311,6 +319,7 @@ class TestRunListPanel : public QObject {
     makeRun(dir.path() + "/live", "live", runlog::RunStatus::Finished, "fp32");
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.runCount(), 3);
     QString error;
     QVERIFY2(panel.archiveRun(dir.path() + "/a", &error), qPrintable(error));
@@ -363,6 +372,7 @@ class TestRunListPanel : public QObject {
     f.close();
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->rowCount(), 1);
     QCOMPARE(panel.table()->item(0, 1)->text(), QString("unreadable"));
     QVERIFY(panel.table()->item(0, 0)->toolTip().contains("run.json"));

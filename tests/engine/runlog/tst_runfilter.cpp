@@ -80,6 +80,7 @@ class TestRunFilter : public QObject {
     QVERIFY(!RunFilter("SOLVER.MOMENTUM=0.8").matches(a));
     RunFilterRow noConfig = a;  // an imported or unreadable run: no keys, no defaults
     noConfig.config.clear();
+    noConfig.hasConfig = false;
     QVERIFY(!RunFilter("SOLVER.MOMENTUM=0.9").matches(noConfig));
     QVERIFY(RunFilter("-SOLVER.MOMENTUM=0.9").matches(noConfig));
     // Figures of the run.
@@ -118,7 +119,22 @@ class TestRunFilter : public QObject {
     QCOMPARE(values.at("MODEL.ARCH"), std::string("slowfast"));
     RunFilterRow r;
     r.config = values;
+    r.hasConfig = true;
     QVERIFY(RunFilter("SOLVER.STEPS=[0,10,20] model.arch=SlowFast").matches(r));
+    // Without the defaults: SOLVER.MOMENTUM 0.9 is left out and still matches as the default.
+    std::ofstream(path) << "SOLVER:\n  BASE_LR: 0.2  # comment\n  MOMENTUM: 0.9\nOUTPUT_DIR: "
+                           "\"runs/a b\"\nTRAIN:\n  CHECKPOINT_FILE_PATH: ''\n";
+    r.config = RunFilter::readConfigValues(path, &error, false);
+    QCOMPARE(r.config.count("SOLVER.MOMENTUM"), std::size_t(0));
+    QCOMPARE(r.config.at("SOLVER.BASE_LR"), std::string("0.2"));  // the comment is not the value
+    QCOMPARE(r.config.count("TRAIN.CHECKPOINT_FILE_PATH"), std::size_t(0));  // '' is the default
+    QCOMPARE(r.config.at("OUTPUT_DIR"), std::string("runs/a b"));
+    QVERIFY(RunFilter("SOLVER.MOMENTUM=0.9 \"OUTPUT_DIR=runs/a b\"").matches(r));
+    // What the quick scan does not read (a block list, an anchor) goes to yaml-cpp, same keys.
+    std::ofstream(path) << "SOLVER:\n  STEPS:\n    - 0\n    - 10\nMODEL: &m\n  ARCH: x3d\n";
+    const auto block = RunFilter::readConfigValues(path, &error);
+    QCOMPARE(block.at("SOLVER.STEPS"), std::string("[0, 10]"));
+    QCOMPARE(block.at("MODEL.ARCH"), std::string("x3d"));
     std::ofstream(path) << "SOLVER: [unclosed\n";
     QVERIFY(RunFilter::readConfigValues(path, &error).empty());
     QVERIFY(QString::fromStdString(error).contains("config.yaml"));
