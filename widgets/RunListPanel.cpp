@@ -44,6 +44,8 @@ RunListPanel::RunListPanel(QWidget* parent)
          "validation mAP (mean average precision), shown as \"mAP 41.3 %\""));
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setSortIndicatorShown(true);
+  // Column widths from the first 100 rows (the visible ones first), not every cell of a sweep.
+  table_->horizontalHeader()->setResizeContentsPrecision(100);
   table_->verticalHeader()->hide();
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -374,17 +376,29 @@ void RunListPanel::applyFilter() {
     const QString dir = table_->item(r, Name)->data(Qt::UserRole).toString();
     Cached& c = cache_[dir];
     if (runFilter_.needsConfig()) {
-      // Read only when a term names a config key, and again only when the file changed.
+      // Read only when a term names a config key, and again only when the file changed. Only
+      // the keys that differ from the schema's defaults are kept: a thousand full configs would
+      // hold 70 MB of defaults the filter knows anyway.
       QFileInfo config(QDir(dir).filePath(runlog::RunDirectory::kConfigFile));
       if (!config.exists()) config = QFileInfo(QDir(dir).filePath("hparams.yaml"));  // Lightning
-      const qint64 mtime = config.exists() ? config.lastModified().toMSecsSinceEpoch() : 0;
+      const bool pyslowfast = c.meta && c.meta->extra.value("source_format", "") == "pyslowfast";
+      const qint64 mtime = config.exists() ? config.lastModified().toMSecsSinceEpoch()
+                           : pyslowfast    ? 1  // its checkpoint's cfg: read once
+                                           : 0;
       if (mtime != c.configMtime) {
-        // Only the keys that differ from the schema's defaults are kept: a thousand full
-        // configs would hold 70 MB of defaults the filter knows anyway.
-        c.filterRow.hasConfig = config.exists();
-        c.filterRow.config = config.exists() ? runlog::RunFilter::readConfigValues(
-                                                   config.filePath().toStdString(), nullptr, false)
-                                             : std::map<std::string, std::string>{};
+        c.filterRow.config.clear();
+        c.filterRow.hasConfig = false;
+        if (config.exists()) {
+          c.filterRow.hasConfig = true;
+          c.filterRow.config =
+              runlog::RunFilter::readConfigValues(config.filePath().toStdString(), nullptr, false);
+        } else if (pyslowfast) {
+          if (const auto imported = checkpoint::readImportedRunConfig(dir.toStdString())) {
+            c.filterRow.hasConfig = true;
+            c.filterRow.config = runlog::RunFilter::configValuesFromText(
+                imported->yaml, imported->checkpoint, nullptr, false);
+          }
+        }
         c.configMtime = mtime;
       }
     }

@@ -1,6 +1,9 @@
 #include "RunSummaryLoader.h"
 
 #include <algorithm>
+#include <chrono>
+
+#include "runlog/RunDirectory.h"
 
 namespace amp::widgets {
 
@@ -52,13 +55,59 @@ void RunSummaryLoader::work() {
     queue_.pop_front();
     reading_ = true;
     lock.unlock();
-    runlog::RunRecord record;  // unreadable: an empty summary, as before
-    (void)record.loadRunDirectory(r.dir.toStdString(), nullptr);
-    r.summary = record.summary();
+    r.summary = summarize(r.dir, r.size);
     lock.lock();
     reading_ = false;
     done_.push_back(std::move(r));
   }
+}
+
+runlog::RunSummary RunSummaryLoader::summarize(const QString& dir, qint64 size) {
+  ++asked_;
+  auto it = followed_.find(dir);
+  const bool again = it == followed_.end() && ++timesAsked_[dir] >= 2;
+  if (again && size > kMaxFollowedLogBytes) {
+    // A long live run: read whole, but not more often than every kBigLogSeconds.
+    const double now =
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    auto big = bigLogs_.find(dir);
+    if (big != bigLogs_.end() && now - big->second.readAt < kBigLogSeconds)
+      return big->second.summary;
+    runlog::RunRecord record;
+    (void)record.loadRunDirectory(dir.toStdString(), nullptr);
+    bigLogs_[dir] = {now, record.summary()};
+    return bigLogs_[dir].summary;
+  }
+  if (again) {
+    // Asked again: its log grows. Follow it from here on, in place of the least recently asked.
+    if (followed_.size() >= kMaxFollowed) {
+      auto oldest = std::min_element(followed_.begin(), followed_.end(), [](auto& a, auto& b) {
+        return a.second.lastAsked < b.second.lastAsked;
+      });
+      followed_.erase(oldest);
+    }
+    it = followed_.emplace(dir, Followed{}).first;
+    it->second.reader = std::make_unique<runlog::MetricsReader>(
+        runlog::RunDirectory(dir.toStdString()).metricsPath());
+  }
+  if (it == followed_.end()) {
+    runlog::RunRecord record;  // unreadable: an empty summary, as before
+    (void)record.loadRunDirectory(dir.toStdString(), nullptr);
+    return record.summary();
+  }
+  Followed& f = it->second;
+  f.lastAsked = asked_;
+  // A complete line at a time (a line being written waits for the next ask); the record applies
+  // the resume rule as events arrive. A replaced or truncated log starts the record again.
+  auto events = f.reader->poll();
+  if (f.reader->restarted()) {
+    f.reader = std::make_unique<runlog::MetricsReader>(
+        runlog::RunDirectory(dir.toStdString()).metricsPath());
+    f.record.clear();
+    events = f.reader->poll();
+  }
+  f.record.addAll(events);
+  return f.record.summary();
 }
 
 }  // namespace amp::widgets

@@ -3,16 +3,24 @@
 // worker thread, so that the run list's GUI thread never reads a log: a sweep's thousand logs,
 // or one long run's 20 MB, would freeze the window for seconds. The list asks, then collects
 // what is done from its own timer (data under a short lock, a timer decides when to repaint).
+// A log asked for again (a run being written) is followed from where it was read, for the
+// kMaxFollowed most recently asked whose logs are under kMaxFollowedLogBytes (a followed run's
+// record stays in memory: about 1 MB per 2,000 steps); a larger live log is read whole at most
+// every kBigLogSeconds. A live run's log is thus not read whole every 2 s.
 //
 //   loader.request(dir, size, mtime);          // the log's size and mtime when asked
 //   for (auto& r : loader.takeResults()) show(r.dir, r.summary);
 #include <QString>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "runlog/MetricsReader.h"
 #include "runlog/RunRecord.h"
 
 namespace amp::widgets {
@@ -37,8 +45,28 @@ class RunSummaryLoader {
   /// Whether reads are queued or running, or results wait to be taken.
   bool busy() const;
 
+  /// Logs followed at once (their records stay in memory); beyond, the least recently asked goes.
+  static constexpr std::size_t kMaxFollowed = 16;
+  static constexpr qint64 kMaxFollowedLogBytes = qint64(4) << 20;
+  static constexpr double kBigLogSeconds = 30;
+
  private:
+  // A log being followed: the reader's offset and the record so far (worker thread only).
+  struct Followed {
+    std::unique_ptr<runlog::MetricsReader> reader;
+    runlog::RunRecord record;
+    std::uint64_t lastAsked = 0;
+  };
   void work();
+  runlog::RunSummary summarize(const QString& dir, qint64 size);
+  struct BigLog {
+    double readAt = 0;  ///< steady seconds
+    runlog::RunSummary summary;
+  };
+  std::map<QString, BigLog> bigLogs_;
+  std::map<QString, Followed> followed_;
+  std::map<QString, int> timesAsked_;
+  std::uint64_t asked_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Result> queue_;  ///< requests (summary empty)

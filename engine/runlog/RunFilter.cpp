@@ -328,9 +328,16 @@ bool RunFilter::termHolds(const Term& t, const RunFilterRow& row) const {
 std::map<std::string, std::string> RunFilter::readConfigValues(const std::string& path,
                                                                std::string* error,
                                                                bool keepDefaults) {
-  std::map<std::string, std::string> out;
   std::string text;
-  if (!util::readFile(path, text, error, std::size_t(4) << 20)) return out;
+  if (!util::readFile(path, text, error, std::size_t(4) << 20)) return {};
+  return configValuesFromText(text, path, error, keepDefaults);
+}
+
+std::map<std::string, std::string> RunFilter::configValuesFromText(const std::string& text,
+                                                                   const std::string& path,
+                                                                   std::string* error,
+                                                                   bool keepDefaults) {
+  std::map<std::string, std::string> out;
   // The plain block YAML our ConfigWriter writes is scanned directly (yaml-cpp takes about 5 ms
   // for a full config: seconds for a sweep); anything else goes to yaml-cpp.
   if (!scanPlainYaml(text, out)) {

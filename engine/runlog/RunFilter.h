@@ -49,6 +49,12 @@ class RunFilter {
   static std::map<std::string, std::string> readConfigValues(const std::string& path,
                                                              std::string* error = nullptr,
                                                              bool keepDefaults = true);
+  /// The same for config text already read (a PySlowFast checkpoint's cfg.dump()); `where`
+  /// names it in `error`.
+  static std::map<std::string, std::string> configValuesFromText(const std::string& text,
+                                                                 const std::string& where,
+                                                                 std::string* error = nullptr,
+                                                                 bool keepDefaults = true);
 
  private:
   enum class Op { Text, Contains, Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };

@@ -363,6 +363,43 @@ class TestRunListPanel : public QObject {
              QString("TensorBoard run"));
   }
 
+  // A run being written: each refresh shows its newest figures (its log is followed from where
+  // the loader left it, not read whole again), and a replaced log starts over.
+  void aRunBeingWrittenShowsItsNewestFigures() {
+    QTemporaryDir dir;
+    makeRun(dir.path() + "/live", "live", runlog::RunStatus::Finished, "bf16");
+    runlog::RunDirectory run((dir.path() + "/live").toStdString());
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    runlog::MetricsWriter w;
+    QVERIFY(w.open(run.metricsPath(), nullptr));
+    double lowest = 100;
+    for (double err : {60.0, 40.0, 45.0, 20.0}) {
+      lowest = std::min(lowest, err);
+      runlog::MetricEvent v;
+      v.kind = runlog::kind::kVal;
+      v.values = {{"top1_err", err}};
+      QVERIFY(w.write(v, nullptr));
+      QTest::qWait(5);  // a later modification time
+      panel.refresh();
+      panel.waitForSummaries();
+      QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(),
+               QString("%1 %").arg(100 - lowest, 0, 'f', 1));
+    }
+    w.close();
+    QVERIFY(QFile::remove(QString::fromStdString(run.metricsPath())));
+    runlog::MetricsWriter again;  // a new log (another inode)
+    QVERIFY(again.open(run.metricsPath(), nullptr));
+    runlog::MetricEvent v;
+    v.kind = runlog::kind::kVal;
+    v.values = {{"top1_err", 90.0}};
+    QVERIFY(again.write(v, nullptr));
+    QTest::qWait(5);
+    panel.refresh();
+    panel.waitForSummaries();
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(), QString("10.0 %"));
+  }
+
   void damagedMetadataIsShownNotHidden() {
     QTemporaryDir dir;
     QDir().mkpath(dir.path() + "/broken");
