@@ -6,6 +6,8 @@
 //   tick) and measures how late a 10 ms GUI timer fires: the event-loop stall a user feels.
 //   --follow: meanwhile `ampstudio-cli train` trains FILE in a child process and a second
 //   dashboard follows its run folder from disk, as the studio follows a run started elsewhere.
+// ampstudio-gui-bench runs [--runs N] [--steps S]
+//   The run list at a sweep's scale: listing, refresh, filters, sort and memory (RunListBench.h).
 // Run with QT_QPA_PLATFORM=offscreen (or under xvfb-run) on a quiet machine; compare ratios.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -23,6 +25,7 @@
 #include "DashboardPanel.h"
 #include "LaunchedRun.h"
 #include "MetricChart.h"
+#include "RunListBench.h"
 #include "TrainingController.h"
 #include "configfile/ConfigLoader.h"
 
@@ -202,7 +205,7 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QCommandLineParser parser;
-  parser.addPositionalArgument("mode", "replot or stall");
+  parser.addPositionalArgument("mode", "replot, stall or runs");
   QCommandLineOption points("points", "Points per series (replot).", "n", "1000000");
   QCommandLineOption series("series", "Series (replot).", "n", "8");
   QCommandLineOption repeats("repeats", "Replots measured (replot).", "n", "20");
@@ -211,7 +214,9 @@ int main(int argc, char** argv) {
   QCommandLineOption secs("seconds", "How long to train (stall).", "s", "30");
   QCommandLineOption follow(
       "follow", "Also follow a run trained by ampstudio-cli in another process (stall).");
-  parser.addOptions({points, series, repeats, cfg, secs, follow});
+  QCommandLineOption runCount("runs", "Runs generated (runs).", "n", "1000");
+  QCommandLineOption steps("steps", "Training steps per run (runs).", "n", "200");
+  parser.addOptions({points, series, repeats, cfg, secs, follow, runCount, steps});
   parser.addHelpOption();
   parser.process(app);
   const QString mode = parser.positionalArguments().value(0);
@@ -220,6 +225,9 @@ int main(int argc, char** argv) {
                   parser.value(repeats).toInt());
   if (mode == "stall")
     return stall(parser.value(cfg), parser.value(secs).toDouble(), parser.isSet(follow));
-  std::fprintf(stderr, "usage: ampstudio-gui-bench replot|stall [options]; --help lists them\n");
+  if (mode == "runs")
+    return amp::bench::runListBench(parser.value(runCount).toInt(), parser.value(steps).toInt());
+  std::fprintf(stderr,
+               "usage: ampstudio-gui-bench replot|stall|runs [options]; --help lists them\n");
   return 2;
 }
