@@ -207,8 +207,11 @@ void RunListPanel::collectSummaries() {
   for (auto& r : loader_.takeResults()) {
     auto it = cache_.find(r.dir);
     if (it == cache_.end()) continue;  // no longer listed
-    it->second.size = r.size;
+    // Stale figures (a long live log read a while ago) are shown, and asked for again at the
+    // next refresh: the loader reads the log anew once its interval has passed.
+    it->second.size = r.stale ? -1 : r.size;
     it->second.mtime = r.mtime;
+    if (r.stale) it->second.askedSize = -1;
     it->second.summary = std::move(r.summary);
     ++it->second.version;
     changed.insert(r.dir);
@@ -230,11 +233,8 @@ void RunListPanel::collectSummaries() {
 }
 
 void RunListPanel::waitForSummaries() {
-  while (loader_.busy()) {
-    collectSummaries();
-    QThread::msleep(2);
-  }
-  collectSummaries();
+  while (!loader_.readsDone()) QThread::msleep(2);
+  collectSummaries();  // all at once: one fill, sort and filter
 }
 
 void RunListPanel::nameBestColumn() {

@@ -3,10 +3,11 @@
 // worker thread, so that the run list's GUI thread never reads a log: a sweep's thousand logs,
 // or one long run's 20 MB, would freeze the window for seconds. The list asks, then collects
 // what is done from its own timer (data under a short lock, a timer decides when to repaint).
-// A log asked for again (a run being written) is followed from where it was read, for the
-// kMaxFollowed most recently asked whose logs are under kMaxFollowedLogBytes (a followed run's
-// record stays in memory: about 1 MB per 2,000 steps); a larger live log is read whole at most
-// every kBigLogSeconds. A live run's log is thus not read whole every 2 s.
+// A log asked for again (a run being written) is followed from where it was read, while the
+// followed logs stay under kMaxFollowed and kMaxFollowedBytes together (a followed run's record
+// stays in memory: about 1.5 MB per 2,000 steps of ours) and each under kMaxFollowedLogBytes;
+// a live log beyond that is read whole at most every kBigLogSeconds. A live run's log is thus
+// not read whole every 2 s.
 //
 //   loader.request(dir, size, mtime);          // the log's size and mtime when asked
 //   for (auto& r : loader.takeResults()) show(r.dir, r.summary);
@@ -31,6 +32,9 @@ class RunSummaryLoader {
     QString dir;
     qint64 size = 0, mtime = 0;  ///< of the log, as requested
     runlog::RunSummary summary;
+    /// The figures of an earlier read (a long live log is read at most every kBigLogSeconds):
+    /// ask again later for the newest.
+    bool stale = false;
   };
 
   RunSummaryLoader();
@@ -44,21 +48,25 @@ class RunSummaryLoader {
   std::vector<Result> takeResults();
   /// Whether reads are queued or running, or results wait to be taken.
   bool busy() const;
+  /// Whether nothing is queued or being read (results may still wait to be taken).
+  bool readsDone() const;
 
-  /// Logs followed at once (their records stay in memory); beyond, the least recently asked goes.
-  static constexpr std::size_t kMaxFollowed = 16;
-  static constexpr qint64 kMaxFollowedLogBytes = qint64(4) << 20;
+  static constexpr std::size_t kMaxFollowed = 64;
+  static constexpr std::size_t kMaxFollowedBytes = std::size_t(16) << 20;
+  static constexpr qint64 kMaxFollowedLogBytes = qint64(1) << 20;
   static constexpr double kBigLogSeconds = 30;
+  static constexpr double kForgetSeconds = 120;  ///< not asked for that long: not followed
 
  private:
   // A log being followed: the reader's offset and the record so far (worker thread only).
   struct Followed {
     std::unique_ptr<runlog::MetricsReader> reader;
     runlog::RunRecord record;
-    std::uint64_t lastAsked = 0;
+    double lastAsked = 0;   ///< steady seconds
+    std::size_t bytes = 0;  ///< the log's size when following began
   };
   void work();
-  runlog::RunSummary summarize(const QString& dir, qint64 size);
+  runlog::RunSummary summarize(const QString& dir, qint64 size, bool* stale);
   struct BigLog {
     double readAt = 0;  ///< steady seconds
     runlog::RunSummary summary;
@@ -66,7 +74,6 @@ class RunSummaryLoader {
   std::map<QString, BigLog> bigLogs_;
   std::map<QString, Followed> followed_;
   std::map<QString, int> timesAsked_;
-  std::uint64_t asked_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Result> queue_;  ///< requests (summary empty)
