@@ -275,14 +275,17 @@ void RunListPanel::setCell(int row, int column, const QString& text, const QVari
                            const QString& toolTip) {
   QTableWidgetItem* item = table_->item(row, column);
   if (!item) {
+    // Set up before it joins the table: each change of an item in the table signals the view.
     item = new RunTableItem(text);
     if (column == BestTop1 || column == PeakMemory || column == Time)
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (sortKey.isValid()) item->setData(RunTableItem::kSortRole, sortKey);
+    item->setToolTip(toolTip);
     table_->setItem(row, column, item);
-  } else if (item->text() != text) {
-    item->setText(text);
+    return;
   }
   // Only what changed is set: a thousand rows re-set every 2 s would repaint them all.
+  if (item->text() != text) item->setText(text);
   if (item->data(RunTableItem::kSortRole) != sortKey)
     item->setData(RunTableItem::kSortRole, sortKey);
   if (item->toolTip() != toolTip) item->setToolTip(toolTip);
@@ -462,18 +465,16 @@ void RunListPanel::refresh() {
   for (int r = 0; r < table_->rowCount(); ++r)
     rowOf[table_->item(r, Name)->data(Qt::UserRole).toString()] = r;
   const bool rowsChanged = rowOf.size() != runs.size();
+  // New runs get their rows in one go: inserting a thousand one by one costs the header view a
+  // thousand updates.
+  int nextRow = table_->rowCount();
+  table_->setRowCount(nextRow + static_cast<int>(runs.size() - rowOf.size()));
   const double now = runlog::unixTimeNow();
   for (const auto& r : runs) {
     const QString dir = QString::fromStdString(r);
-    int row;
     const auto it = rowOf.find(dir);
     const bool isRow = it != rowOf.end();
-    if (isRow) {
-      row = it->second;
-    } else {
-      row = table_->rowCount();
-      table_->insertRow(row);
-    }
+    const int row = isRow ? it->second : nextRow++;
     Cached& c = metadataOf(dir);
     (void)summaryOf(dir);  // asks the loader when the log changed
     const bool running = c.meta && c.meta->status == runlog::RunStatus::Running;

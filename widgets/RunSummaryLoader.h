@@ -5,7 +5,7 @@
 // what is done from its own timer (data under a short lock, a timer decides when to repaint).
 // A log asked for again (a run being written) is followed from where it was read, while the
 // followed logs stay under kMaxFollowed and kMaxFollowedBytes together (a followed run's record
-// stays in memory: about 1.5 MB per 2,000 steps of ours) and each under kMaxFollowedLogBytes;
+// stays in memory: about 2 MB per 2,000 steps of ours) and each under kMaxFollowedLogBytes;
 // a live log beyond that is read whole at most every kBigLogSeconds. A live run's log is thus
 // not read whole every 2 s.
 //
