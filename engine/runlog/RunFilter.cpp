@@ -47,7 +47,7 @@ std::optional<double> wholeNumber(const std::string& text) {
 }
 
 // Equal as a researcher means it: 0.1 = 0.10 = 1e-1, True = true, "[8, 8]" = "[8,8]".
-bool sameValue(const std::string& a, const std::string& b) {
+bool sameFilterValue(const std::string& a, const std::string& b) {
   const auto x = wholeNumber(a), y = wholeNumber(b);
   if (x && y)
     return *x == *y || std::abs(*x - *y) <= 1e-9 * std::max({1.0, std::abs(*x), std::abs(*y)});
@@ -83,21 +83,21 @@ const std::map<std::string, std::string, std::less<>>& schemaDefaults() {
 // aliases that would expand a few bytes into billions of values (as the config loader does).
 constexpr std::size_t kMaxConfigNodes = 100000;
 
-void flatten(const YAML::Node& node, const std::string& prefix, int depth,
-             std::map<std::string, std::string>& out, std::size_t& budget) {
+void flattenYaml(const YAML::Node& node, const std::string& prefix, int depth,
+                 std::map<std::string, std::string>& out, std::size_t& budget) {
   if (depth > 32 || budget == 0) return;  // no config nests this deep
   --budget;
   if (node.IsMap()) {
     for (const auto& kv : node) {
       if (!kv.first.IsScalar()) continue;
-      flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(),
-              depth + 1, out, budget);
+      flattenYaml(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(),
+                  depth + 1, out, budget);
     }
   } else if (node.IsSequence()) {
     std::string text = "[";
     for (std::size_t i = 0; i < node.size(); ++i) {
       std::map<std::string, std::string> one;
-      flatten(node[i], "_", depth + 1, one, budget);
+      flattenYaml(node[i], "_", depth + 1, one, budget);
       text += (i ? ", " : "") + (one.count("_") ? one["_"] : std::string("?"));
     }
     out[raised(prefix)] = text + "]";
@@ -160,7 +160,7 @@ const char* const kTextFields[] = {"name",   "status", "precision", "model",
 const char* const kNumberFields[] = {"best", "loss", "mem_gib", "hours", "steps"};
 
 template <typename List>
-bool listed(const List& list, const std::string& key) {
+bool isListedField(const List& list, const std::string& key) {
   return std::find_if(std::begin(list), std::end(list), [&](const char* k) { return key == k; }) !=
          std::end(list);
 }
@@ -232,7 +232,8 @@ void RunFilter::addTerm(const std::string& raw) {
   const std::string low = lowered(key);
   const bool numeric =
       t.op == Op::Less || t.op == Op::LessEqual || t.op == Op::Greater || t.op == Op::GreaterEqual;
-  if (listed(kTextFields, low) || low == "tag" || low == "tags" || listed(kNumberFields, low)) {
+  if (isListedField(kTextFields, low) || low == "tag" || low == "tags" ||
+      isListedField(kNumberFields, low)) {
     t.key = low == "tags" ? "tag" : low;
   } else {
     t.key = raised(key);
@@ -278,14 +279,15 @@ bool RunFilter::termHolds(const Term& t, const RunFilterRow& row) const {
                           t.value);
   }
   if (t.key == "tag") {
-    const bool has = std::any_of(row.tags.begin(), row.tags.end(),
-                                 [&](const std::string& tag) { return sameValue(tag, t.value); });
+    const bool has = std::any_of(row.tags.begin(), row.tags.end(), [&](const std::string& tag) {
+      return sameFilterValue(tag, t.value);
+    });
     return t.op == Op::NotEqual ? !has : has;
   }
   // The value compared: a run field, a figure, or a config key (else the schema's default).
   std::optional<std::string> text;
   std::optional<double> number;
-  if (listed(kNumberFields, t.key)) {
+  if (isListedField(kNumberFields, t.key)) {
     if (auto it = row.numbers.find(t.key); it != row.numbers.end()) number = it->second;
     if (number) text = std::to_string(*number);
   } else if (t.key == "name" || t.key == "status" || t.key == "precision" || t.key == "model" ||
@@ -308,9 +310,9 @@ bool RunFilter::termHolds(const Term& t, const RunFilterRow& row) const {
     case Op::Contains:
       return containsFolded(*text, lowered(t.value));
     case Op::Equal:
-      return sameValue(*text, t.value);
+      return sameFilterValue(*text, t.value);
     case Op::NotEqual:
-      return !sameValue(*text, t.value);
+      return !sameFilterValue(*text, t.value);
     case Op::Less:
       return number && *number < t.number;
     case Op::LessEqual:
@@ -344,7 +346,7 @@ std::map<std::string, std::string> RunFilter::configValuesFromText(const std::st
     out.clear();
     try {
       std::size_t budget = kMaxConfigNodes;
-      flatten(YAML::Load(text), "", 0, out, budget);
+      flattenYaml(YAML::Load(text), "", 0, out, budget);
       if (budget == 0) {
         if (error) *error = path + ": more than 100,000 values; is it a config file?";
         out.clear();
@@ -358,8 +360,8 @@ std::map<std::string, std::string> RunFilter::configValuesFromText(const std::st
     const auto& defaults = schemaDefaults();
     for (auto it = out.begin(); it != out.end();) {
       const auto def = defaults.find(it->first);
-      const bool isDefault = def != defaults.end() &&
-                             (def->second == it->second || sameValue(it->second, def->second));
+      const bool isDefault = def != defaults.end() && (def->second == it->second ||
+                                                       sameFilterValue(it->second, def->second));
       it = isDefault ? out.erase(it) : ++it;
     }
   }
