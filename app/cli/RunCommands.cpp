@@ -13,6 +13,8 @@
 #include "config/Diagnostic.h"
 #include "runlog/MetricsReader.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/RunFilter.h"
+#include "runlog/TensorBoardRun.h"
 #include "util/AtomicFile.h"
 #include "util/Duration.h"
 
@@ -21,6 +23,7 @@ namespace {
 
 struct RunArgs {
   std::string dir;
+  std::string filter;
   bool follow = false;
   bool config = false;
   std::string kind;
@@ -59,12 +62,47 @@ void printEvent(const runlog::MetricEvent& e) {
   std::cout << "\n";
 }
 
+// What the filter sees of a run: runlog::RunFilter's fields, figures and (when a term names a
+// key) its config.yaml.
+runlog::RunFilterRow filterRow(const std::string& dir, const runlog::RunMetadata& m,
+                               const std::string& status, const runlog::RunSummary& s,
+                               bool multiLabel, bool withConfig) {
+  runlog::RunFilterRow f;
+  f.dir = dir;
+  f.name = m.name;
+  f.status = status;
+  f.precision = m.precision;
+  f.model = m.model;
+  f.device = m.device;
+  f.host = m.host;
+  f.note = m.note;
+  f.tags = m.tags;
+  if (multiLabel ? s.bestValMap.has_value() : s.bestValTop1.has_value())
+    f.numbers["best"] = multiLabel ? *s.bestValMap * 100 : *s.bestValTop1;
+  if (s.finalLoss) f.numbers["loss"] = *s.finalLoss;
+  if (s.peakMemoryBytes) f.numbers["mem_gib"] = *s.peakMemoryBytes / (1024.0 * 1024 * 1024);
+  if (m.startedAt > 0) {
+    const double end = m.endedAt > 0 ? m.endedAt : (m.updatedAt > 0 ? m.updatedAt : m.startedAt);
+    f.numbers["hours"] = (end - m.startedAt) / 3600;
+  }
+  f.numbers["steps"] = static_cast<double>(s.steps);
+  if (withConfig)
+    f.config = runlog::RunFilter::readConfigValues(runlog::RunDirectory(dir).configPath());
+  return f;
+}
+
 int runList(const RunArgs& a) {
-  const auto runs = runlog::RunDirectory::findRuns(a.dir);
+  auto runs = runlog::RunDirectory::findRuns(a.dir);
+  // A TensorBoard logdir keeps its runs deeper (logdir/name/version_0), as --logdir reads it.
+  if (runs.empty()) runs = runlog::TensorBoardRun::findRunFolders(a.dir);
   if (runs.empty()) {
-    std::cout << "no runs under '" << a.dir << "' (a run is a folder holding run.json)\n";
+    std::cout << "no runs under '" << a.dir
+              << "' (a run is a folder holding run.json, a PySlowFast OUTPUT_DIR or a folder of "
+                 "TensorBoard event files)\n";
     return 0;
   }
+  const runlog::RunFilter filter(a.filter);
+  for (const auto& p : filter.problems()) std::cerr << "--filter: " << p << "\n";
   // BEST: the best validation, top-1 accuracy or a multi-label run's mAP (RunText.h).
   std::cout << std::left << std::setw(28) << "NAME" << std::setw(10) << "STATUS" << std::setw(18)
             << "MODEL" << std::setw(10) << "PRECISION" << std::setw(13) << "BEST" << std::setw(18)
@@ -82,7 +120,12 @@ int runList(const RunArgs& a) {
     checkpoint::describeImportedRun(*m, r);
     runlog::RunRecord record;
     (void)record.loadRunDirectory(r, nullptr);  // an unreadable log: no figure ("-")
-    const std::string best = bestValText(record.summary(), record.multiLabel() || m->multiLabel);
+    const bool multiLabel = record.multiLabel() || m->multiLabel;
+    const runlog::RunSummary summary = record.summary();
+    if (!filter.empty() &&
+        !filter.matches(filterRow(r, *m, statusOf(*m), summary, multiLabel, filter.needsConfig())))
+      continue;
+    const std::string best = bestValText(summary, multiLabel);
     std::cout << std::setw(28) << (m->name.empty() ? r : m->name) << std::setw(10) << statusOf(*m)
               << std::setw(18) << m->model << std::setw(10) << m->precision << std::setw(13) << best
               << std::setw(18) << localTime(m->startedAt) << duration(*m) << "\n";
@@ -174,6 +217,9 @@ void addRunCommands(CLI::App& app, int& exitCode) {
   list->add_option("dir", args->dir, "Folder holding run directories")
       ->required()
       ->check(CLI::ExistingDirectory);
+  list->add_option("--filter", args->filter,
+                   std::string("Only the runs that match, as the studio's filter line:\n") +
+                       runlog::RunFilter::syntaxHelp());
   list->callback([args, &exitCode] { exitCode = runList(*args); });
 
   CLI::App* show = runs->add_subcommand("show", "A run's metadata and its last metric event");

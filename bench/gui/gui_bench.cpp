@@ -12,6 +12,8 @@
 //   charts (a curve per run, and grouped), and the process's memory.
 // ampstudio-gui-bench sweep --dir DIR [--runs 50] [--steps 2000] [--precisions fp32,bf16]
 //   Only writes such a sweep (5 learning rates x precisions x seeds), for screenshots.
+// ampstudio-gui-bench runs [--runs N] [--steps S]
+//   The run list at a sweep's scale: listing, refresh, filters, sort and memory (RunListBench.h).
 // Run with QT_QPA_PLATFORM=offscreen (or under xvfb-run) on a quiet machine; compare ratios.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -33,6 +35,7 @@
 #include "FakeSweep.h"
 #include "LaunchedRun.h"
 #include "MetricChart.h"
+#include "RunListBench.h"
 #include "TrainingController.h"
 #include "configfile/ConfigLoader.h"
 #include "runlog/RunRecord.h"
@@ -331,7 +334,7 @@ int stall(const QString& cfgPath, double seconds, bool follow) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QCommandLineParser parser;
-  parser.addPositionalArgument("mode", "replot, stall, scale or sweep");
+  parser.addPositionalArgument("mode", "replot, stall, scale, sweep or runs");
   QCommandLineOption points("points", "Points per series (replot).", "n", "1000000");
   QCommandLineOption series("series", "Series (replot).", "n", "8");
   QCommandLineOption repeats("repeats", "Replots measured (replot).", "n", "20");
@@ -340,8 +343,8 @@ int main(int argc, char** argv) {
   QCommandLineOption secs("seconds", "How long to train (stall).", "s", "30");
   QCommandLineOption follow(
       "follow", "Also follow a run trained by ampstudio-cli in another process (stall).");
-  QCommandLineOption runs("runs", "Runs of the sweep (scale, sweep).", "n", "100");
-  QCommandLineOption steps("steps", "Steps of each run (scale, sweep).", "n", "10000");
+  QCommandLineOption runs("runs", "Runs of the sweep (scale, sweep: 100; runs: 1000).", "n");
+  QCommandLineOption steps("steps", "Steps of each run (scale, sweep: 10000; runs: 200).", "n");
   QCommandLineOption precisions("precisions", "Precisions of the sweep (sweep).", "list",
                                 "fp32,bf16");
   QCommandLineOption dir("dir", "Where the sweep is written (scale, sweep).", "dir",
@@ -355,15 +358,20 @@ int main(int argc, char** argv) {
                   parser.value(repeats).toInt());
   if (mode == "stall")
     return stall(parser.value(cfg), parser.value(secs).toDouble(), parser.isSet(follow));
+  // Each mode's own scale unless --runs / --steps say otherwise.
+  const auto count = [&parser](const QCommandLineOption& o, int fallback) {
+    return parser.isSet(o) ? parser.value(o).toInt() : fallback;
+  };
   if (mode == "scale")
-    return scale(parser.value(dir), parser.value(runs).toInt(), parser.value(steps).toInt(),
+    return scale(parser.value(dir), count(runs, 100), count(steps, 10000),
                  parser.value(repeats).toInt());
   if (mode == "sweep")
-    return sweep(parser.value(dir), parser.value(runs).toInt(), parser.value(steps).toInt(),
+    return sweep(parser.value(dir), count(runs, 100), count(steps, 10000),
                  parser.value(precisions))
         .empty();
+  if (mode == "runs") return amp::bench::runListBench(count(runs, 1000), count(steps, 200));
   std::fprintf(stderr,
-               "usage: ampstudio-gui-bench replot|stall|scale|sweep [options]; --help lists "
+               "usage: ampstudio-gui-bench replot|stall|scale|sweep|runs [options]; --help lists "
                "them\n");
   return 2;
 }

@@ -1,6 +1,7 @@
 #include "runlog/MetricsReader.h"
 
 #include "runlog/PySlowFastLog.h"
+#include "runlog/TensorBoardRun.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +15,9 @@
 namespace amp::runlog {
 
 MetricsReader::MetricsReader(std::string path)
-    : path_(std::move(path)), pyslowfast_(isPySlowFastStatsPath(path_)) {}
+    : path_(std::move(path)),
+      pyslowfast_(isPySlowFastStatsPath(path_)),
+      tensorboard_(TensorBoardRun::isRunFolder(path_)) {}
 
 std::vector<MetricEvent> MetricsReader::poll() {
   return readNew(false);
@@ -25,6 +28,15 @@ std::vector<MetricEvent> MetricsReader::pollFinal() {
 
 std::vector<MetricEvent> MetricsReader::readNew(bool final) {
   std::vector<MetricEvent> out;
+  if (tensorboard_) {
+    // A folder of event files: read whole, once (an imported run is not followed).
+    if (tensorboardRead_) return out;
+    tensorboardRead_ = true;
+    TensorBoardRunRead run = TensorBoardRun::read(path_);
+    for (auto& p : run.problems)
+      if (problems_.size() < 20) problems_.push_back(std::move(p));
+    return std::move(run.events);
+  }
   // O_NONBLOCK: opening a FIFO must not wait for a writer that never comes.
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return out;  // not there yet

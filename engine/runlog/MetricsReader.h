@@ -10,7 +10,8 @@
 namespace amp::runlog {
 
 /// Incremental reader: each poll() returns the complete lines appended since the last poll.
-/// A path named json_stats.log or stdout.log is read as PySlowFast's log (runlog/PySlowFastLog).
+/// A path named json_stats.log or stdout.log is read as PySlowFast's log (runlog/PySlowFastLog);
+/// a folder of TensorBoard event files is read whole at the first poll (runlog/TensorBoardRun).
 /// A line without its newline yet is kept back until it is completed (the writer may be
 /// mid-write); lines that are not JSON are skipped and counted. A line longer than kMaxLineBytes
 /// is skipped to its newline and named in problems(): the reader never holds more than that of
@@ -62,6 +63,8 @@ class MetricsReader {
   bool restarted_ = false;
   bool pyslowfast_ = false;  ///< json_stats.log / stdout.log of a PySlowFast run
   PySlowFastLogState pyslowfastState_;
+  bool tensorboard_ = false;      ///< a folder of event files (RunDirectory::isTensorBoard)
+  bool tensorboardRead_ = false;  ///< read once: later polls find nothing new
 };
 
 }  // namespace amp::runlog

@@ -30,6 +30,10 @@ class RunDirectory {
   /// A PySlowFast OUTPUT_DIR (json_stats.log, or stdout.log with json_stats lines; no run.json):
   /// opened read-only, metricsPath() is its stats file and readMetadata() what its files tell.
   bool isPySlowFast() const;
+  /// A folder of TensorBoard event files (runlog/TensorBoardRun; no run.json, not PySlowFast's
+  /// OUTPUT_DIR): opened read-only, metricsPath() is the folder itself (MetricsReader reads its
+  /// event files) and readMetadata() what the files' names and times tell.
+  bool isTensorBoard() const;
 
   const std::string& dir() const { return dir_; }
   std::string metadataPath() const;
@@ -40,8 +44,15 @@ class RunDirectory {
 
   /// Reads run.json; nullopt with `error` naming the file when missing or malformed.
   [[nodiscard]] std::optional<RunMetadata> readMetadata(std::string* error = nullptr) const;
-  /// Rewrites run.json atomically. False with `error` naming the file.
+  /// Rewrites run.json atomically. False with `error` naming the file. A read-modify-write under
+  /// a short lock on the folder: the note and tags on disk are kept (a person may have set them
+  /// while the run was written), as are fields `m` does not know that appeared since it was read.
   [[nodiscard]] bool writeMetadata(const RunMetadata& m, std::string* error) const;
+  /// Sets the run's note and tags in run.json, keeping every other field as the disk has it (the
+  /// trainer may be rewriting it: both take the same lock). False with `error` for a run without
+  /// a run.json of ours (an imported PySlowFast or TensorBoard run is read-only).
+  [[nodiscard]] bool setNoteAndTags(const std::string& note, const std::vector<std::string>& tags,
+                                    std::string* error) const;
   /// Appends a line to log.txt (prefixed with the local time). False with `error` naming it.
   [[nodiscard]] bool appendLog(const std::string& line, std::string* error) const;
 

@@ -7,11 +7,22 @@
 
 namespace amp::runlog {
 namespace {
-const char* const kKnown[] = {"format",        "format_version", "name",       "status",
-                              "error",         "device",         "precision",  "model",
-                              "config_source", "host",           "pid",        "created_at",
-                              "started_at",    "ended_at",       "updated_at", "versions",
-                              "world_size",    "dist_backend",   "multi_label"};
+const char* const kKnown[] = {
+    "format",      "format_version", "name",          "status",   "error",      "device",
+    "precision",   "model",          "config_source", "host",     "pid",        "created_at",
+    "started_at",  "ended_at",       "updated_at",    "versions", "world_size", "dist_backend",
+    "multi_label", "note",           "tags"};
+// A note is a few lines and a run a handful of tags; more is not a person's annotation.
+constexpr std::size_t kMaxNoteBytes = 64 * 1024;
+constexpr std::size_t kMaxTags = 256;
+}  // namespace
+
+bool RunMetadata::isKnownField(const std::string& key) {
+  return std::find(std::begin(kKnown), std::end(kKnown), key) != std::end(kKnown);
+}
+
+bool RunMetadata::isPersonField(const std::string& key) {
+  return key == "note" || key == "tags";
 }
 
 const char* toString(RunStatus s) {
@@ -65,6 +76,14 @@ nlohmann::json RunMetadata::toJson() const {
     j["multi_label"] = true;
   else
     j.erase("multi_label");
+  if (!note.empty())
+    j["note"] = note;
+  else
+    j.erase("note");
+  if (!tags.empty())
+    j["tags"] = tags;
+  else
+    j.erase("tags");
   return j;
 }
 
@@ -115,9 +134,14 @@ std::optional<RunMetadata> RunMetadata::fromJson(const nlohmann::json& j, std::s
   m.distBackend = str("dist_backend");
   m.multiLabel =
       j.contains("multi_label") && j["multi_label"].is_boolean() && j["multi_label"].get<bool>();
+  m.note = str("note").substr(0, kMaxNoteBytes);
+  // Tags of another type are dropped one by one: a list with a number in it keeps its words.
+  if (j.contains("tags") && j["tags"].is_array())
+    for (const auto& t : j["tags"])
+      if (t.is_string() && !t.get_ref<const std::string&>().empty() && m.tags.size() < kMaxTags)
+        m.tags.push_back(t.get<std::string>());
   for (auto it = j.begin(); it != j.end(); ++it)
-    if (std::find(std::begin(kKnown), std::end(kKnown), it.key()) == std::end(kKnown))
-      m.extra[it.key()] = it.value();
+    if (!isKnownField(it.key())) m.extra[it.key()] = it.value();
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,8 +37,17 @@ struct RunMetadata {
   /// DATA.MULTI_LABEL (Charades): the run is judged by mean average precision ("map" in its val
   /// and test events), not top-1; run.json's "multi_label", written only when true.
   bool multiLabel = false;
+  /// The person's words about the run ("note", "tags" in run.json; written only when set). They
+  /// belong to whoever looks at the run, not to its writer: RunDirectory::writeMetadata keeps the
+  /// ones on disk, RunDirectory::setNoteAndTags changes them.
+  std::string note;
+  std::vector<std::string> tags;
 
   nlohmann::json toJson() const;
+  /// Whether `key` is a run.json field this version reads into a member (the rest go to `extra`).
+  static bool isKnownField(const std::string& key);
+  /// The fields a run's writer never owns (note, tags): the copy on disk wins when it rewrites.
+  static bool isPersonField(const std::string& key);
   /// Parses run.json; nullopt with `error` set when it is not a run metadata object.
   [[nodiscard]] static std::optional<RunMetadata> fromJson(const nlohmann::json& j,
                                                            std::string* error);

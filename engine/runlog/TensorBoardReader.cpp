@@ -1,10 +1,12 @@
 #include "runlog/TensorBoardReader.h"
 
 #include <limits>
+#include <map>
 
 #include "util/AtomicFile.h"
 
 #if AMPSTUDIO_WITH_TENSORBOARD
+#include "runlog/TensorScalar.h"
 #include "runlog/tensorboard_event.pb.h"
 #endif
 
@@ -33,6 +35,8 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
   }
   const auto* p = reinterpret_cast<const unsigned char*>(all.data());
   std::size_t at = 0;
+  // Each tag's plugin: a writer names it on a tag's first value only.
+  std::map<std::string, std::string> pluginOfTag;
   while (at < all.size()) {
     const std::string where = "'" + path + "' at byte " + std::to_string(at);
     if (all.size() - at < 12) {
@@ -76,6 +80,15 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
         else if (v.value_case() == tb::SummaryValue::kImage)
           ev.images.push_back(
               {v.tag(), v.image().width(), v.image().height(), v.image().encoded_image_string()});
+        if (v.has_metadata() && !v.metadata().plugin_data().plugin_name().empty())
+          pluginOfTag[v.tag()] = v.metadata().plugin_data().plugin_name();
+        // A scalar `tensor` summary: the scalars plugin's, or one number of a tag no plugin
+        // claimed (a histogram or an image tensor holds more than one element).
+        if (v.value_case() == tb::SummaryValue::kTensor) {
+          const auto plugin = pluginOfTag.find(v.tag());
+          if (plugin == pluginOfTag.end() || plugin->second == "scalars")
+            if (const auto x = tensorScalarValue(v.tensor())) ev.scalars.push_back({v.tag(), *x});
+        }
       }
     }
     out.events.push_back(std::move(ev));

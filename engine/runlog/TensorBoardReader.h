@@ -20,7 +20,7 @@ struct TensorBoardEvent {
   double wall_time = 0;
   std::int64_t step = 0;
   std::string file_version;                ///< set on the file-version record only
-  std::vector<TensorBoardScalar> scalars;  ///< the simple values of a summary
+  std::vector<TensorBoardScalar> scalars;  ///< simple values and scalar tensors of a summary
   std::vector<TensorBoardImage> images;    ///< the images of a summary
 };
 

@@ -1,11 +1,16 @@
 #include <QtTest>
 
+#include <QLabel>
+#include <QLineEdit>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
+#include "NoteTagsDialog.h"
 #include "RunListPanel.h"
 #include "runlog/MetricsWriter.h"
 #include "runlog/RunDirectory.h"
+#include "runlog/RunLock.h"
+#include "runlog/TensorBoardWriter.h"
 
 using namespace amp;
 
@@ -23,6 +28,36 @@ void makeRun(const QString& dir, const std::string& name, runlog::RunStatus stat
   m.endedAt = 1.79e9 + 125;
   QVERIFY(run.writeMetadata(m, nullptr));
 }
+
+// A finished run with a best val top-1, a duration, and the config keys the filter reads.
+void makeSweepRun(const QString& dir, const std::string& name, double bestTop1, double seconds,
+                  double lr) {
+  makeRun(dir, name, runlog::RunStatus::Finished, "bf16");
+  runlog::RunDirectory run(dir.toStdString());
+  auto m = run.readMetadata();
+  QVERIFY(m);
+  m->endedAt = m->startedAt + seconds;
+  QVERIFY(run.writeMetadata(*m, nullptr));
+  if (bestTop1 >= 0) {
+    runlog::MetricsWriter w;
+    QVERIFY(w.open(run.metricsPath(), nullptr));
+    runlog::MetricEvent v;
+    v.kind = runlog::kind::kVal;
+    v.step = 1;
+    v.values = {{"top1_err", 100 - bestTop1}};
+    QVERIFY(w.write(v, nullptr));
+  }
+  QFile config(QString::fromStdString(run.configPath()));
+  QVERIFY(config.open(QIODevice::WriteOnly));
+  config.write(QString("SOLVER:\n  BASE_LR: %1\nTRAIN:\n  BATCH_SIZE: 8\n").arg(lr).toUtf8());
+}
+
+QStringList column(const QTableWidget* t, int c, bool visibleOnly = false) {
+  QStringList out;
+  for (int r = 0; r < t->rowCount(); ++r)
+    if (!visibleOnly || !t->isRowHidden(r)) out << t->item(r, c)->text();
+  return out;
+}
 }  // namespace
 
 class TestRunListPanel : public QObject {
@@ -32,6 +67,7 @@ class TestRunListPanel : public QObject {
     QTemporaryDir dir;
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->rowCount(), 0);
     QVERIFY2(panel.table()->isHidden(),
              "an empty folder shows its text, not nine empty column headers");
@@ -49,7 +85,7 @@ class TestRunListPanel : public QObject {
     for (int c = 0; c < panel.table()->columnCount(); ++c)
       headers << panel.table()->horizontalHeaderItem(c)->text();
     QCOMPARE(headers, (QStringList{"Run", "Status", "Best val top-1", "Time", "Precision", "Model",
-                                   "Peak memory", "Devices", "Started"}));
+                                   "Peak memory", "Devices", "Started", "Tags", "Note"}));
   }
 
   void devicesSayHowManyProcesses() {
@@ -74,6 +110,7 @@ class TestRunListPanel : public QObject {
     QVERIFY(run.writeMetadata(m, nullptr));
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->text(), QString("2 x CPU"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Devices)->toolTip(),
              QString("2 x cpu (1 thread each, OpenBLAS)"));
@@ -99,6 +136,7 @@ class TestRunListPanel : public QObject {
     }
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->item(1, widgets::RunListPanel::BestTop1)->text(), QString("87.5 %"));
     QCOMPARE(panel.table()->item(1, widgets::RunListPanel::PeakMemory)->text(), QString("300 MiB"));
     QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(), QString());
@@ -150,6 +188,7 @@ class TestRunListPanel : public QObject {
                     {{"map", 0.39}, {"max_map", 0.4134}}});
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QTableWidget* t = panel.table();
     using widgets::RunListPanel;
     QCOMPARE(t->item(0, RunListPanel::BestTop1)->text(), QString("87.5 %"));
@@ -167,6 +206,7 @@ class TestRunListPanel : public QObject {
     QVERIFY(a.writeMetadata(*meta, nullptr));
     QFile::remove(QString::fromStdString(a.metricsPath()));
     panel.refresh();
+    panel.waitForSummaries();
     QCOMPARE(t->item(0, RunListPanel::BestTop1)->text(), QString());
     QVERIFY(t->item(0, RunListPanel::BestTop1)->toolTip().contains("mAP"));
     QCOMPARE(t->horizontalHeaderItem(RunListPanel::BestTop1)->text(), QString("Best val mAP"));
@@ -174,6 +214,190 @@ class TestRunListPanel : public QObject {
     s.bestValTop1 = 72.04;
     QCOMPARE(RunListPanel::bestText(s, false), QString("72.0 %"));
     QCOMPARE(RunListPanel::bestText(s, true), QString());
+  }
+
+  // Numbers sort as numbers (text order would put "9.5 %" above "87.5 %" and "0:59:00" above
+  // "10:00:00"); a run without the figure sorts after those with one.
+  void columnsSortByValue() {
+    QTemporaryDir dir;
+    makeSweepRun(dir.path() + "/a", "a", 87.5, 10 * 3600, 0.1);
+    makeSweepRun(dir.path() + "/b", "b", 9.5, 59 * 60, 0.1);
+    makeSweepRun(dir.path() + "/c", "c", -1, 5, 0.1);
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
+    QTableWidget* t = panel.table();
+    using widgets::RunListPanel;
+    t->sortByColumn(RunListPanel::BestTop1, Qt::AscendingOrder);
+    QCOMPARE(column(t, RunListPanel::Name), (QStringList{"b", "a", "c"}));
+    t->sortByColumn(RunListPanel::BestTop1, Qt::DescendingOrder);
+    QCOMPARE(column(t, RunListPanel::Name).mid(1), (QStringList{"a", "b"}));
+    t->sortByColumn(RunListPanel::Time, Qt::AscendingOrder);
+    QCOMPARE(column(t, RunListPanel::Time), (QStringList{"0:00:05", "0:59:00", "10:00:00"}));
+    t->sortByColumn(RunListPanel::Name, Qt::DescendingOrder);
+    QCOMPARE(column(t, RunListPanel::Name), (QStringList{"c", "b", "a"}));
+    // A refresh keeps the order the user chose and the selection.
+    panel.selectRuns({dir.path() + "/b"});
+    panel.refresh();
+    QCOMPARE(column(t, RunListPanel::Name), (QStringList{"c", "b", "a"}));
+    QCOMPARE(panel.selectedRuns(), QStringList{dir.path() + "/b"});
+  }
+
+  void filterByTextFieldsAndConfigKeys() {
+    QTemporaryDir dir;
+    makeSweepRun(dir.path() + "/lr1", "x3d-lr0.1", 70, 60, 0.1);
+    makeSweepRun(dir.path() + "/lr05", "x3d-lr0.05", 75, 60, 0.05);
+    makeRun(dir.path() + "/fp32", "baseline", runlog::RunStatus::Failed, "fp32");
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
+    QTableWidget* t = panel.table();
+    using widgets::RunListPanel;
+    QVERIFY(panel.filterEdit()->toolTip().contains("SOLVER.BASE_LR"));  // the syntax
+    panel.setFilterText("SOLVER.BASE_LR=0.1");
+    QCOMPARE(column(t, RunListPanel::Name, true), QStringList{"x3d-lr0.1"});
+    QCOMPARE(panel.shownRunCount(), 1);
+    QVERIFY(panel.findChild<QLabel*>()->text().startsWith("1 of 3 runs"));
+    panel.setFilterText("solver.base_lr<0.08");
+    QCOMPARE(column(t, RunListPanel::Name, true), QStringList{"x3d-lr0.05"});
+    panel.setFilterText("status:failed");
+    QCOMPARE(column(t, RunListPanel::Name, true), QStringList{"baseline"});
+    panel.setFilterText("x3d best>72");
+    QCOMPARE(column(t, RunListPanel::Name, true), QStringList{"x3d-lr0.05"});
+    panel.setFilterText("-lr0");  // every run's model is X3D: words match the model too
+    QCOMPARE(column(t, RunListPanel::Name, true), QStringList{"baseline"});
+    // A term it cannot read shows nothing and says why, above the table.
+    panel.setFilterText("SOLVER.BASE_LR>fast");
+    QCOMPARE(panel.shownRunCount(), 0);
+    QVERIFY(panel.findChild<QLabel*>()->text().contains("fast"));
+    // Typing applies after a short pause; a refresh keeps the filter.
+    panel.filterEdit()->setText("precision:bf16");
+    QTRY_COMPARE(panel.shownRunCount(), 2);
+    panel.refresh();
+    QCOMPARE(panel.shownRunCount(), 2);
+    panel.setFilterText("");
+    QCOMPARE(panel.shownRunCount(), 3);
+  }
+
+  // Note and tags live in run.json: the list shows them, the filter finds them, and the
+  // trainer's next rewrite keeps them (runlog::RunDirectory::writeMetadata).
+  void notesAndTagsAreColumnsAndSurviveTheWriter() {
+    QTemporaryDir dir;
+    makeRun(dir.path() + "/a", "a", runlog::RunStatus::Running, "bf16");
+    runlog::RunDirectory run((dir.path() + "/a").toStdString());
+    std::string error;
+    QVERIFY2(run.setNoteAndTags("diverged at epoch 3\nlr too high", {"sweep-3", "bad"}, &error),
+             error.c_str());
+    runlog::RunMetadata trainer;  // the trainer's own copy, older than the note
+    trainer.name = "a";
+    trainer.status = runlog::RunStatus::Finished;
+    QVERIFY(run.writeMetadata(trainer, nullptr));
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
+    using widgets::RunListPanel;
+    QCOMPARE(panel.table()->item(0, RunListPanel::Tags)->text(), QString("sweep-3, bad"));
+    QCOMPARE(panel.table()->item(0, RunListPanel::Note)->text(), QString("diverged at epoch 3"));
+    QCOMPARE(panel.table()->item(0, RunListPanel::Note)->toolTip(),
+             QString("diverged at epoch 3\nlr too high"));
+    QCOMPARE(panel.table()->item(0, RunListPanel::Status)->text(), QString("finished"));
+    panel.setFilterText("tag:bad");
+    QCOMPARE(panel.shownRunCount(), 1);
+    panel.setFilterText("tag:sweep");
+    QCOMPARE(panel.shownRunCount(), 0);
+    QCOMPARE(widgets::NoteTagsDialog::parseTags(" sweep-3, ,baseline, sweep-3 ,lr 0.1"),
+             (std::vector<std::string>{"sweep-3", "baseline", "lr 0.1"}));
+  }
+
+  // Archive moves the folder to <runs>/archive/ (hidden unless "Show archived"); the trash is the
+  // desktop's (a .trashinfo beside it: restorable), and a run being written is refused.
+  void archiveRestoreAndTrash() {
+    QTemporaryDir dir, home;
+    qputenv("XDG_DATA_HOME", home.path().toUtf8());  // the trash of this test, not the user's
+    makeRun(dir.path() + "/a", "a", runlog::RunStatus::Finished, "fp32");
+    makeRun(dir.path() + "/b", "b", runlog::RunStatus::Finished, "fp32");
+    makeRun(dir.path() + "/live", "live", runlog::RunStatus::Finished, "fp32");
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
+    QCOMPARE(panel.runCount(), 3);
+    QString error;
+    QVERIFY2(panel.archiveRun(dir.path() + "/a", &error), qPrintable(error));
+    QVERIFY(QFileInfo::exists(dir.path() + "/archive/a/run.json"));
+    QCOMPARE(panel.runCount(), 2);
+    panel.setShowArchived(true);
+    QCOMPARE(panel.runCount(), 3);
+    QVERIFY(column(panel.table(), 0).contains("a (archived)"));
+    QVERIFY2(panel.restoreRun(dir.path() + "/archive/a", &error), qPrintable(error));
+    QVERIFY(QFileInfo::exists(dir.path() + "/a/run.json"));
+    QVERIFY2(panel.trashRun(dir.path() + "/b", &error), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(dir.path() + "/b"));
+    QVERIFY(QFileInfo::exists(home.path() + "/Trash/files/b/run.json"));
+    QFile info(home.path() + "/Trash/info/b.trashinfo");
+    QVERIFY(info.open(QIODevice::ReadOnly));
+    const QByteArray text = info.readAll();
+    QVERIFY(text.contains("Path=") && text.contains("DeletionDate="));
+    QCOMPARE(panel.runCount(), 2);
+    runlog::RunLock lock;  // a trainer writes "live"
+    QVERIFY(lock.acquire((dir.path() + "/live").toStdString(), nullptr));
+    QVERIFY(!panel.trashRun(dir.path() + "/live", &error));
+    QVERIFY2(error.contains("being written"), qPrintable(error));
+    QVERIFY(!panel.archiveRun(dir.path() + "/live", &error));
+    QVERIFY(QFileInfo::exists(dir.path() + "/live/run.json"));
+  }
+
+  // A TensorBoard logdir opened as runs: each sub-folder of event files is one, read-only.
+  void tensorBoardFoldersOpenAsRuns() {
+    QTemporaryDir runs, logdir;
+    for (const char* sub : {"/exp/version_0", "/exp/version_1"}) {
+      runlog::TensorBoardWriter w;
+      QVERIFY(w.open((logdir.path() + sub).toStdString(), 1.79e9, nullptr));
+      QVERIFY(w.add({{"Train/loss", 1.0}, {"Val/Top1_err", 25.0}}, 1, 1.79e9 + 1, nullptr));
+    }
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(runs.path());
+    panel.addRunDirectory(logdir.path());
+    QCOMPARE(panel.runCount(), 2);
+    QCOMPARE(column(panel.table(), 0), (QStringList{"exp/version_0", "exp/version_1"}));
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::Model)->text(),
+             QString("TensorBoard run"));
+  }
+
+  // A run being written: each refresh shows its newest figures (its log is followed from where
+  // the loader left it, not read whole again), and a replaced log starts over.
+  void aRunBeingWrittenShowsItsNewestFigures() {
+    QTemporaryDir dir;
+    makeRun(dir.path() + "/live", "live", runlog::RunStatus::Finished, "bf16");
+    runlog::RunDirectory run((dir.path() + "/live").toStdString());
+    widgets::RunListPanel panel;
+    panel.setRunsFolder(dir.path());
+    runlog::MetricsWriter w;
+    QVERIFY(w.open(run.metricsPath(), nullptr));
+    double lowest = 100;
+    for (double err : {60.0, 40.0, 45.0, 20.0}) {
+      lowest = std::min(lowest, err);
+      runlog::MetricEvent v;
+      v.kind = runlog::kind::kVal;
+      v.values = {{"top1_err", err}};
+      QVERIFY(w.write(v, nullptr));
+      QTest::qWait(5);  // a later modification time
+      panel.refresh();
+      panel.waitForSummaries();
+      QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(),
+               QString("%1 %").arg(100 - lowest, 0, 'f', 1));
+    }
+    w.close();
+    QVERIFY(QFile::remove(QString::fromStdString(run.metricsPath())));
+    runlog::MetricsWriter again;  // a new log (another inode)
+    QVERIFY(again.open(run.metricsPath(), nullptr));
+    runlog::MetricEvent v;
+    v.kind = runlog::kind::kVal;
+    v.values = {{"top1_err", 90.0}};
+    QVERIFY(again.write(v, nullptr));
+    QTest::qWait(5);
+    panel.refresh();
+    panel.waitForSummaries();
+    QCOMPARE(panel.table()->item(0, widgets::RunListPanel::BestTop1)->text(), QString("10.0 %"));
   }
 
   void damagedMetadataIsShownNotHidden() {
@@ -185,6 +409,7 @@ class TestRunListPanel : public QObject {
     f.close();
     widgets::RunListPanel panel;
     panel.setRunsFolder(dir.path());
+    panel.waitForSummaries();  // the figures are read on the loader's thread
     QCOMPARE(panel.table()->rowCount(), 1);
     QCOMPARE(panel.table()->item(0, 1)->text(), QString("unreadable"));
     QVERIFY(panel.table()->item(0, 0)->toolTip().contains("run.json"));

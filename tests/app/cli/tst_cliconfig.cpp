@@ -197,6 +197,42 @@ class TestCliConfig : public QObject {
              (QStringList{"finished", "-", "-"}));
   }
 
+  // `runs list --filter` takes the studio's filter syntax; a folder of TensorBoard event files
+  // (here a logdir two levels deep, as Lightning writes) lists as read-only runs.
+  void runsListFiltersAndListsTensorBoardRuns() {
+    QTemporaryDir dir;
+    for (const char* name : {"fp32-lr0.1", "bf16-lr0.05"}) {
+      amp::runlog::RunDirectory run((dir.path() + "/" + name).toStdString());
+      QVERIFY(run.ensureExists(nullptr));
+      amp::runlog::RunMetadata m;
+      m.name = name;
+      m.status = amp::runlog::RunStatus::Finished;
+      m.precision = QString(name).left(4).toStdString();
+      m.tags = {"sweep-3"};
+      QVERIFY(run.writeMetadata(m, nullptr));
+      QFile config(QString::fromStdString(run.configPath()));
+      QVERIFY(config.open(QIODevice::WriteOnly));
+      config.write(QString("SOLVER:\n  BASE_LR: %1\n").arg(QString(name).mid(7)).toUtf8());
+    }
+    auto list = runCli({"runs", "list", dir.path(), "--filter", "tag:sweep-3 SOLVER.BASE_LR<0.08"});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("bf16-lr0.05") && !list.out.contains("fp32-lr0.1"),
+             qPrintable(list.out));
+    list = runCli({"runs", "list", dir.path(), "--filter", "SOLVER.BASE_LR>fast"});
+    QVERIFY2(list.err.contains("'fast' is not one"), qPrintable(list.err));
+    if (amp::runlog::tensorBoardSupport()) return;  // a build without protobuf reads no events
+    QTemporaryDir logdir;
+    amp::runlog::TensorBoardWriter w;
+    QVERIFY(w.open((logdir.path() + "/exp/version_0").toStdString(), 1.79e9, nullptr));
+    QVERIFY(w.add({{"Train/loss", 1.0}, {"Val/Top1_err", 25.0}}, 1, 1.79e9 + 1, nullptr));
+    w.close();
+    list = runCli({"runs", "list", logdir.path()});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY2(list.out.contains("exp/version_0") && list.out.contains("75.0 %") &&
+                 list.out.contains("TensorBoard run"),
+             qPrintable(list.out));
+  }
+
   void runsListShowTail() {
     QTemporaryDir dir;
     amp::runlog::RunDirectory run((dir.path() + "/run1").toStdString());

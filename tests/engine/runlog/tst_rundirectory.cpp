@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "runlog/RunDirectory.h"
 #include "runlog/RunLock.h"
@@ -81,6 +82,79 @@ class TestRunDirectory : public QObject {
     auto j = nlohmann::json::parse(text);
     QCOMPARE(j["gpu_hours"].get<double>(), 3.5);
     QCOMPARE(j["name"].get<std::string>(), std::string("renamed"));
+  }
+
+  // A person's note and tags live in run.json beside the trainer's fields: the trainer's
+  // rewrites (its copy of the metadata is older than the note) keep them, and the studio's edit
+  // keeps what the trainer wrote.
+  void notesAndTagsSurviveAWritersRewrite() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString());
+    RunMetadata trainer;
+    trainer.name = "x3d-bf16";
+    trainer.status = RunStatus::Running;
+    QVERIFY(run.writeMetadata(trainer, nullptr));
+    std::string err;
+    QVERIFY2(run.setNoteAndTags("lr too high?\nsecond line", {"sweep-3", "baseline"}, &err),
+             err.c_str());
+    trainer.status = RunStatus::Finished;  // the trainer's next rewrite, from its own copy
+    trainer.updatedAt = 42;
+    QVERIFY(run.writeMetadata(trainer, nullptr));
+    auto back = run.readMetadata();
+    QVERIFY(back);
+    QCOMPARE(back->status, RunStatus::Finished);
+    QCOMPARE(back->note, std::string("lr too high?\nsecond line"));
+    QCOMPARE(back->tags, (std::vector<std::string>{"sweep-3", "baseline"}));
+    // The studio's edit keeps the trainer's fields; clearing stays cleared after a rewrite.
+    QVERIFY(run.setNoteAndTags("", {}, &err));
+    back = run.readMetadata();
+    QVERIFY(back && back->note.empty() && back->tags.empty());
+    QCOMPARE(back->updatedAt, 42.0);
+    trainer.note = "stale copy";  // a writer's own copy never brings a removed note back
+    QVERIFY(run.writeMetadata(trainer, nullptr));
+    back = run.readMetadata();
+    QVERIFY(back && back->note.empty());
+    // An imported run has no run.json to keep them in: said, nothing written.
+    QTemporaryDir imported;
+    QVERIFY(!RunDirectory(imported.path().toStdString()).setNoteAndTags("x", {}, &err));
+    QVERIFY2(err.find("read-only") != std::string::npos, err.c_str());
+    QVERIFY(!fs::exists(imported.filePath("run.json").toStdString()));
+    // Tags of another type in a hand-edited run.json are dropped, the words kept.
+    std::ofstream(run.metadataPath())
+        << R"({"format":"ampstudio-run","status":"finished","tags":["a",3,"",{"b":1},"c"],"note":7})";
+    back = run.readMetadata();
+    QVERIFY(back);
+    QCOMPARE(back->tags, (std::vector<std::string>{"a", "c"}));
+    QVERIFY(back->note.empty());
+  }
+
+  // The trainer rewriting run.json while the studio edits the note, many times over: neither
+  // loses the other's last word (both take the folder's lock for their read-modify-write).
+  void concurrentRewritesLoseNothing() {
+    QTemporaryDir tmp;
+    RunDirectory run(tmp.path().toStdString());
+    RunMetadata trainer;
+    trainer.name = "live";
+    QVERIFY(run.writeMetadata(trainer, nullptr));
+    constexpr int kRounds = 60;
+    std::thread writer([&] {
+      for (int i = 1; i <= kRounds; ++i) {
+        trainer.updatedAt = i;
+        (void)run.writeMetadata(trainer, nullptr);
+      }
+    });
+    int failed = 0;  // counted, not QVERIFY'd: the writer thread must be joined first
+    for (int i = 1; i <= kRounds; ++i)
+      failed += run.setNoteAndTags("note " + std::to_string(i), {"t" + std::to_string(i)}, nullptr)
+                    ? 0
+                    : 1;
+    writer.join();
+    QCOMPARE(failed, 0);
+    const auto back = run.readMetadata();
+    QVERIFY(back);
+    QCOMPARE(back->updatedAt, double(kRounds));
+    QCOMPARE(back->note, "note " + std::to_string(kRounds));
+    QCOMPARE(back->tags, std::vector<std::string>{"t" + std::to_string(kRounds)});
   }
 
   void badMetadataIsAClearError() {
