@@ -76,6 +76,17 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
         else if (v.value_case() == tb::SummaryValue::kImage)
           ev.images.push_back(
               {v.tag(), v.image().width(), v.image().height(), v.image().encoded_image_string()});
+        else if (v.value_case() == tb::SummaryValue::kHisto) {
+          const auto& p = v.histo();
+          ev.histograms.push_back({v.tag(),
+                                   p.min(),
+                                   p.max(),
+                                   p.num(),
+                                   p.sum(),
+                                   p.sum_squares(),
+                                   {p.bucket_limit().begin(), p.bucket_limit().end()},
+                                   {p.bucket().begin(), p.bucket().end()}});
+        }
       }
     }
     out.events.push_back(std::move(ev));
