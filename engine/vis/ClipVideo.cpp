@@ -46,8 +46,8 @@ bool ClipVideo::encode(std::vector<std::uint8_t>& frames, int t, int h, int w,
                        const std::vector<ClipLabel>& labels, const std::string& tag,
                        runlog::TensorBoardImage& out, std::string* error) {
   // PySlowFast's label font grows with the frame (sqrt(H x W) / 35 points, 5 to 9); in pixels
-  // that is about sqrt(H x W) / 20, kept readable on small test crops.
-  const int pixels = std::clamp(static_cast<int>(std::sqrt(double(h) * w) / 20), 9, 20);
+  // that is about sqrt(H x W) / 20 (7 pixels, the least that reads, on small crops).
+  const int pixels = std::clamp(static_cast<int>(std::sqrt(double(h) * w) / 20), 7, 20);
   if (!labels.empty() && fontProblem_.empty() && (!font_ || fontPixels_ != pixels)) {
     font_ = data::TextFont::open(pixels, &fontProblem_);
     fontPixels_ = pixels;
