@@ -26,5 +26,6 @@ void addTestCommand(CLI::App& app, int& exitCode);
 void addPredictCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addRunCommands(CLI::App& app, int& exitCode);
+void addVisualizeCommand(CLI::App& app, int& exitCode);
 
 }  // namespace amp::cli

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   amp::cli::addPredictCommand(app, exitCode);
   amp::cli::addDemoCommand(app, exitCode);
   amp::cli::addRunCommands(app, exitCode);
+  amp::cli::addVisualizeCommand(app, exitCode);
   try {
     app.parse(argc, argv);
     amp::util::throwIfArmed("command");  // drill: what a command let escape

@@ -366,8 +366,7 @@ int main(int argc, char** argv) {
     return scale(parser.value(dir), count(runs, 100), count(steps, 10000),
                  parser.value(repeats).toInt());
   if (mode == "sweep")
-    return sweep(parser.value(dir), count(runs, 100), count(steps, 10000),
-                 parser.value(precisions))
+    return sweep(parser.value(dir), count(runs, 100), count(steps, 10000), parser.value(precisions))
         .empty();
   if (mode == "runs") return amp::bench::runListBench(count(runs, 1000), count(steps, 200));
   std::fprintf(stderr,

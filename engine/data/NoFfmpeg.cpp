@@ -2,6 +2,7 @@
 // server that lacks FFmpeg's libraries): every call fails with a message that says so and points
 // at what still works (random clips: bench precision --synthetic, bench step).
 #include "data/FfmpegLog.h"
+#include "data/GifEncoder.h"
 #include "data/ImageWriter.h"
 #include "data/JpegFrames.h"
 #include "data/VideoDecoder.h"
@@ -71,6 +72,14 @@ bool encodePng(const std::uint8_t*, int, int, std::string&, std::string* error) 
 }
 bool writePng(const std::string& path, const std::uint8_t*, int, int, std::string* error) {
   if (error) *error = path + kNoVideo;
+  return false;
+}
+bool encodeGif(const std::uint8_t*, int, int, int, int, std::string&, std::string* error) {
+  if (error)
+    *error =
+        "GIF: this build has no FFmpeg (AMPSTUDIO_WITH_FFMPEG=OFF), whose gif encoder writes "
+        "TensorBoard's videos; rebuild with FFmpeg, or leave TENSORBOARD.MODEL_VIS.INPUT_VIDEO, "
+        "GRAD_CAM.ENABLE and WRONG_PRED_VIS.ENABLE off";
   return false;
 }
 

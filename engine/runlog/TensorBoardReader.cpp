@@ -80,6 +80,17 @@ TensorBoardFile readTensorBoardFile(const std::string& path) {
         else if (v.value_case() == tb::SummaryValue::kImage)
           ev.images.push_back(
               {v.tag(), v.image().width(), v.image().height(), v.image().encoded_image_string()});
+        else if (v.value_case() == tb::SummaryValue::kHisto) {
+          const auto& p = v.histo();
+          ev.histograms.push_back({v.tag(),
+                                   p.min(),
+                                   p.max(),
+                                   p.num(),
+                                   p.sum(),
+                                   p.sum_squares(),
+                                   {p.bucket_limit().begin(), p.bucket_limit().end()},
+                                   {p.bucket().begin(), p.bucket().end()}});
+        }
         if (v.has_metadata() && !v.metadata().plugin_data().plugin_name().empty())
           pluginOfTag[v.tag()] = v.metadata().plugin_data().plugin_name();
         // A scalar `tensor` summary: the scalars plugin's, or one number of a tag no plugin

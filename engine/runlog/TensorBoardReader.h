@@ -22,6 +22,8 @@ struct TensorBoardEvent {
   std::string file_version;                ///< set on the file-version record only
   std::vector<TensorBoardScalar> scalars;  ///< simple values and scalar tensors of a summary
   std::vector<TensorBoardImage> images;    ///< the images of a summary
+  /// The histograms of a summary.
+  std::vector<TensorBoardHistogram> histograms;
 };
 
 struct TensorBoardFile {

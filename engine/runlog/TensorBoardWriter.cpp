@@ -138,6 +138,29 @@ bool TensorBoardWriter::addImages(const std::vector<TensorBoardImage>& images, s
   return append(bytes, error);
 }
 
+bool TensorBoardWriter::addHistograms(const std::vector<TensorBoardHistogram>& histograms,
+                                      std::int64_t step, double wallTime, std::string* error) {
+  std::string bytes;
+  for (const auto& h : histograms) {
+    tb::Event e;
+    e.set_wall_time(wallTime);
+    e.set_step(step);
+    auto* v = e.mutable_summary()->add_value();
+    v->set_tag(h.tag);
+    auto* p = v->mutable_histo();
+    p->set_min(h.min);
+    p->set_max(h.max);
+    p->set_num(h.num);
+    p->set_sum(h.sum);
+    p->set_sum_squares(h.sum_squares);
+    for (const double limit : h.bucket_limit) p->add_bucket_limit(limit);
+    for (const double n : h.bucket) p->add_bucket(n);
+    appendRecord(bytes, e.SerializeAsString());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  return append(bytes, error);
+}
+
 bool TensorBoardWriter::isOpen() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return file_.isOpen();
@@ -182,6 +205,11 @@ bool TensorBoardWriter::add(const std::vector<TensorBoardScalar>&, std::int64_t,
 }
 bool TensorBoardWriter::addImages(const std::vector<TensorBoardImage>&, std::int64_t, double,
                                   std::string* error) {
+  if (error) *error = *tensorBoardSupport();
+  return false;
+}
+bool TensorBoardWriter::addHistograms(const std::vector<TensorBoardHistogram>&, std::int64_t,
+                                      double, std::string* error) {
   if (error) *error = *tensorBoardSupport();
   return false;
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "runlog/TensorBoardHistogram.h"
 #include "util/AppendOnlyFile.h"
 
 namespace amp::runlog {
@@ -53,6 +54,10 @@ class TensorBoardWriter {
   /// One Event per image at `step`, appended with one write(2). False with `error`.
   [[nodiscard]] bool addImages(const std::vector<TensorBoardImage>& images, std::int64_t step,
                                double wallTime, std::string* error);
+  /// One Event per histogram (runlog/TensorBoardHistogram.h) at `step`, appended with one
+  /// write(2). False with `error`.
+  [[nodiscard]] bool addHistograms(const std::vector<TensorBoardHistogram>& histograms,
+                                   std::int64_t step, double wallTime, std::string* error);
   void close();
   /// The file's path (set by open). The writer's calls may come from several threads; open and
   /// close are not to race with them.

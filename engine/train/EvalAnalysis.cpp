@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "config/Config.h"
@@ -62,28 +63,43 @@ void EvalAnalysis::record(metrics::ConfusionRecord r, std::int64_t step, double 
 }
 
 std::vector<runlog::TensorBoardImage> EvalAnalysis::figures(const metrics::ConfusionRecord& r) {
+  if (warnedFigures_) return {};
+  std::string problem;
+  auto out = evalFigures(cfg_, groups_, r, &problem);
+  if (!problem.empty()) {
+    warnedFigures_ = true;
+    rec_.event("tensorboard", "TENSORBOARD figures are not drawn: " + problem, r.step, r.epoch);
+  }
+  return out;
+}
+
+std::vector<runlog::TensorBoardImage> evalFigures(const config::Config& cfg,
+                                                  const metrics::ClassGroups& groups,
+                                                  const metrics::ConfusionRecord& r,
+                                                  std::string* problem) {
   std::vector<runlog::TensorBoardImage> out;
-  const bool matrices = cfg_.getBool("TENSORBOARD.CONFUSION_MATRIX.ENABLE");
-  const bool histograms = cfg_.getBool("TENSORBOARD.HISTOGRAM.ENABLE");
+  const bool matrices = cfg.getBool("TENSORBOARD.CONFUSION_MATRIX.ENABLE");
+  const bool histograms = cfg.getBool("TENSORBOARD.HISTOGRAM.ENABLE");
   if (!matrices && !histograms) return out;
   std::string error;
+  bool failed = false;
   const auto add = [&](const std::string& tag, const std::optional<metrics::FigureImage>& img) {
     std::string png;
     if (img && data::encodePng(img->rgb.data(), img->width, img->height, png, &error))
       out.push_back({tag, img->width, img->height, std::move(png)});
-    else if (!warnedFigures_) {
-      warnedFigures_ = true;
-      rec_.event("tensorboard", "TENSORBOARD figures are not drawn: " + error, r.step, r.epoch);
+    else if (!failed) {
+      failed = true;
+      if (problem) *problem = error;
     }
   };
   const int k = r.matrix.classes();
   if (matrices) {
     const auto [w, h] =
-        metrics::figurePixels(cfg_.getIntList("TENSORBOARD.CONFUSION_MATRIX.FIGSIZE"));
+        metrics::figurePixels(cfg.getIntList("TENSORBOARD.CONFUSION_MATRIX.FIGSIZE"));
     std::vector<int> all(static_cast<std::size_t>(k));
     std::iota(all.begin(), all.end(), 0);
     const auto draw = [&](const std::string& tag, const std::vector<int>& ids) {
-      if (ids.empty() || warnedFigures_) return;  // PySlowFast skips an empty subset
+      if (ids.empty() || failed) return;  // PySlowFast skips an empty subset
       add(tag,
           metrics::drawConfusionMatrix(r.matrix, ids, r.names, w, h, "Confusion matrix", &error));
     };
@@ -93,15 +109,15 @@ std::vector<runlog::TensorBoardImage> EvalAnalysis::figures(const metrics::Confu
       draw("Confusion Matrices Grouped by Parent Classes/" + parent, children);
   }
   if (histograms) {
-    const auto [w, h] = metrics::figurePixels(cfg_.getIntList("TENSORBOARD.HISTOGRAM.FIGSIZE"));
-    const int topk = static_cast<int>(cfg_.getInt("TENSORBOARD.HISTOGRAM.TOPK"));
+    const auto [w, h] = metrics::figurePixels(cfg.getIntList("TENSORBOARD.HISTOGRAM.FIGSIZE"));
+    const int topk = static_cast<int>(cfg.getInt("TENSORBOARD.HISTOGRAM.TOPK"));
     std::set<int> ids;  // plot_hist walks a set: each class once, in order
-    if (groups_.histogram_subset)
-      ids.insert(groups_.histogram_subset->begin(), groups_.histogram_subset->end());
+    if (groups.histogram_subset)
+      ids.insert(groups.histogram_subset->begin(), groups.histogram_subset->end());
     else
       for (int c = 0; c < k; ++c) ids.insert(c);
     for (const int c : ids) {
-      if (warnedFigures_) break;
+      if (failed) break;
       add(histogramTag(topk, r.className(c)),
           metrics::drawTopKHistogram(r.className(c), r.matrix.topPredictions(c, topk), r.names, w,
                                      h, &error));

@@ -54,6 +54,15 @@ class EvalAnalysis {
 /// class's samples as its positives, NaN for a class without samples.
 runlog::PerClassValues perClassAccuracy(const metrics::ConfusionRecord& r);
 
+/// PySlowFast's plot_eval figures of `r` (its names, subset and parents filled in) as `cfg` asks
+/// (TENSORBOARD.CONFUSION_MATRIX.*, HISTOGRAM.*; `groups` gives the histogram subset), PNG-encoded
+/// and tagged. The first figure that cannot be drawn (no font) stops the drawing and sets
+/// `problem`; the figures drawn until then are returned.
+std::vector<runlog::TensorBoardImage> evalFigures(const config::Config& cfg,
+                                                  const metrics::ClassGroups& groups,
+                                                  const metrics::ConfusionRecord& r,
+                                                  std::string* problem);
+
 /// PySlowFast's TensorBoard tags: "Confusion Matrix", "Confusion Matrix Subset",
 /// "Confusion Matrices Grouped by Parent Classes/<parent>", "Top <k> predictions by
 /// classes/<class name>".

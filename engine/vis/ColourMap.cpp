@@ -40,6 +40,12 @@ double sampled(const Channel& c, int i, int n) {
   return std::clamp(c[k - 1].y1 + t * (c[k].y0 - c[k - 1].y1), 0.0, 1.0);
 }
 
+// matplotlib's Pastel2 (ColorBrewer's, a ListedColormap of 8): the default of
+// TENSORBOARD.MODEL_VIS.COLORMAP, which colours the class labels of PySlowFast's visualiser.
+constexpr std::uint8_t kPastel2Listed[8][3] = {{179, 226, 205}, {253, 205, 172}, {203, 213, 232},
+                                               {244, 202, 228}, {230, 245, 201}, {255, 242, 174},
+                                               {241, 226, 204}, {204, 204, 204}};
+
 }  // namespace
 
 std::array<float, 3> ColourMap::at(float v) const {
@@ -80,11 +86,18 @@ const ColourMap* findColourMap(const std::string& name, std::string* error) {
       for (int c = 0; c < 3; ++c)
         map->table_[static_cast<std::size_t>(i)][static_cast<std::size_t>(c)] = static_cast<float>(
             sampled(jetData()[static_cast<std::size_t>(c)], i, ColourMap::kEntries));
+  } else if (name == "Pastel2") {
+    // A listed map of 8 takes entry floor(v * 8); 256 entries of 32 copies each look up the same.
+    for (int i = 0; i < ColourMap::kEntries; ++i)
+      for (int c = 0; c < 3; ++c)
+        map->table_[static_cast<std::size_t>(i)][static_cast<std::size_t>(c)] =
+            kPastel2Listed[i / 32][c] / 255.0f;
   } else {
     if (error) {
       std::string list;
       for (const auto& n : colourMapNames()) list += (list.empty() ? "" : ", ") + n;
-      *error = "'" + name + "' is not a colour map built here; use one of " + list;
+      *error = "'" + name + "' is not a colour map built here; use one of " + list +
+               " (or Pastel2, for class labels)";
     }
     return nullptr;
   }

@@ -3,7 +3,8 @@
 // PySlowFast's plt.get_cmap(name)): a table of 256 RGB entries, a value v in [0, 1] taking entry
 // min(floor(v * 256), 255) as matplotlib's Colormap.__call__ does. viridis, plasma, inferno and
 // magma are their published tables (ColourMapTables.cpp); jet is sampled from matplotlib's
-// segment definition as its LinearSegmentedColormap does. Torch-free.
+// segment definition as its LinearSegmentedColormap does; Pastel2 (the class-label colours of
+// TENSORBOARD.MODEL_VIS.COLORMAP) is its listed map of 8. Torch-free.
 //
 //   std::string error;
 //   const vis::ColourMap* map = vis::findColourMap("viridis", &error);
@@ -33,7 +34,8 @@ class ColourMap {
   std::array<std::array<float, 3>, kEntries> table_{};
 };
 
-/// The maps built, in the order a menu lists them: viridis (PySlowFast's default) first.
+/// The heat maps built, in the order a menu lists them: viridis (PySlowFast's default) first.
+/// findColourMap also knows Pastel2, a map of class colours rather than of values.
 const std::vector<std::string>& colourMapNames();
 
 /// The map called `name` (as matplotlib spells it; "viridis"). nullptr with `error` listing the

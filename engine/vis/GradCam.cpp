@@ -19,23 +19,6 @@
 namespace amp::vis {
 namespace {
 
-// The last residual block of each pathway ("s5/pathway1_res2"), or MViT's last block: where
-// Grad-CAM is usually aimed (the features the head pools), for configs that name no layer.
-std::vector<std::string> defaultLayers(const std::vector<std::string>& names, int pathways) {
-  std::vector<std::string> out;
-  for (int p = 0; p < pathways; ++p) {
-    const std::regex block("s[0-9]+/pathway" + std::to_string(p) + "_res[0-9]+");
-    std::string last;
-    for (const auto& n : names)
-      if (std::regex_match(n, block)) last = n;
-    if (last.empty())
-      for (const auto& n : names)
-        if (n.rfind("blocks/", 0) == 0) last = n;
-    if (!last.empty()) out.push_back(last);
-  }
-  return out;
-}
-
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
@@ -118,12 +101,12 @@ std::unique_ptr<GradCam> GradCam::open(const config::Config& runCfg, const GradC
       o.layers.empty() || o.layers_source.empty() ? kLayerListKey : o.layers_source;
   impl->layers = o.layers;
   if (impl->layers.empty()) impl->layers = cfg.getStringList(kLayerListKey);
-  if (impl->layers.empty()) impl->layers = defaultLayers(impl->available, impl->pathways);
+  if (impl->layers.empty()) impl->layers = defaultGradCamLayers(impl->available, impl->pathways);
   if (static_cast<int>(impl->layers.size()) != impl->pathways)
     return fail(source + ": " + std::to_string(impl->layers.size()) + " layer(s) for " +
                 std::to_string(impl->pathways) +
                 " pathway(s); give one per pathway, in pathway order (e.g. " +
-                joined(defaultLayers(impl->available, impl->pathways)) + ")");
+                joined(defaultGradCamLayers(impl->available, impl->pathways)) + ")");
   for (const auto& name : impl->layers) {
     std::string why;
     const auto* m = models::findTapLayer(*impl->net, name, &why);
@@ -197,6 +180,21 @@ bool GradCam::run(const data::PreviewClip& clip, GradCamResult& out, std::string
     return false;
   }
   return true;
+}
+
+std::vector<std::string> defaultGradCamLayers(const std::vector<std::string>& names, int pathways) {
+  std::vector<std::string> out;
+  for (int p = 0; p < pathways; ++p) {
+    const std::regex block("s[0-9]+/pathway" + std::to_string(p) + "_res[0-9]+");
+    std::string last;
+    for (const auto& n : names)
+      if (std::regex_match(n, block)) last = n;
+    if (last.empty())
+      for (const auto& n : names)
+        if (n.rfind("blocks/", 0) == 0) last = n;
+    if (!last.empty()) out.push_back(last);
+  }
+  return out;
 }
 
 std::vector<std::vector<std::string>> layerChoices(const std::vector<std::string>& layers,

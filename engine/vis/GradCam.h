@@ -76,6 +76,11 @@ class GradCam {
   std::unique_ptr<Impl> impl_;
 };
 
+/// The last residual block of each pathway of `layers` (every layer of a model):
+/// "s5/pathway0_res2", ... , or MViT's last block: where Grad-CAM is usually aimed (the features
+/// the head pools), for configs that name no layer.
+std::vector<std::string> defaultGradCamLayers(const std::vector<std::string>& layers, int pathways);
+
 /// The layers of `layers` (every layer of a model) grouped for a menu: one entry per block,
 /// holding that block's layer of every pathway ("s5/pathway0_res2" with "s5/pathway1_res2"),
 /// for blocks that every pathway has; `pathways` is 1 for one-pathway models.

@@ -99,6 +99,20 @@ class TestColourMap : public QObject {
     for (const auto& [name, n] : checked) QCOMPARE(n, 256);
   }
 
+  // Pastel2, a listed map of 8 (VideoVisualizer's class colours): v takes colour floor(8 v),
+  // so class k of n classes gets colour floor(8 k / n).
+  void pastel2IsAListedMapOfEight() {
+    std::string error;
+    const auto* p = vis::findColourMap("Pastel2", &error);
+    QVERIFY2(p, error.c_str());
+    using Bytes = std::array<std::uint8_t, 3>;
+    QCOMPARE(p->bytesAt(0.0f), (Bytes{179, 226, 205}));
+    QCOMPARE(p->bytesAt(0.124f), (Bytes{179, 226, 205}));
+    QCOMPARE(p->bytesAt(0.125f), (Bytes{253, 205, 172}));
+    QCOMPARE(p->bytesAt(7.0f / 8), (Bytes{204, 204, 204}));
+    QCOMPARE(p->bytesAt(1.0f), (Bytes{204, 204, 204}));
+  }
+
   void unknownMapNamesTheBuiltOnes() {
     std::string error;
     QVERIFY(!vis::findColourMap("hot", &error));
@@ -106,7 +120,7 @@ class TestColourMap : public QObject {
         error,
         std::string(
             "'hot' is not a colour map built here; use one of viridis, plasma, inferno, magma, "
-            "jet"));
+            "jet (or Pastel2, for class labels)"));
   }
 
   // PySlowFast's blend: alpha x colour + (1 - alpha) x frame. Grey 100 under v = 1 (viridis
