@@ -331,6 +331,13 @@ void ComparisonPanel::rebuildHParams() {
   hparams_->showSelection(kept);
 }
 
+bool ComparisonPanel::showPane(const QString& name) {
+  const int at = QStringList{"summary", "diff", "per-class", "hyperparameters"}.indexOf(name);
+  if (at < 0) return false;
+  tabs_->setCurrentIndex(at);
+  return true;
+}
+
 void ComparisonPanel::showOnlyRuns(const QList<int>& runs) {
   for (int e = 0; e < legend_->count(); ++e) {
     bool on = runs.isEmpty();

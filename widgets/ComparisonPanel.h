@@ -96,6 +96,9 @@ class ComparisonPanel : public QWidget {
   /// Draws only these runs (indices in run order; grouped: the groups holding one of them);
   /// empty: every run. What a selection in the Hyperparameters tab does.
   void showOnlyRuns(const QList<int>& runs);
+  /// Brings a pane below the charts to the front: "summary", "diff", "per-class" or
+  /// "hyperparameters". False for another name.
+  bool showPane(const QString& name);
 
  signals:
   /// The runs selected in the Hyperparameters tab (their folders; empty: the selection cleared).

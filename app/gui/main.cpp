@@ -50,6 +50,10 @@ int main(int argc, char** argv) {
       "With --compare: group the runs by these run fields or config keys (comma-separated, e.g. "
       "SOLVER.BASE_LR,precision); each group is drawn as its mean with a band.",
       "keys");
+  QCommandLineOption comparePane(
+      "compare-pane",
+      "With --compare: the pane below the charts: summary, diff, per-class or hyperparameters.",
+      "name");
   QCommandLineOption tab(
       "tab",
       "Start on this tab: config, dashboard, compare, analysis, clips, precision or predict.",
@@ -84,8 +88,8 @@ int main(int argc, char** argv) {
   QCommandLineOption delay("screenshot-delay", "Seconds before the screenshot (default 2).",
                            "seconds", "2");
   QCommandLineOption size("size", "Window size WIDTHxHEIGHT.", "size");
-  parser.addOptions({demo, runs, follow, compare, groupBy, tab, analyze, audit, auditRun,
-                     predictRun, predictVideo, predictOutput, predictBoxes, gradCam, clip,
+  parser.addOptions({demo, runs, follow, compare, groupBy, comparePane, tab, analyze, audit,
+                     auditRun, predictRun, predictVideo, predictOutput, predictBoxes, gradCam, clip,
                      screenshot, delay, size});
   parser.process(app);
 
@@ -149,6 +153,11 @@ int main(int argc, char** argv) {
       window.statusBar()->showMessage(error);
     }
   }
+  if (parser.isSet(comparePane) && !window.comparison()->showPane(parser.value(comparePane)))
+    std::fprintf(stderr,
+                 "ampstudio: --compare-pane: no pane '%s' (summary, diff, per-class, "
+                 "hyperparameters)\n",
+                 qPrintable(parser.value(comparePane)));
   if (parser.isSet(analyze)) {
     window.analysisPanel()->showRun(parser.value(analyze));
     window.showTab("analysis");
