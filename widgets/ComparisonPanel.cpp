@@ -132,6 +132,15 @@ ComparisonPanel::ComparisonPanel(QWidget* parent)
   // The charts first: the pane below keeps its minimum (fitPane: up to six rows) and a little.
   split->setSizes({3000, 1000});
   chartsAndLegend->setSizes({4000, 1000});
+  // The hyperparameter view needs room for its table and two plots: opening it gives the pane
+  // below about half the height (dragging the splitter sets it otherwise).
+  connect(tabs_, &QTabWidget::currentChanged, this, [this, split](int index) {
+    if (tabs_->widget(index) != hparams_) return;
+    const QList<int> sizes = split->sizes();
+    const int total = sizes.value(0) + sizes.value(1);
+    if (total > 0 && sizes.value(1) < total * 45 / 100)
+      split->setSizes({total * 52 / 100, total - total * 52 / 100});
+  });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(top);

@@ -110,7 +110,8 @@ int HParamsView::metric() const {
 
 void HParamsView::setTable(runlog::HParamTable table, std::vector<QColor> colours) {
   const QString metricId = metricBox_->currentData().toString();
-  const QString key = keyBox_->currentText();
+  // A reload of the same runs keeps the key shown; other runs get a fresh choice below.
+  const QString key = table.runCount() == table_.runCount() ? keyBox_->currentText() : QString();
   table_ = std::move(table);
   colours_ = std::move(colours);
   selection_.clear();
@@ -120,7 +121,11 @@ void HParamsView::setTable(runlog::HParamTable table, std::vector<QColor> colour
   metricBox_->setCurrentIndex(std::max(0, metricBox_->findData(metricId)));
   keyBox_->clear();
   for (const auto& k : table_.keys()) keyBox_->addItem(QString::fromStdString(k));
-  keyBox_->setCurrentIndex(std::max(0, keyBox_->findText(key)));
+  // The key chosen before stays; else the first key that is not a seed (a seed explains nothing).
+  int keyAt = keyBox_->findText(key);
+  for (int k = 0; keyAt < 0 && k < keyBox_->count(); ++k)
+    if (!keyBox_->itemText(k).contains("SEED")) keyAt = k;
+  keyBox_->setCurrentIndex(std::max(0, keyAt));
   note_->setText(table_.keys().empty()
                      ? tr("The runs' configs do not differ (or cannot be read): nothing to relate.")
                      : tr("%n run(s), %1 key(s) that differ", nullptr, table_.runCount())
@@ -172,7 +177,12 @@ void HParamsView::fillTable() {
     }
     for (int m = 0; m < static_cast<int>(table_.metrics().size()); ++m) {
       const auto v = table_.metricValue(r, m);
-      auto* cell = new QStandardItem(v ? QString::number(*v, 'f', std::abs(*v) >= 100 ? 1 : 3)
+      // Counts (skipped steps) as whole numbers, figures with the digits that tell runs apart.
+      const bool whole = table_.metrics()[static_cast<std::size_t>(m)].id == "skipped_steps";
+      auto* cell = new QStandardItem(v ? QString::number(*v, 'f',
+                                                         whole                 ? 0
+                                                         : std::abs(*v) >= 100 ? 1
+                                                                               : 3)
                                        : QStringLiteral("–"));
       cell->setData(v ? *v : kMissing, kSortRole);
       cell->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);

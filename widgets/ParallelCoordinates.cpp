@@ -29,7 +29,9 @@ ParallelCoordinates::ParallelCoordinates(QWidget* parent)
   // The axes are drawn as items; QCustomPlot's own only place them.
   plot_->xAxis->setVisible(false);
   plot_->yAxis->setVisible(false);
-  plot_->yAxis->setRange(-0.12, 1.12);
+  plot_->yAxis->setRange(-0.06, 1.06);
+  plot_->axisRect()->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msBottom);
+  plot_->axisRect()->setMargins(QMargins(0, 26, 0, 0));  // the axis titles above
   plot_->setToolTip(tr("Drag along an axis to select the runs in a range; click an axis to clear"));
   connect(plot_, &QCustomPlot::mousePress, this, &ParallelCoordinates::mousePress);
   connect(plot_, &QCustomPlot::mouseMove, this, &ParallelCoordinates::mouseMove);
@@ -117,7 +119,10 @@ void ParallelCoordinates::rebuild() {
     line->end->setCoords(i, 1);
     line->setPen(QPen(palette().color(QPalette::WindowText), 1.5));
     auto* title = new QCPItemText(plot_);
-    title->position->setCoords(i, 1.09);
+    title->position->setCoords(i, 1.0);
+    title->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    title->setPadding(QMargins(0, 0, 0, 6));
+    title->setClipToAxisRect(false);  // a long key may reach past the plot's side
     title->setText(a.title);
     title->setFont(QFont(font().family(), font().pointSize() - 1, QFont::Bold));
     auto label = [&](double y, const QString& text) {

@@ -36,8 +36,7 @@ const std::vector<MetricSource>& metricSources() {
        [](const RunSummary& s) { return percentOf(s.testMap); }},
       {{"final_loss", "Final train loss", "", false},
        [](const RunSummary& s) { return s.finalLoss; }},
-      {{"clips_per_s", "Clips/s", "clips/s", true},
-       [](const RunSummary& s) { return s.clipsPerSecond; }},
+      {{"clips_per_s", "Clips/s", "", true}, [](const RunSummary& s) { return s.clipsPerSecond; }},
       {{"peak_memory", "Peak memory", "GiB", false},
        [](const RunSummary& s) -> std::optional<double> {
          if (!s.peakMemoryBytes) return std::nullopt;
