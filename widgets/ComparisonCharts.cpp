@@ -360,7 +360,8 @@ void ComparisonCharts::drawGroups(MetricChart* c, std::size_t ci,
       views.push_back({cv.x.constData(), cv.y.constData(), static_cast<std::size_t>(cv.x.size())});
     }
     metrics::BandOptions bandOptions;
-    bandOptions.maxPoints = 500;
+    bandOptions.maxPoints =
+        500;  // about a point a pixel: a band is a filled polygon, drawn per replot
     const metrics::GroupBand band = metrics::computeGroupBand(views, bandOptions);
     const auto add = [&](const QString& name, MetricChart::Style style, MetricChart::Role role,
                          const QVector<double>& x, const QVector<double>& y) {
