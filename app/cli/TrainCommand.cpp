@@ -201,14 +201,9 @@ std::string perClipCountPath(const std::string& path, int clips) {
 // names and groups, for `ampstudio-cli analyze confusion --file` and the studio.
 bool writeTestAnalysis(const config::Config& cfg, const train::TestResult& r,
                        const std::string& path, std::string* error) {
-  auto record = metrics::recordFromScores(
-      r.video_scores.data(), r.video_labels, r.video_paths,
-      static_cast<int>(cfg.getInt("MODEL.NUM_CLASSES")),
-      cfg.getString("DATA.ENSEMBLE_METHOD") == "max" ? 1.0 : r.views_per_video);
-  record.split = "test";
-  record.unit = "video";
-  record.views_per_video = r.views_per_video;
-  record.checkpoint = r.checkpoint;
+  auto record =
+      train::testConfusionRecord(r, static_cast<int>(cfg.getInt("MODEL.NUM_CLASSES")),
+                                 cfg.getString("DATA.ENSEMBLE_METHOD") == "max", r.checkpoint);
   std::string why;
   if (const auto groups = metrics::readClassGroups(cfg, &why))
     metrics::applyClassGroups(record, *groups);

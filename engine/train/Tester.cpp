@@ -420,4 +420,15 @@ bool runMultiViewTests(const config::Config& cfg, const TestOptions& o,
   return true;
 }
 
+metrics::ConfusionRecord testConfusionRecord(const TestResult& r, int classes, bool maxEnsembled,
+                                             const std::string& checkpoint) {
+  auto record = metrics::recordFromScores(r.video_scores.data(), r.video_labels, r.video_paths,
+                                          classes, maxEnsembled ? 1.0 : r.views_per_video);
+  record.split = "test";
+  record.unit = "video";
+  record.views_per_video = r.views_per_video;
+  record.checkpoint = checkpoint;
+  return record;
+}
+
 }  // namespace amp::train

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dist/DistEnv.h"
+#include "metrics/ConfusionRecord.h"
 #include "runlog/PerClassValues.h"
 
 namespace amp::config {
@@ -117,5 +118,12 @@ std::string testCheckpoint(const config::Config& cfg);
 std::vector<int> temporalClipCounts(const config::Config& cfg);
 /// `cfg` testing `clips` temporal clips per video (TEST.NUM_ENSEMBLE_VIEWS set to it).
 config::Config withTemporalClips(const config::Config& cfg, int clips);
+
+/// The analysis record of a single-label test (PySlowFast's plot_eval on test_meter.video_preds):
+/// the confusion matrix of the videos' ensembled scores, summed views divided into their mean (a
+/// max-ensembled score is already a probability), split "test", unit "video". The trainer's test
+/// and `ampstudio-cli test --analysis` both write it.
+metrics::ConfusionRecord testConfusionRecord(const TestResult& r, int classes, bool maxEnsembled,
+                                             const std::string& checkpoint);
 
 }  // namespace amp::train

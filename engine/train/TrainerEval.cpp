@@ -89,16 +89,8 @@ bool Trainer::Impl::multiViewTest(models::VideoNetImpl& model, std::string weigh
     e.values.insert(
         {{"top1_err", r.top1_err}, {"top5_err", r.top5_err}, {"view_top1_err", r.view_top1_err}});
     rec.record(e);
-    // The confusion matrix of the videos' ensembled scores (PySlowFast's plot_eval on
-    // test_meter.video_preds): summed views are divided into their mean, a max is a probability.
-    auto confusion = metrics::recordFromScores(
-        r.video_scores.data(), r.video_labels, r.video_paths,
-        static_cast<int>(c.getInt("MODEL.NUM_CLASSES")),
-        tc.getString("DATA.ENSEMBLE_METHOD") == "max" ? 1.0 : r.views_per_video);
-    confusion.split = "test";
-    confusion.unit = "video";
-    confusion.views_per_video = r.views_per_video;
-    confusion.checkpoint = weights;
+    auto confusion = testConfusionRecord(r, static_cast<int>(c.getInt("MODEL.NUM_CLASSES")),
+                                         tc.getString("DATA.ENSEMBLE_METHOD") == "max", weights);
     evalAnalysis().record(std::move(confusion), atStep, atEpoch, 0);
     char line[240];
     std::snprintf(line, sizeof line,
